@@ -1,0 +1,96 @@
+package io.github.delayqueue.core;
+
+/**
+ * Settings shared by every queue of one {@link DelayQueueClient}. Immutable; build with
+ * {@link #builder()}.
+ *
+ * <ul>
+ *   <li>{@code keyPrefix}: first part of every Redis key (default {@code dq}); keys look like
+ *       {@code dq:{orders}:delayed}.</li>
+ *   <li>{@code maxPayloadBytes}: largest payload accepted, in UTF-8 bytes of its JSON (default 1 MiB).</li>
+ *   <li>{@code maxBatchSize}: most messages accepted by one {@code sendAll} call (default 10,000).</li>
+ *   <li>{@code codec}: payload JSON codec (default {@link JacksonPayloadCodec} on Jackson's defaults).</li>
+ * </ul>
+ */
+public final class ClientOptions {
+
+    /** Longest message id accepted, in characters. */
+    public static final int MAX_ID_LENGTH = 256;
+
+    private final String keyPrefix;
+    private final int maxPayloadBytes;
+    private final int maxBatchSize;
+    private final PayloadCodec codec;
+
+    private ClientOptions(Builder b) {
+        Checks.require(b.keyPrefix != null && !b.keyPrefix.isBlank(), "keyPrefix must not be blank");
+        Checks.require(b.keyPrefix.indexOf('{') < 0 && b.keyPrefix.indexOf('}') < 0,
+                "keyPrefix must not contain '{' or '}' (they would change the Redis Cluster hash tag): " + b.keyPrefix);
+        Checks.require(b.maxPayloadBytes >= 1 && b.maxPayloadBytes <= 512 * 1024 * 1024,
+                "maxPayloadBytes must be between 1 and 512 MiB, was " + b.maxPayloadBytes);
+        Checks.require(b.maxBatchSize >= 1 && b.maxBatchSize <= 1_000_000,
+                "maxBatchSize must be between 1 and 1000000, was " + b.maxBatchSize);
+        this.keyPrefix = b.keyPrefix;
+        this.maxPayloadBytes = b.maxPayloadBytes;
+        this.maxBatchSize = b.maxBatchSize;
+        this.codec = Checks.notNull(b.codec, "codec");
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    public int maxPayloadBytes() {
+        return maxPayloadBytes;
+    }
+
+    public int maxBatchSize() {
+        return maxBatchSize;
+    }
+
+    public PayloadCodec codec() {
+        return codec;
+    }
+
+    /** Builder for {@link ClientOptions}; {@link #build()} checks the values. */
+    public static final class Builder {
+        private String keyPrefix = "dq";
+        private int maxPayloadBytes = 1024 * 1024;
+        private int maxBatchSize = 10_000;
+        private PayloadCodec codec;
+
+        private Builder() {
+        }
+
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        public Builder maxPayloadBytes(int maxPayloadBytes) {
+            this.maxPayloadBytes = maxPayloadBytes;
+            return this;
+        }
+
+        public Builder maxBatchSize(int maxBatchSize) {
+            this.maxBatchSize = maxBatchSize;
+            return this;
+        }
+
+        public Builder codec(PayloadCodec codec) {
+            this.codec = codec;
+            return this;
+        }
+
+        public ClientOptions build() {
+            if (codec == null) {
+                codec = new JacksonPayloadCodec();
+            }
+            return new ClientOptions(this);
+        }
+    }
+}

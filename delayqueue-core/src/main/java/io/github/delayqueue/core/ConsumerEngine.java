@@ -1,0 +1,511 @@
+package io.github.delayqueue.core;
+
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.redisson.api.RTopic;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consumer of one queue: a poller claims up to the number of free handler slots, handler threads
+ * run the handler, a lease keeper extends leases of running handlers (and gives up on hung ones), and
+ * a settler sends acks, retries and dead letters in batches.
+ */
+final class ConsumerEngine<T> implements DelayQueueConsumer {
+
+    private static final Logger log = LoggerFactory.getLogger(DelayQueueConsumer.class);
+    private static final long NOT_SLEEPING = Long.MIN_VALUE;
+    private static final int SETTLE_BATCH = 500;
+    private static final int MAX_TEXT = 4_000;
+
+    private enum State { NEW, RUNNING, STOPPING, STOPPED }
+
+    /** One running delivery. */
+    private final class Delivery {
+        final QueueOps.Claimed claimed;
+        final long startNanos = System.nanoTime();
+        final AtomicBoolean settled = new AtomicBoolean();
+        final AtomicBoolean slotHeld = new AtomicBoolean(true);
+        volatile FutureTask<Void> task;
+        volatile boolean timedOut;
+        volatile boolean leaseLostLogged;
+
+        Delivery(QueueOps.Claimed claimed) {
+            this.claimed = claimed;
+        }
+
+        void settle(char op, long delayMs, String text) {
+            if (settled.compareAndSet(false, true)) {
+                settlements.add(new QueueOps.Settlement(op, claimed.member(), claimed.attempt(), delayMs, text));
+            }
+        }
+
+        void finish() {
+            running.remove(claimed.member(), this);
+            if (slotHeld.compareAndSet(true, false)) {
+                slots.release();
+                signal(false);
+            }
+        }
+    }
+
+    private final RedissonClient redisson;
+    private final QueueOps ops;
+    private final PayloadCodec codec;
+    private final Type payloadType;
+    private final MessageHandler<T> handler;
+    private final ConsumerOptions options;
+    private final String queue;
+
+    private final Semaphore slots;
+    private final Map<String, Delivery> running = new ConcurrentHashMap<>();
+    private final LinkedBlockingQueue<QueueOps.Settlement> settlements = new LinkedBlockingQueue<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+
+    // guarded by lock
+    private boolean wakeRequested;
+    private long sleepingUntilServerMs = NOT_SLEEPING;
+
+    private volatile State state = State.NEW;
+    private volatile boolean subscribed;
+    private volatile boolean settlerDone;
+    private Thread poller;
+    private Thread settler;
+    private ExecutorService workers;
+    private ScheduledExecutorService keeper;
+    private RTopic topic;
+    private volatile Integer listenerId;
+
+    ConsumerEngine(RedissonClient redisson, QueueOps ops, PayloadCodec codec, Type payloadType,
+            MessageHandler<T> handler, ConsumerOptions options) {
+        this.redisson = redisson;
+        this.ops = ops;
+        this.codec = codec;
+        this.payloadType = payloadType;
+        this.handler = handler;
+        this.options = options;
+        this.queue = ops.keys().queue();
+        this.slots = new Semaphore(options.concurrency());
+    }
+
+    @Override
+    public String queue() {
+        return queue;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (state != State.NEW) {
+            throw new IllegalStateException("consumer of queue '" + queue + "' was already started");
+        }
+        state = State.RUNNING;
+        workers = Threads.handlerExecutor("delayqueue-handler-" + queue);
+        keeper = Executors.newSingleThreadScheduledExecutor(Threads.named("delayqueue-lease-" + queue));
+        long period = Math.max(20, options.visibilityTimeout().toMillis() / 3);
+        keeper.scheduleWithFixedDelay(this::keepLeases, period, period, TimeUnit.MILLISECONDS);
+        topic = redisson.getTopic(ops.keys().wakeChannel(), StringCodec.INSTANCE);
+        subscribe();
+        settler = Threads.named("delayqueue-settler-" + queue).newThread(this::settleLoop);
+        poller = Threads.named("delayqueue-poller-" + queue).newThread(this::pollLoop);
+        settler.start();
+        poller.start();
+        log.debug("Started consumer of queue '{}' with {}", queue, options);
+    }
+
+    @Override
+    public boolean isRunning() {
+        return state == State.RUNNING;
+    }
+
+    @Override
+    public int activeHandlers() {
+        return running.size();
+    }
+
+    // ---- poller ------------------------------------------------------------------------------
+
+    private void pollLoop() {
+        long leaseMs = options.visibilityTimeout().toMillis();
+        long maxSleepMs = options.maxPollInterval().toMillis();
+        int maxAttempts = options.retry().maxAttempts();
+        int reapLimit = Math.max(options.batchSize(), 100);
+        long backoffMs = 0;
+        int failures = 0;
+        while (state == State.RUNNING) {
+            try {
+                int free = slots.availablePermits();
+                if (free == 0) {
+                    await(maxSleepMs, NOT_SLEEPING);
+                    continue;
+                }
+                int wanted = Math.min(options.batchSize(), free);
+                beforeClaim();
+                QueueOps.ClaimResult result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit);
+                if (failures > 0) {
+                    log.info("Queue '{}': Redis answers again after {} failed polls", queue, failures);
+                }
+                failures = 0;
+                backoffMs = 0;
+                if (!subscribed) {
+                    subscribe();
+                }
+                for (QueueOps.Claimed claimed : result.messages()) {
+                    dispatch(claimed);
+                }
+                if (result.messages().size() == wanted) {
+                    continue; // probably more are due
+                }
+                long sleepMs = result.nextEventMs() < 0 ? maxSleepMs
+                        : Math.min(maxSleepMs, result.nextEventMs() - result.serverNowMs());
+                if (sleepMs > 0) {
+                    await(sleepMs, result.serverNowMs() + sleepMs);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (RuntimeException e) {
+                failures++;
+                backoffMs = Math.min(Math.max(100, backoffMs * 2), Math.max(1_000, Math.min(maxSleepMs * 5, 10_000)));
+                if (failures == 1 || failures % 20 == 0) {
+                    log.warn("Queue '{}': polling Redis failed ({} in a row), retrying in {} ms: {}", queue, failures,
+                            backoffMs, e.toString());
+                }
+                try {
+                    await(backoffMs, NOT_SLEEPING);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+    }
+
+    private void dispatch(QueueOps.Claimed claimed) throws InterruptedException {
+        slots.acquire(); // never blocks: only this thread acquires, and it claimed at most the free slots
+        Delivery delivery = new Delivery(claimed);
+        FutureTask<Void> task = new FutureTask<>(() -> handle(delivery), null);
+        delivery.task = task;
+        running.put(claimed.member(), delivery);
+        try {
+            workers.execute(task);
+        } catch (RuntimeException e) {
+            delivery.finish(); // left in flight: redelivered after its lease
+            throw e;
+        }
+    }
+
+    private void beforeClaim() {
+        lock.lock();
+        try {
+            wakeRequested = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sleeps up to {@code millis}, or until woken by a sooner message, a freed slot, or a stop. */
+    private void await(long millis, long untilServerMs) throws InterruptedException {
+        lock.lock();
+        try {
+            long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
+            sleepingUntilServerMs = untilServerMs;
+            while (!wakeRequested && state == State.RUNNING && nanos > 0) {
+                nanos = changed.awaitNanos(nanos);
+            }
+            wakeRequested = false;
+        } finally {
+            sleepingUntilServerMs = NOT_SLEEPING;
+            lock.unlock();
+        }
+    }
+
+    /** Wakes the poller; for a wake-up message, only when the new due time is before its planned wake. */
+    private void signal(boolean message, long dueServerMs) {
+        lock.lock();
+        try {
+            if (!message || sleepingUntilServerMs == NOT_SLEEPING || dueServerMs < sleepingUntilServerMs) {
+                wakeRequested = true;
+                changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void signal(boolean message) {
+        signal(message, Long.MIN_VALUE);
+    }
+
+    private void subscribe() {
+        try {
+            topic.addListenerAsync(String.class, (channel, due) -> {
+                try {
+                    signal(true, Long.parseLong(due));
+                } catch (NumberFormatException e) {
+                    signal(false);
+                }
+            }).whenComplete((id, error) -> {
+                if (error == null) {
+                    listenerId = id;
+                    subscribed = true;
+                    if (state != State.RUNNING) {
+                        unsubscribe();
+                    }
+                } else {
+                    log.debug("Queue '{}': wake-up subscription failed, relying on polling until it works: {}", queue,
+                            error.toString());
+                }
+            });
+            subscribed = true; // optimistic; reset by a failure above only on the next poll success check
+        } catch (RuntimeException e) {
+            subscribed = false;
+            log.debug("Queue '{}': wake-up subscription failed: {}", queue, e.toString());
+        }
+    }
+
+    private void unsubscribe() {
+        Integer id = listenerId;
+        if (id != null) {
+            listenerId = null;
+            try {
+                topic.removeListenerAsync(id);
+            } catch (RuntimeException e) {
+                log.debug("Queue '{}': could not remove the wake-up listener: {}", queue, e.toString());
+            }
+        }
+    }
+
+    // ---- handlers ----------------------------------------------------------------------------
+
+    private void handle(Delivery delivery) {
+        QueueOps.Claimed claimed = delivery.claimed;
+        try {
+            Envelope envelope;
+            Object payload;
+            try {
+                envelope = Envelope.parse(claimed.envelope());
+                payload = codec.decode(envelope.payload(), payloadType);
+            } catch (RuntimeException e) {
+                log.warn("Queue '{}': message '{}' cannot be decoded as {}; moved to dead letters: {}", queue,
+                        claimed.id(), payloadType.getTypeName(), e.toString());
+                delivery.settle('D', 0, "undecodable payload for " + payloadType.getTypeName() + ": " + describe(e));
+                return;
+            }
+            MessageContext context = new MessageContext(queue, claimed.id(), claimed.attempt(),
+                    Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers());
+            try {
+                @SuppressWarnings("unchecked")
+                T typed = (T) payload;
+                handler.handle(typed, context);
+                delivery.settle('A', 0, null);
+            } catch (Throwable e) {
+                if (delivery.timedOut) {
+                    return; // the lease keeper settled it already
+                }
+                if (state != State.RUNNING && (e instanceof InterruptedException || Thread.currentThread().isInterrupted())) {
+                    return; // interrupted by shutdown: stays in flight and is redelivered after its lease
+                }
+                failed(delivery, describe(e), e);
+                if (e instanceof Error && !(e instanceof AssertionError)) {
+                    throw (Error) e;
+                }
+            }
+        } finally {
+            delivery.finish();
+        }
+    }
+
+    private void failed(Delivery delivery, String reason, Throwable error) {
+        QueueOps.Claimed claimed = delivery.claimed;
+        int maxAttempts = options.retry().maxAttempts();
+        if (claimed.attempt() >= maxAttempts) {
+            log.warn("Queue '{}': message '{}' failed on its last attempt ({} of {}); moved to dead letters", queue,
+                    claimed.id(), claimed.attempt(), maxAttempts, error);
+            delivery.settle('D', 0, reason);
+        } else {
+            Duration backoff = options.retry().backoffAfter(claimed.attempt());
+            log.info("Queue '{}': message '{}' failed on attempt {} of {}, retrying in {} ms: {}", queue, claimed.id(),
+                    claimed.attempt(), maxAttempts, backoff.toMillis(), reason);
+            delivery.settle('R', backoff.toMillis(), reason);
+        }
+    }
+
+    private static String describe(Throwable e) {
+        String text = e.getClass().getName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        return text.length() <= MAX_TEXT ? text : text.substring(0, MAX_TEXT);
+    }
+
+    // ---- lease keeper ------------------------------------------------------------------------
+
+    private void keepLeases() {
+        try {
+            long timeoutNanos = options.handlerTimeout().toNanos();
+            long now = System.nanoTime();
+            List<Delivery> extended = new ArrayList<>();
+            List<String> fences = new ArrayList<>();
+            for (Delivery delivery : running.values()) {
+                if (now - delivery.startNanos > timeoutNanos) {
+                    timeOut(delivery);
+                } else if (!delivery.settled.get()) {
+                    extended.add(delivery);
+                    fences.add(delivery.claimed.member());
+                    fences.add(Integer.toString(delivery.claimed.attempt()));
+                }
+            }
+            for (int from = 0; from < extended.size(); from += SETTLE_BATCH) {
+                int to = Math.min(extended.size(), from + SETTLE_BATCH);
+                boolean[] ok = ops.extend(options.visibilityTimeout().toMillis(), fences.subList(from * 2, to * 2));
+                for (int i = 0; i < ok.length; i++) {
+                    Delivery delivery = extended.get(from + i);
+                    if (!ok[i] && !delivery.leaseLostLogged && !delivery.settled.get()) {
+                        delivery.leaseLostLogged = true;
+                        log.warn("Queue '{}': lease of message '{}' (attempt {}) was lost while its handler runs; "
+                                + "it may be delivered again", queue, delivery.claimed.id(), delivery.claimed.attempt());
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("Queue '{}': extending leases failed: {}", queue, e.toString());
+        }
+    }
+
+    private void timeOut(Delivery delivery) {
+        if (delivery.timedOut) {
+            return;
+        }
+        delivery.timedOut = true;
+        log.warn("Queue '{}': handler for message '{}' exceeded the handler timeout of {}; interrupting it, "
+                + "the message will be delivered again", queue, delivery.claimed.id(), options.handlerTimeout());
+        failed(delivery, "handler timed out after " + options.handlerTimeout(), null);
+        FutureTask<Void> task = delivery.task;
+        if (task != null) {
+            task.cancel(true);
+        }
+        delivery.finish(); // frees the slot even if the handler ignores the interrupt
+    }
+
+    // ---- settler -----------------------------------------------------------------------------
+
+    private void settleLoop() {
+        List<QueueOps.Settlement> batch = new ArrayList<>(SETTLE_BATCH);
+        long backoffMs = 0;
+        while (true) {
+            try {
+                if (batch.isEmpty()) {
+                    QueueOps.Settlement first = settlements.poll(100, TimeUnit.MILLISECONDS);
+                    if (first == null) {
+                        if (settlerDone) {
+                            return;
+                        }
+                        continue;
+                    }
+                    batch.add(first);
+                    settlements.drainTo(batch, SETTLE_BATCH - 1);
+                }
+                ops.settle(batch);
+                batch.clear();
+                backoffMs = 0;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                if (settlerDone) {
+                    log.warn("Queue '{}': could not settle {} finished deliveries at shutdown; they will be delivered "
+                            + "again after their lease: {}", queue, batch.size() + settlements.size(), e.toString());
+                    return;
+                }
+                backoffMs = Math.min(Math.max(100, backoffMs * 2), 5_000);
+                log.warn("Queue '{}': settling {} deliveries failed, retrying in {} ms: {}", queue, batch.size(),
+                        backoffMs, e.toString());
+                try {
+                    Thread.sleep(backoffMs);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    // ---- stop --------------------------------------------------------------------------------
+
+    @Override
+    public synchronized CompletableFuture<Void> stopAsync() {
+        if (state == State.NEW) {
+            state = State.STOPPED;
+            stopped.complete(null);
+        }
+        if (state == State.RUNNING) {
+            state = State.STOPPING;
+            signal(false);
+            Thread stopper = Threads.named("delayqueue-stop-" + queue).newThread(this::shutdown);
+            stopper.start();
+        }
+        return stopped;
+    }
+
+    private void shutdown() {
+        try {
+            long deadline = System.nanoTime() + options.shutdownTimeout().toNanos();
+            unsubscribe();
+            joinQuietly(poller, deadline); // no new claims from here on
+            lock.lock();
+            try {
+                while (!running.isEmpty()) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        break;
+                    }
+                    changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (!running.isEmpty()) {
+                log.warn("Queue '{}': {} handlers still running after the shutdown timeout of {}; interrupting them, "
+                        + "their messages will be delivered again after their lease", queue, running.size(),
+                        options.shutdownTimeout());
+            }
+            workers.shutdownNow();
+            keeper.shutdownNow();
+            settlerDone = true;
+            joinQuietly(settler, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+            log.debug("Stopped consumer of queue '{}'", queue);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            log.warn("Queue '{}': error while stopping", queue, e);
+        } finally {
+            state = State.STOPPED;
+            stopped.complete(null);
+        }
+    }
+
+    private static void joinQuietly(Thread thread, long deadlineNanos) throws InterruptedException {
+        long left = deadlineNanos - System.nanoTime();
+        if (thread != null && left > 0) {
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        }
+    }
+}

@@ -1,0 +1,154 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+
+/**
+ * How one consumer claims and runs messages. Immutable; build with {@link #builder()}.
+ *
+ * <ul>
+ *   <li>{@code concurrency}: handlers running at once (default 16). A poll claims at most as many
+ *       messages as there are free handler slots, so nothing waits in memory while its lease runs.</li>
+ *   <li>{@code batchSize}: most messages claimed in one round trip (default 100).</li>
+ *   <li>{@code visibilityTimeout}: lease of a claimed message (default 30 s). A consumer that dies
+ *       loses its messages to another consumer after this; running handlers have their lease
+ *       extended, so it bounds crash recovery, not handler duration.</li>
+ *   <li>{@code handlerTimeout}: a handler running longer is interrupted and its lease no longer
+ *       extended, so the message is delivered again (default 5 min).</li>
+ *   <li>{@code maxPollInterval}: longest an idle consumer sleeps without asking Redis, a safety net
+ *       for lost wake-up signals (default 1 s).</li>
+ *   <li>{@code shutdownTimeout}: how long {@link DelayQueueConsumer#stop()} waits for running
+ *       handlers (default 30 s).</li>
+ *   <li>{@code retry}: back-off and attempts ({@link RetryPolicy#DEFAULT}).</li>
+ * </ul>
+ */
+public final class ConsumerOptions {
+
+    /** The defaults listed above. */
+    public static final ConsumerOptions DEFAULTS = builder().build();
+
+    private final int concurrency;
+    private final int batchSize;
+    private final Duration visibilityTimeout;
+    private final Duration handlerTimeout;
+    private final Duration maxPollInterval;
+    private final Duration shutdownTimeout;
+    private final RetryPolicy retry;
+
+    private ConsumerOptions(Builder b) {
+        Checks.require(b.concurrency >= 1 && b.concurrency <= 10_000,
+                "concurrency must be between 1 and 10000, was " + b.concurrency);
+        Checks.require(b.batchSize >= 1 && b.batchSize <= 1_000, "batchSize must be between 1 and 1000, was " + b.batchSize);
+        Checks.positive(b.visibilityTimeout, "visibilityTimeout");
+        Checks.require(b.visibilityTimeout.toMillis() >= 100, "visibilityTimeout must be at least 100ms, was " + b.visibilityTimeout);
+        Checks.positive(b.handlerTimeout, "handlerTimeout");
+        Checks.positive(b.maxPollInterval, "maxPollInterval");
+        Checks.require(b.shutdownTimeout != null && !b.shutdownTimeout.isNegative(),
+                "shutdownTimeout must not be null or negative");
+        this.concurrency = b.concurrency;
+        this.batchSize = b.batchSize;
+        this.visibilityTimeout = b.visibilityTimeout;
+        this.handlerTimeout = b.handlerTimeout;
+        this.maxPollInterval = b.maxPollInterval;
+        this.shutdownTimeout = b.shutdownTimeout;
+        this.retry = Checks.notNull(b.retry, "retry");
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding this instance's values. */
+    public Builder toBuilder() {
+        return builder().concurrency(concurrency).batchSize(batchSize).visibilityTimeout(visibilityTimeout)
+                .handlerTimeout(handlerTimeout).maxPollInterval(maxPollInterval).shutdownTimeout(shutdownTimeout)
+                .retry(retry);
+    }
+
+    public int concurrency() {
+        return concurrency;
+    }
+
+    public int batchSize() {
+        return batchSize;
+    }
+
+    public Duration visibilityTimeout() {
+        return visibilityTimeout;
+    }
+
+    public Duration handlerTimeout() {
+        return handlerTimeout;
+    }
+
+    public Duration maxPollInterval() {
+        return maxPollInterval;
+    }
+
+    public Duration shutdownTimeout() {
+        return shutdownTimeout;
+    }
+
+    public RetryPolicy retry() {
+        return retry;
+    }
+
+    @Override
+    public String toString() {
+        return "ConsumerOptions[concurrency=" + concurrency + ", batchSize=" + batchSize + ", visibilityTimeout="
+                + visibilityTimeout + ", handlerTimeout=" + handlerTimeout + ", maxPollInterval=" + maxPollInterval
+                + ", shutdownTimeout=" + shutdownTimeout + ", retry=" + retry + "]";
+    }
+
+    /** Builder for {@link ConsumerOptions}; {@link #build()} checks the values. */
+    public static final class Builder {
+        private int concurrency = 16;
+        private int batchSize = 100;
+        private Duration visibilityTimeout = Duration.ofSeconds(30);
+        private Duration handlerTimeout = Duration.ofMinutes(5);
+        private Duration maxPollInterval = Duration.ofSeconds(1);
+        private Duration shutdownTimeout = Duration.ofSeconds(30);
+        private RetryPolicy retry = RetryPolicy.DEFAULT;
+
+        private Builder() {
+        }
+
+        public Builder concurrency(int concurrency) {
+            this.concurrency = concurrency;
+            return this;
+        }
+
+        public Builder batchSize(int batchSize) {
+            this.batchSize = batchSize;
+            return this;
+        }
+
+        public Builder visibilityTimeout(Duration visibilityTimeout) {
+            this.visibilityTimeout = visibilityTimeout;
+            return this;
+        }
+
+        public Builder handlerTimeout(Duration handlerTimeout) {
+            this.handlerTimeout = handlerTimeout;
+            return this;
+        }
+
+        public Builder maxPollInterval(Duration maxPollInterval) {
+            this.maxPollInterval = maxPollInterval;
+            return this;
+        }
+
+        public Builder shutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+            return this;
+        }
+
+        public Builder retry(RetryPolicy retry) {
+            this.retry = retry;
+            return this;
+        }
+
+        public ConsumerOptions build() {
+            return new ConsumerOptions(this);
+        }
+    }
+}

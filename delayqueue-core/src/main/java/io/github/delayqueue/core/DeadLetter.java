@@ -1,0 +1,20 @@
+package io.github.delayqueue.core;
+
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * A message that was given up on.
+ *
+ * @param id         the message id
+ * @param payload    the payload as stored (JSON), or the raw stored envelope if it could not be read
+ * @param headers    the headers sent with it
+ * @param attempts   deliveries made before it died (0 if it never reached a handler)
+ * @param reason     why it died: the last handler error ({@code ExceptionClass: message}), a decoding
+ *                   failure, or an expired lease on its last attempt
+ * @param deadAt     when it died (Redis clock)
+ * @param enqueuedAt when it was first sent (Redis clock), or {@code null} if the envelope is unreadable
+ */
+public record DeadLetter(String id, String payload, Map<String, String> headers, int attempts, String reason,
+        Instant deadAt, Instant enqueuedAt) {
+}

@@ -1,0 +1,305 @@
+package io.github.delayqueue.core;
+
+import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+
+import org.redisson.api.RedissonClient;
+
+/**
+ * Entry point of the engine: sends, cancels and reschedules messages, reads queue statistics,
+ * administers dead letters, and creates consumers. Thread-safe; create one per application and
+ * share it.
+ *
+ * <p>Every method validates its arguments before touching Redis: bad input throws
+ * {@link IllegalArgumentException} and writes nothing. Redis failures throw
+ * {@link DelayQueueException}. Due times are computed on the Redis server's clock, so producers and
+ * consumers with skewed clocks still agree.
+ */
+public final class DelayQueueClient {
+
+    /** Longest delay or furthest due instant accepted. */
+    public static final Duration MAX_DELAY = Duration.ofDays(3650);
+
+    /** Messages per script call in {@link #sendAll}: bounds the time one call holds Redis. */
+    static final int SCRIPT_BATCH = 500;
+
+    /** Dead letters per script call in requeue/purge/list. */
+    static final int DEAD_BATCH = 1_000;
+
+    private final RedissonClient redisson;
+    private final ClientOptions options;
+    private final Scripts scripts;
+    private final Map<String, QueueOps> queues = new ConcurrentHashMap<>();
+
+    private DelayQueueClient(RedissonClient redisson, ClientOptions options) {
+        this.redisson = Checks.notNull(redisson, "redisson");
+        this.options = Checks.notNull(options, "options");
+        this.scripts = new Scripts(redisson);
+    }
+
+    /** A client with the default {@link ClientOptions}. */
+    public static DelayQueueClient create(RedissonClient redisson) {
+        return new DelayQueueClient(redisson, ClientOptions.builder().build());
+    }
+
+    public static DelayQueueClient create(RedissonClient redisson, ClientOptions options) {
+        return new DelayQueueClient(redisson, options);
+    }
+
+    public ClientOptions options() {
+        return options;
+    }
+
+    /** Sends a message due after {@code delay}; returns its generated id. */
+    public String send(String queue, Object payload, Duration delay) {
+        return send(queue, payload, delay, SendOptions.none());
+    }
+
+    /**
+     * Sends a message due after {@code delay} (measured on the Redis clock). Returns the message id:
+     * the one in {@code options}, or a generated one. With an id that is still live and
+     * {@link SendMode#IF_ABSENT}, nothing changes and the id is returned.
+     */
+    public String send(String queue, Object payload, Duration delay, SendOptions options) {
+        return sendAll(queue, List.of(SendRequest.of(payload, delay, options))).get(0);
+    }
+
+    /** Sends a message due at {@code dueAt}; a past instant is delivered at once. */
+    public String sendAt(String queue, Object payload, Instant dueAt) {
+        return sendAt(queue, payload, dueAt, SendOptions.none());
+    }
+
+    /** Sends a message due at {@code dueAt} with options; a past instant is delivered at once. */
+    public String sendAt(String queue, Object payload, Instant dueAt, SendOptions options) {
+        return sendAll(queue, List.of(SendRequest.at(payload, dueAt, options))).get(0);
+    }
+
+    /**
+     * Sends many messages in few round trips. All are validated before any is written. Returns their
+     * ids in order. Messages are written in chunks of {@value #SCRIPT_BATCH}, each atomically; if Redis
+     * fails mid-way, earlier chunks stay written (resend with ids and {@link SendMode#IF_ABSENT} to
+     * make the retry idempotent).
+     */
+    public List<String> sendAll(String queue, List<SendRequest> requests) {
+        QueueOps ops = ops(queue);
+        Checks.require(requests != null, "requests must not be null");
+        Checks.require(!requests.isEmpty(), "requests must not be empty");
+        Checks.require(requests.size() <= options.maxBatchSize(),
+                "too many messages in one batch: " + requests.size() + " > maxBatchSize " + options.maxBatchSize());
+        List<String> ids = new ArrayList<>(requests.size());
+        List<String> replaceTriples = new ArrayList<>();
+        List<String> keepTriples = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < requests.size(); i++) {
+            SendRequest r = requests.get(i);
+            String where = requests.size() == 1 ? "" : " (message " + i + ")";
+            Checks.require(r != null, "request must not be null" + where);
+            SendOptions o = r.options();
+            Checks.require(o != null, "options must not be null" + where);
+            String id = o.id() == null ? newId() : validateId(o.id(), where);
+            Checks.require(seen.add(id), "duplicate id '" + id + "' in one batch" + where);
+            String spec = dueSpec(r.delay(), r.dueAt(), where);
+            String body = Envelope.body(o.headers(), encode(r.payload(), where));
+            List<String> target = o.mode() == SendMode.REPLACE ? replaceTriples : keepTriples;
+            target.add(id);
+            target.add(spec);
+            target.add(body);
+            ids.add(id);
+        }
+        redis("send to queue '" + queue + "'", () -> {
+            write(ops, true, replaceTriples);
+            write(ops, false, keepTriples);
+            return null;
+        });
+        return ids;
+    }
+
+    private static void write(QueueOps ops, boolean replace, List<String> triples) {
+        for (int from = 0; from < triples.size(); from += SCRIPT_BATCH * 3) {
+            ops.enqueue(replace, triples.subList(from, Math.min(triples.size(), from + SCRIPT_BATCH * 3)));
+        }
+    }
+
+    /** Removes a pending or in-flight message. Returns false if no live message has this id. */
+    public boolean cancel(String queue, String id) {
+        QueueOps ops = ops(queue);
+        validateId(id, "");
+        return redis("cancel '" + id + "' in queue '" + queue + "'", () -> ops.cancel(id));
+    }
+
+    /**
+     * Moves a pending message to a new due time, {@code delay} from now (Redis clock). Returns false if
+     * no pending message has this id (already delivered, in flight, or never sent).
+     */
+    public boolean reschedule(String queue, String id, Duration delay) {
+        QueueOps ops = ops(queue);
+        validateId(id, "");
+        String spec = dueSpec(delay, null, "");
+        return redis("reschedule '" + id + "' in queue '" + queue + "'", () -> ops.reschedule(id, spec));
+    }
+
+    /** Like {@link #reschedule(String, String, Duration)} with an absolute due instant. */
+    public boolean rescheduleAt(String queue, String id, Instant dueAt) {
+        QueueOps ops = ops(queue);
+        validateId(id, "");
+        String spec = dueSpec(null, dueAt, "");
+        return redis("reschedule '" + id + "' in queue '" + queue + "'", () -> ops.reschedule(id, spec));
+    }
+
+    /** Counts of pending, due, in-flight and dead messages, read atomically in O(log N). */
+    public QueueStats stats(String queue) {
+        QueueOps ops = ops(queue);
+        return redis("read stats of queue '" + queue + "'", ops::stats);
+    }
+
+    /** The oldest dead letters, at most {@code limit} (1 to 1000). */
+    public List<DeadLetter> deadLetters(String queue, int limit) {
+        QueueOps ops = ops(queue);
+        Checks.require(limit >= 1 && limit <= DEAD_BATCH, "limit must be between 1 and " + DEAD_BATCH + ", was " + limit);
+        return redis("list dead letters of queue '" + queue + "'", () -> ops.listDead(limit));
+    }
+
+    /**
+     * Sends the given dead letters again, due now, with their attempts reset. An id that has a live
+     * message again is left in the dead letters. Returns how many were requeued.
+     */
+    public long requeueDeadLetters(String queue, Collection<String> ids) {
+        return moveDead(queue, "requeue", ids);
+    }
+
+    /** Requeues every dead letter, in bounded batches. Returns how many were requeued. */
+    public long requeueAllDeadLetters(String queue) {
+        return moveAllDead(queue, "requeue");
+    }
+
+    /** Deletes the given dead letters. Returns how many existed. */
+    public long purgeDeadLetters(String queue, Collection<String> ids) {
+        return moveDead(queue, "purge", ids);
+    }
+
+    /** Deletes every dead letter, in bounded batches. Returns how many were deleted. */
+    public long purgeAllDeadLetters(String queue) {
+        return moveAllDead(queue, "purge");
+    }
+
+    private long moveDead(String queue, String op, Collection<String> ids) {
+        QueueOps ops = ops(queue);
+        Checks.require(ids != null, "ids must not be null");
+        Checks.require(ids.size() <= DEAD_BATCH, "at most " + DEAD_BATCH + " ids per call, was " + ids.size());
+        ids.forEach(id -> validateId(id, ""));
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        return redis(op + " dead letters of queue '" + queue + "'", () -> ops.moveDead(op, DEAD_BATCH, ids));
+    }
+
+    private long moveAllDead(String queue, String op) {
+        QueueOps ops = ops(queue);
+        return redis(op + " dead letters of queue '" + queue + "'", () -> {
+            long total = 0;
+            long limit = ops.stats().dead(); // bounds the loop even if requeued messages die again meanwhile
+            while (total < limit) {
+                long moved = ops.moveDead(op, (int) Math.min(DEAD_BATCH, limit - total), List.of());
+                if (moved == 0) {
+                    break;
+                }
+                total += moved;
+            }
+            return total;
+        });
+    }
+
+    /**
+     * Creates (does not start) a consumer that binds each payload's JSON to {@code payloadType} and
+     * passes it to {@code handler}. Several consumers, in one JVM or many, may share a queue.
+     */
+    public <T> DelayQueueConsumer newConsumer(String queue, Type payloadType, MessageHandler<T> handler,
+            ConsumerOptions consumerOptions) {
+        QueueOps ops = ops(queue);
+        Checks.notNull(payloadType, "payloadType");
+        Checks.notNull(handler, "handler");
+        Checks.notNull(consumerOptions, "consumerOptions");
+        return new ConsumerEngine<>(redisson, ops, options.codec(), payloadType, handler, consumerOptions);
+    }
+
+    /** Typed convenience for {@link #newConsumer(String, Type, MessageHandler, ConsumerOptions)}. */
+    public <T> DelayQueueConsumer newConsumer(String queue, Class<T> payloadType, MessageHandler<T> handler,
+            ConsumerOptions consumerOptions) {
+        return newConsumer(queue, (Type) payloadType, handler, consumerOptions);
+    }
+
+    private QueueOps ops(String queue) {
+        QueueKeys.validateName(queue);
+        return queues.computeIfAbsent(queue, q -> new QueueOps(scripts, QueueKeys.of(options.keyPrefix(), q)));
+    }
+
+    private String encode(Object payload, String where) {
+        Checks.require(payload != null, "payload must not be null" + where);
+        String json = options.codec().encode(payload);
+        Checks.require(json != null, "codec returned null for the payload" + where);
+        int bytes = json.length() <= options.maxPayloadBytes() / 3 ? json.length()
+                : json.getBytes(StandardCharsets.UTF_8).length;
+        Checks.require(bytes <= options.maxPayloadBytes(),
+                "payload is " + bytes + " bytes of JSON, over the limit of " + options.maxPayloadBytes() + where);
+        return json;
+    }
+
+    private static String dueSpec(Duration delay, Instant dueAt, String where) {
+        if (dueAt == null) {
+            Checks.require(delay != null, "delay must not be null" + where);
+            Checks.require(!delay.isNegative(), "delay must not be negative, was " + delay + where);
+            Checks.require(delay.compareTo(MAX_DELAY) <= 0, "delay must be at most " + MAX_DELAY + ", was " + delay + where);
+            return "+" + ceilMillis(delay);
+        }
+        Checks.require(delay == null, "give either a delay or a due instant, not both" + where);
+        Checks.require(dueAt.isBefore(Instant.now().plus(MAX_DELAY)),
+                "dueAt must be within " + MAX_DELAY + " from now, was " + dueAt + where);
+        Checks.require(dueAt.getEpochSecond() >= 0, "dueAt must not be before 1970, was " + dueAt + where);
+        return "@" + ceilMillis(Duration.ofSeconds(dueAt.getEpochSecond(), dueAt.getNano()));
+    }
+
+    private static long ceilMillis(Duration d) {
+        long millis = d.toMillis();
+        return d.minusMillis(millis).isZero() ? millis : millis + 1;
+    }
+
+    private static String validateId(String id, String where) {
+        Checks.require(id != null && !id.isBlank(), "id must not be null or blank" + where);
+        Checks.require(id.length() <= ClientOptions.MAX_ID_LENGTH,
+                "id must be at most " + ClientOptions.MAX_ID_LENGTH + " characters, was " + id.length() + where);
+        for (int i = 0; i < id.length(); i++) {
+            Checks.require(!Character.isISOControl(id.charAt(i)), "id must not contain control characters" + where);
+        }
+        return id;
+    }
+
+    /** 128 random bits, URL-safe Base64: 22 characters. */
+    static String newId() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        byte[] bytes = new byte[16];
+        random.nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    private static <R> R redis(String what, Supplier<R> call) {
+        try {
+            return call.get();
+        } catch (IllegalArgumentException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new DelayQueueException("could not " + what + ": " + e, e);
+        }
+    }
+}

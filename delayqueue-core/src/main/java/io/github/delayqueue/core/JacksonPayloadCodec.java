@@ -1,0 +1,42 @@
+package io.github.delayqueue.core;
+
+import java.lang.reflect.Type;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@link PayloadCodec} on a Jackson 3 {@link JsonMapper}. Binds only to the declared type; it never
+ * enables default typing, so a message cannot name a class to build.
+ */
+public final class JacksonPayloadCodec implements PayloadCodec {
+
+    private final JsonMapper mapper;
+
+    /** A codec on Jackson's defaults (records, {@code java.time} types, unknown properties ignored). */
+    public JacksonPayloadCodec() {
+        this(JsonMapper.builder()
+                .disable(tools.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .build());
+    }
+
+    /** A codec on the application's mapper, for example Spring Boot's. */
+    public JacksonPayloadCodec(JsonMapper mapper) {
+        this.mapper = Checks.notNull(mapper, "mapper");
+    }
+
+    @Override
+    public String encode(Object payload) {
+        try {
+            return mapper.writeValueAsString(payload);
+        } catch (JacksonException e) {
+            throw new IllegalArgumentException("payload of type " + payload.getClass().getName()
+                    + " cannot be serialized to JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    @Override
+    public Object decode(String json, Type type) {
+        return mapper.readValue(json, mapper.getTypeFactory().constructType(type));
+    }
+}

@@ -1,0 +1,24 @@
+package io.github.delayqueue.core;
+
+import java.util.List;
+import java.util.regex.Pattern;
+
+/** The Redis keys of one queue. All share the hash tag {@code {queue}}, so every script is legal on a cluster. */
+record QueueKeys(String queue, List<Object> keys, String wakeChannel) {
+
+    private static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1,100}");
+
+    static QueueKeys of(String prefix, String queue) {
+        validateName(queue);
+        String base = prefix + ":{" + queue + "}:";
+        return new QueueKeys(queue, List.of(base + "messages", base + "delayed", base + "inflight", base + "attempts",
+                base + "errors", base + "dead", base + "dead-messages", base + "dead-reasons", base + "sequence"),
+                base + "wake");
+    }
+
+    static void validateName(String queue) {
+        Checks.require(queue != null && !queue.isBlank(), "queue name must not be null or blank");
+        Checks.require(QUEUE_NAME.matcher(queue).matches(),
+                "queue name must be 1 to 100 characters of A-Z a-z 0-9 _ . -, was '" + queue + "'");
+    }
+}

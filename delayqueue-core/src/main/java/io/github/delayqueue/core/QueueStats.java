@@ -1,0 +1,18 @@
+package io.github.delayqueue.core;
+
+import java.time.Instant;
+
+/**
+ * A snapshot of one queue, read atomically.
+ *
+ * @param queue      the queue name
+ * @param pending    messages waiting for their due time or for a consumer (includes {@code ready})
+ * @param ready      pending messages already due (a backlog when it stays above zero)
+ * @param inFlight   messages claimed by a consumer and not yet settled
+ * @param dead       dead letters
+ * @param nextDueAt  due time of the earliest pending message, or {@code null} when none
+ * @param serverTime the Redis server's clock when the snapshot was taken
+ */
+public record QueueStats(String queue, long pending, long ready, long inFlight, long dead, Instant nextDueAt,
+        Instant serverTime) {
+}

@@ -1,0 +1,55 @@
+package io.github.delayqueue.core;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Named threads; virtual threads for handlers when the JVM has them (Java 21+), found reflectively. */
+final class Threads {
+
+    private static final boolean VIRTUAL = virtualFactory("probe-") != null;
+
+    private Threads() {
+    }
+
+    /** A platform thread factory; threads are daemons so a forgotten consumer cannot pin the JVM. */
+    static ThreadFactory named(String name) {
+        AtomicLong counter = new AtomicLong();
+        return runnable -> {
+            Thread t = new Thread(runnable, name + "-" + counter.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /**
+     * An executor that starts a thread per task (concurrency is bounded by the caller's semaphore):
+     * virtual threads on Java 21+, else a cached pool of platform threads.
+     */
+    static ExecutorService handlerExecutor(String name) {
+        ThreadFactory virtual = VIRTUAL ? virtualFactory(name + "-") : null;
+        if (virtual != null) {
+            return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), virtual);
+        }
+        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), named(name));
+    }
+
+    static boolean virtualThreadsAvailable() {
+        return VIRTUAL;
+    }
+
+    /** {@code Thread.ofVirtual().name(prefix, 1).factory()}, or null before Java 21. */
+    private static ThreadFactory virtualFactory(String prefix) {
+        try {
+            Class<?> builderClass = Class.forName("java.lang.Thread$Builder");
+            Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+            builder = builderClass.getMethod("name", String.class, long.class).invoke(builder, prefix, 1L);
+            return (ThreadFactory) builderClass.getMethod("factory").invoke(builder);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+}

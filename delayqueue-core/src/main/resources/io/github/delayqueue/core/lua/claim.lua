@@ -1,0 +1,48 @@
+-- ARGV: 1 wake channel (unused), 2 how many to claim, 3 lease ms, 4 max attempts, 5 how many expired leases to reap
+-- First returns expired leases to the delayed set (or to the dead letters when attempts are used up),
+-- then moves up to ARGV[2] due messages in flight with a lease.
+-- Returns: now, next event time ('' when none: the earliest due time or lease deadline),
+--          then quadruples: member, attempt, due time, envelope.
+local now = now_ms()
+local limit = tonumber(ARGV[2])
+local lease = tonumber(ARGV[3])
+local max_attempts = tonumber(ARGV[4])
+
+local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, tonumber(ARGV[5]))
+for _, member in ipairs(expired) do
+  local id = id_of(member)
+  local attempts = tonumber(redis.call('HGET', KEYS[4], id) or '0')
+  if attempts >= max_attempts then
+    bury(id, member, now, attempts, 'lease expired on attempt ' .. attempts .. ' (consumer died or handler hung)')
+  else
+    redis.call('ZREM', KEYS[3], member)
+    redis.call('ZADD', KEYS[2], now, member)
+  end
+end
+
+local out = { string.format('%d', now), '' }
+if limit > 0 then
+  local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit)
+  local deadline = string.format('%d', now + lease)
+  for k = 1, #due, 2 do
+    local member = due[k]
+    local id = id_of(member)
+    redis.call('ZREM', KEYS[2], member)
+    local envelope = redis.call('HGET', KEYS[1], id)
+    if envelope then
+      local attempt = redis.call('HINCRBY', KEYS[4], id, 1)
+      redis.call('ZADD', KEYS[3], deadline, member)
+      out[#out + 1] = member
+      out[#out + 1] = string.format('%d', attempt)
+      out[#out + 1] = due[k + 1]
+      out[#out + 1] = envelope
+    end
+  end
+end
+
+local next_due = head_score(KEYS[2])
+local next_lease = head_score(KEYS[3])
+local next_event = next_due
+if next_lease ~= nil and (next_event == nil or next_lease < next_event) then next_event = next_lease end
+if next_event ~= nil then out[2] = string.format('%d', next_event) end
+return out

@@ -1,0 +1,69 @@
+-- Shared prelude, prepended to every script of delayqueue when it is loaded.
+--
+-- KEYS (the same nine for every script; all share the queue's hash tag):
+--   1 messages  HASH  id -> envelope "1:<seq12>:<enqueuedMs>:<body>"
+--   2 delayed   ZSET  member -> due time (ms, Redis clock)
+--   3 inflight  ZSET  member -> lease deadline (ms, Redis clock)
+--   4 attempts  HASH  id -> deliveries so far (absent until first claim); also the fencing token
+--   5 errors    HASH  id -> last handler error (absent until a failure)
+--   6 dead      ZSET  id -> time it was dead-lettered
+--   7 deadmsg   HASH  id -> envelope of a dead letter
+--   8 deaderr   HASH  id -> "<attempts>:<reason>"
+--   9 sequence  STRING counter giving every send a 12-hex-digit sequence number
+-- A ZSET member is "<seq12><id>": equal due times are claimed in send order because a ZSET
+-- orders equal scores by member bytes.
+if redis.replicate_commands then redis.replicate_commands() end
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function id_of(member)
+  return string.sub(member, 13)
+end
+
+local function member_of(id, envelope)
+  return string.sub(envelope, 3, 14) .. id
+end
+
+local function head_score(key)
+  local h = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  if h[2] then return tonumber(h[2]) end
+  return nil
+end
+
+local function next_sequence()
+  return string.format('%012x', redis.call('INCR', KEYS[9]))
+end
+
+-- Wakes sleeping consumers when a message becomes due before the current head.
+local function wake_if_earlier(channel, due, old_head)
+  if old_head == nil or due < old_head then
+    redis.call('PUBLISH', channel, string.format('%d', due))
+  end
+end
+
+local function forget(id, member)
+  redis.call('ZREM', KEYS[2], member)
+  redis.call('ZREM', KEYS[3], member)
+  redis.call('HDEL', KEYS[1], id)
+  redis.call('HDEL', KEYS[4], id)
+  redis.call('HDEL', KEYS[5], id)
+end
+
+-- Moves a live message to the dead letters with its reason.
+local function bury(id, member, now, attempts, reason)
+  local envelope = redis.call('HGET', KEYS[1], id)
+  forget(id, member)
+  if envelope then
+    redis.call('HSET', KEYS[7], id, envelope)
+    redis.call('HSET', KEYS[8], id, attempts .. ':' .. reason)
+    redis.call('ZADD', KEYS[6], now, id)
+  end
+end
+
+-- A delivery is current only while its member is in flight and its attempt number is the latest.
+local function is_current(id, member, attempt)
+  return redis.call('ZSCORE', KEYS[3], member) and redis.call('HGET', KEYS[4], id) == attempt
+end

@@ -1,0 +1,43 @@
+-- Dead-letter administration. ARGV: 1 wake channel, 2 op, 3 limit, then ids (none = oldest first up to limit).
+--   op "list":    returns quintuples id, dead-at, "<attempts>:<reason>", envelope, ''
+--   op "requeue": back to the delayed set, due now, attempts reset; an id that is live again is skipped.
+--                 Returns the number requeued.
+--   op "purge":   deletes them. Returns the number deleted.
+local now = now_ms()
+local op = ARGV[2]
+local ids
+if #ARGV > 3 then
+  ids = {}
+  for j = 4, #ARGV do ids[#ids + 1] = ARGV[j] end
+else
+  ids = redis.call('ZRANGE', KEYS[6], 0, tonumber(ARGV[3]) - 1)
+end
+local out = {}
+local count = 0
+local old_head = head_score(KEYS[2])
+for _, id in ipairs(ids) do
+  local dead_at = redis.call('ZSCORE', KEYS[6], id)
+  if dead_at then
+    if op == 'list' then
+      out[#out + 1] = id
+      out[#out + 1] = dead_at
+      out[#out + 1] = redis.call('HGET', KEYS[8], id) or ''
+      out[#out + 1] = redis.call('HGET', KEYS[7], id) or ''
+      out[#out + 1] = ''
+    elseif op == 'purge' or redis.call('HEXISTS', KEYS[1], id) == 0 then
+      local envelope = redis.call('HGET', KEYS[7], id)
+      redis.call('ZREM', KEYS[6], id)
+      redis.call('HDEL', KEYS[7], id)
+      redis.call('HDEL', KEYS[8], id)
+      if op == 'requeue' and envelope then
+        local seq = next_sequence()
+        redis.call('HSET', KEYS[1], id, '1:' .. seq .. string.sub(envelope, 15))
+        redis.call('ZADD', KEYS[2], now, seq .. id)
+      end
+      count = count + 1
+    end
+  end
+end
+if op == 'list' then return out end
+if op == 'requeue' and count > 0 then wake_if_earlier(ARGV[1], now, old_head) end
+return count
