@@ -18,8 +18,18 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        RedisContext redis = new RedisContext(TestRedis.newClient(), TestRedis.uniquePrefix(), TestRedis.url());
-        context.getStore(NS).put(RedisContext.class, redis);
+        redis(context);
+    }
+
+    /** One context per test class, created on first use (a per-class test instance needs it in its constructor). */
+    private static RedisContext redis(ExtensionContext context) {
+        ExtensionContext classContext = context;
+        while (classContext.getTestMethod().isPresent() && classContext.getParent().isPresent()) {
+            classContext = classContext.getParent().get();
+        }
+        return classContext.getStore(NS).getOrComputeIfAbsent(RedisContext.class,
+                k -> new RedisContext(TestRedis.newClient(), TestRedis.uniquePrefix(), TestRedis.url()),
+                RedisContext.class);
     }
 
     @Override
@@ -41,6 +51,6 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
 
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-        return context.getStore(NS).get(RedisContext.class, RedisContext.class);
+        return redis(context);
     }
 }

@@ -1,0 +1,142 @@
+package io.github.delayqueue.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.github.delayqueue.testing.RedisContext;
+import io.github.delayqueue.testing.RedisExtension;
+
+/** Leases: crash recovery, fencing of stale acks, slow handlers kept, hung handlers given up. */
+@ExtendWith(RedisExtension.class)
+class LeaseTest {
+
+    private final RedisContext redis;
+    private DelayQueueClient client;
+    private DelayQueueConsumer consumer;
+
+    LeaseTest(RedisContext redis) {
+        this.redis = redis;
+    }
+
+    @BeforeEach
+    void setUp() {
+        client = DelayQueueClient.create(redis.redisson(), ClientOptions.builder().keyPrefix(redis.prefix()).build());
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (consumer != null) {
+            consumer.stop();
+        }
+    }
+
+    private QueueOps ops(String queue) {
+        return new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+    }
+
+    @Test
+    void claimedButNeverAckedIsRedeliveredAndAStaleAckCannotRemoveIt() throws Exception {
+        String queue = "crash";
+        client.send(queue, "job", Duration.ZERO, SendOptions.id("job:1"));
+        // a consumer that claims and then dies: nothing ever acks this delivery
+        QueueOps.ClaimResult dead = ops(queue).claim(10, 300, 5, 100);
+        assertThat(dead.messages()).hasSize(1);
+        QueueOps.Claimed stale = dead.messages().get(0);
+        assertThat(stale.attempt()).isEqualTo(1);
+
+        CountDownLatch release = new CountDownLatch(1);
+        List<Integer> attempts = new CopyOnWriteArrayList<>();
+        consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            attempts.add(context.attempt());
+            release.await(10, TimeUnit.SECONDS);
+        }, ConsumerOptions.builder().visibilityTimeout(Duration.ofSeconds(5)).build());
+        consumer.start();
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> attempts.size() == 1);
+        assertThat(attempts).containsExactly(2);
+        // the first delivery wakes up and acks: it must not touch the newer delivery
+        boolean[] applied = ops(queue).settle(List.of(new QueueOps.Settlement('A', stale.member(), 1, 0, null)));
+        assertThat(applied).containsExactly(false);
+        assertThat(client.stats(queue).inFlight()).isEqualTo(1);
+
+        release.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).inFlight() == 0);
+        assertThat(client.stats(queue).pending()).isZero();
+        assertThat(attempts).containsExactly(2);
+    }
+
+    @Test
+    void staleRetryAndExtendAreFencedToo() {
+        String queue = "fence";
+        client.send(queue, "job", Duration.ZERO, SendOptions.id("f:1"));
+        QueueOps ops = ops(queue);
+        QueueOps.Claimed first = ops.claim(1, 100, 5, 100).messages().get(0);
+        await().atMost(Duration.ofSeconds(3)).until(() -> ops.claim(1, 60_000, 5, 100).messages().size() == 1);
+
+        assertThat(ops.extend(60_000, List.of(first.member(), "1"))).containsExactly(false);
+        assertThat(ops.settle(List.of(new QueueOps.Settlement('R', first.member(), 1, 0, "x"),
+                new QueueOps.Settlement('D', first.member(), 1, 0, "x")))).containsExactly(false, false);
+        QueueStats stats = client.stats(queue);
+        assertThat(stats.inFlight()).isEqualTo(1);
+        assertThat(stats.dead()).isZero();
+    }
+
+    @Test
+    void slowHandlerIsNotRedeliveredWhileItRuns() {
+        String queue = "slow";
+        AtomicInteger starts = new AtomicInteger();
+        AtomicInteger finished = new AtomicInteger();
+        consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            starts.incrementAndGet();
+            Thread.sleep(2_000); // four visibility timeouts
+            finished.incrementAndGet();
+        }, ConsumerOptions.builder().visibilityTimeout(Duration.ofMillis(500)).build());
+        consumer.start();
+        client.send(queue, "slow job", Duration.ZERO);
+
+        await().atMost(Duration.ofSeconds(6)).until(() -> finished.get() == 1);
+        await().atMost(Duration.ofSeconds(3)).until(() -> client.stats(queue).inFlight() == 0);
+        assertThat(starts.get()).isEqualTo(1);
+        assertThat(client.stats(queue).pending()).isZero();
+    }
+
+    @Test
+    void hungHandlerIsGivenUpAndTheMessageRedelivered() {
+        String queue = "hung";
+        List<Integer> attempts = new CopyOnWriteArrayList<>();
+        CountDownLatch never = new CountDownLatch(1);
+        consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            attempts.add(context.attempt());
+            if (context.attempt() == 1) {
+                while (never.getCount() > 0) { // ignores interrupts: only the timeout can save this message
+                    try {
+                        never.await();
+                    } catch (InterruptedException e) {
+                        // keep hanging
+                    }
+                }
+            }
+        }, ConsumerOptions.builder().visibilityTimeout(Duration.ofMillis(300)).handlerTimeout(Duration.ofMillis(700))
+                .retry(new RetryPolicy(3, Duration.ofMillis(50), 1.0, Duration.ofMillis(50), 0)).build());
+        consumer.start();
+        client.send(queue, "hangs once", Duration.ZERO);
+
+        await().atMost(Duration.ofSeconds(6)).until(() -> attempts.contains(2));
+        await().atMost(Duration.ofSeconds(3)).until(() -> client.stats(queue).inFlight() == 0);
+        assertThat(client.stats(queue).pending()).isZero();
+        assertThat(client.stats(queue).dead()).isZero();
+        never.countDown();
+    }
+}

@@ -1,0 +1,165 @@
+package io.github.delayqueue.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.github.delayqueue.testing.RedisContext;
+import io.github.delayqueue.testing.RedisExtension;
+
+/** Retries with back-off, then dead letters; undecodable payloads die at once; requeue and purge. */
+@ExtendWith(RedisExtension.class)
+class RetryAndDeadLetterTest {
+
+    record Order(long orderId, String state) {
+    }
+
+    private static final RetryPolicy FAST = new RetryPolicy(3, Duration.ofMillis(200), 2.0, Duration.ofSeconds(1), 0.0);
+
+    private final RedisContext redis;
+    private DelayQueueClient client;
+    private DelayQueueConsumer consumer;
+
+    RetryAndDeadLetterTest(RedisContext redis) {
+        this.redis = redis;
+    }
+
+    @BeforeEach
+    void setUp() {
+        client = DelayQueueClient.create(redis.redisson(), ClientOptions.builder().keyPrefix(redis.prefix()).build());
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (consumer != null) {
+            consumer.stop();
+        }
+    }
+
+    @Test
+    void failingHandlerIsRetriedWithBackoffThenDeadLettered() {
+        String queue = "retry";
+        List<Long> attemptsAt = new CopyOnWriteArrayList<>();
+        consumer = client.newConsumer(queue, Order.class, (order, context) -> {
+            attemptsAt.add(System.nanoTime());
+            throw new IllegalStateException("payment service down for order " + order.orderId());
+        }, ConsumerOptions.builder().retry(FAST).build());
+        consumer.start();
+        client.send(queue, new Order(7, "NEW"), Duration.ZERO, SendOptions.id("order:7"));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.stats(queue).dead() == 1);
+        assertThat(attemptsAt).hasSize(3);
+        assertThat(Duration.ofNanos(attemptsAt.get(1) - attemptsAt.get(0))).isGreaterThanOrEqualTo(Duration.ofMillis(190));
+        assertThat(Duration.ofNanos(attemptsAt.get(2) - attemptsAt.get(1))).isGreaterThanOrEqualTo(Duration.ofMillis(390));
+
+        List<DeadLetter> dead = client.deadLetters(queue, 10);
+        assertThat(dead).hasSize(1);
+        DeadLetter letter = dead.get(0);
+        assertThat(letter.id()).isEqualTo("order:7");
+        assertThat(letter.attempts()).isEqualTo(3);
+        assertThat(letter.reason()).isEqualTo("java.lang.IllegalStateException: payment service down for order 7");
+        assertThat(letter.payload()).contains("\"orderId\":7");
+        QueueStats stats = client.stats(queue);
+        assertThat(stats.pending()).isZero();
+        assertThat(stats.inFlight()).isZero();
+    }
+
+    @Test
+    void undecodablePayloadGoesStraightToDeadLetters() {
+        String queue = "decode";
+        AtomicInteger calls = new AtomicInteger();
+        consumer = client.newConsumer(queue, Order.class, (order, context) -> calls.incrementAndGet(),
+                ConsumerOptions.builder().retry(FAST).build());
+        consumer.start();
+        client.send(queue, List.of("not", "an", "order"), Duration.ZERO, SendOptions.id("bad:1"));
+        client.send(queue, new Order(1, "NEW"), Duration.ofMillis(100), SendOptions.id("good:1"));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 1 && calls.get() == 1);
+        DeadLetter letter = client.deadLetters(queue, 10).get(0);
+        assertThat(letter.id()).isEqualTo("bad:1");
+        assertThat(letter.attempts()).isEqualTo(1);
+        assertThat(letter.reason()).startsWith("undecodable payload for " + Order.class.getName());
+    }
+
+    @Test
+    void corruptEnvelopeWrittenStraightIntoRedisIsDeadLetteredAndTheQueueKeepsFlowing() {
+        String queue = "poison";
+        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        redis.redisson().getMap(keys.keys().get(0).toString(), org.redisson.client.codec.StringCodec.INSTANCE)
+                .put("poison:1", "garbage that is no envelope");
+        redis.redisson().getScoredSortedSet(keys.keys().get(1).toString(), org.redisson.client.codec.StringCodec.INSTANCE)
+                .add(0, "000000000000poison:1");
+        AtomicInteger calls = new AtomicInteger();
+        consumer = client.newConsumer(queue, String.class, (p, c) -> calls.incrementAndGet(), ConsumerOptions.DEFAULTS);
+        consumer.start();
+        client.send(queue, "fine", Duration.ofMillis(50));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 1 && calls.get() == 1);
+        DeadLetter letter = client.deadLetters(queue, 10).get(0);
+        assertThat(letter.reason()).contains("unknown envelope format");
+        assertThat(letter.payload()).isEqualTo("garbage that is no envelope");
+    }
+
+    @Test
+    void requeuedDeadLetterIsDeliveredAgainAndPurgeDeletes() {
+        String queue = "requeue";
+        AtomicBoolean healthy = new AtomicBoolean(false);
+        List<String> handled = new CopyOnWriteArrayList<>();
+        consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            if (!healthy.get()) {
+                throw new IllegalStateException("not yet");
+            }
+            handled.add(payload + "@" + context.attempt());
+        }, ConsumerOptions.builder().retry(new RetryPolicy(1, Duration.ofMillis(10), 1, Duration.ofMillis(10), 0)).build());
+        consumer.start();
+        for (int i = 0; i < 5; i++) {
+            client.send(queue, "m" + i, Duration.ZERO, SendOptions.id("m" + i));
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 5);
+
+        healthy.set(true);
+        assertThat(client.requeueDeadLetters(queue, List.of("m0", "unknown"))).isEqualTo(1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> handled.contains("m0@1"));
+        assertThat(client.purgeDeadLetters(queue, List.of("m1"))).isEqualTo(1);
+        assertThat(client.stats(queue).dead()).isEqualTo(3);
+
+        assertThat(client.requeueAllDeadLetters(queue)).isEqualTo(3);
+        await().atMost(Duration.ofSeconds(5)).until(() -> handled.size() == 4);
+        assertThat(handled).containsExactlyInAnyOrder("m0@1", "m2@1", "m3@1", "m4@1");
+        assertThat(client.stats(queue).dead()).isZero();
+
+        healthy.set(false);
+        client.send(queue, "m9", Duration.ZERO, SendOptions.id("m9"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 1);
+        assertThat(client.purgeAllDeadLetters(queue)).isEqualTo(1);
+        assertThat(client.deadLetters(queue, 10)).isEmpty();
+    }
+
+    @Test
+    void requeueSkipsAnIdThatIsLiveAgain() {
+        String queue = "requeue-live";
+        consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            throw new IllegalStateException("always");
+        }, ConsumerOptions.builder().retry(new RetryPolicy(1, Duration.ofMillis(10), 1, Duration.ofMillis(10), 0)).build());
+        consumer.start();
+        client.send(queue, "first", Duration.ZERO, SendOptions.id("x"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 1);
+        consumer.stop();
+        consumer = null;
+        client.send(queue, "second", Duration.ofHours(1), SendOptions.id("x"));
+
+        assertThat(client.requeueDeadLetters(queue, List.of("x"))).isZero();
+        assertThat(client.stats(queue).dead()).isEqualTo(1);
+        assertThat(client.stats(queue).pending()).isEqualTo(1);
+    }
+}

@@ -1,0 +1,107 @@
+package io.github.delayqueue.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.github.delayqueue.testing.RedisContext;
+import io.github.delayqueue.testing.RedisExtension;
+
+/** Graceful stop: no new claims, running handlers finish, everything else stays in Redis. */
+@ExtendWith(RedisExtension.class)
+class ShutdownTest {
+
+    private final RedisContext redis;
+    private DelayQueueClient client;
+
+    ShutdownTest(RedisContext redis) {
+        this.redis = redis;
+    }
+
+    @BeforeEach
+    void setUp() {
+        client = DelayQueueClient.create(redis.redisson(), ClientOptions.builder().keyPrefix(redis.prefix()).build());
+    }
+
+    @Test
+    void runningHandlersFinishAndTheRestStaysForTheNextConsumer() throws Exception {
+        String queue = "graceful";
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger started = new AtomicInteger();
+        AtomicInteger finished = new AtomicInteger();
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            started.incrementAndGet();
+            release.await(10, TimeUnit.SECONDS);
+            finished.incrementAndGet();
+        }, ConsumerOptions.builder().concurrency(4).shutdownTimeout(Duration.ofSeconds(10)).build());
+        consumer.start();
+        for (int i = 0; i < 10; i++) {
+            client.send(queue, "m" + i, Duration.ZERO);
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> started.get() == 4);
+
+        CompletableFuture<Void> stopping = consumer.stopAsync();
+        assertThat(consumer.isRunning()).isFalse();
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1)).until(() -> !stopping.isDone());
+        release.countDown();
+        stopping.get(10, TimeUnit.SECONDS);
+
+        assertThat(started.get()).as("nothing claimed after stop began").isEqualTo(4);
+        assertThat(finished.get()).isEqualTo(4);
+        QueueStats stats = client.stats(queue);
+        assertThat(stats.inFlight()).as("finished handlers were acknowledged").isZero();
+        assertThat(stats.pending()).as("the rest stays in Redis").isEqualTo(6);
+
+        AtomicInteger next = new AtomicInteger();
+        DelayQueueConsumer successor = client.newConsumer(queue, String.class, (p, c) -> next.incrementAndGet(),
+                ConsumerOptions.DEFAULTS);
+        successor.start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> next.get() == 6);
+        successor.stop();
+    }
+
+    @Test
+    void handlerOverTheShutdownTimeoutIsInterruptedAndItsMessageRedelivered() throws Exception {
+        String queue = "impatient";
+        AtomicInteger started = new AtomicInteger();
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            started.incrementAndGet();
+            Thread.sleep(60_000);
+        }, ConsumerOptions.builder().visibilityTimeout(Duration.ofMillis(500)).shutdownTimeout(Duration.ofMillis(300))
+                .build());
+        consumer.start();
+        client.send(queue, "long", Duration.ZERO, SendOptions.id("long:1"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> started.get() == 1);
+
+        consumer.stopAsync().get(5, TimeUnit.SECONDS);
+        assertThat(client.stats(queue).inFlight()).as("left in flight, not acknowledged").isEqualTo(1);
+
+        AtomicInteger attempt = new AtomicInteger();
+        DelayQueueConsumer successor = client.newConsumer(queue, String.class,
+                (p, c) -> attempt.set(c.attempt()), ConsumerOptions.DEFAULTS);
+        successor.start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> attempt.get() == 2);
+        successor.stop();
+    }
+
+    @Test
+    void startTwiceAndStopTwice() {
+        DelayQueueConsumer consumer = client.newConsumer("twice", String.class, (p, c) -> { }, ConsumerOptions.DEFAULTS);
+        consumer.start();
+        org.assertj.core.api.Assertions.assertThatIllegalStateException().isThrownBy(consumer::start)
+                .withMessageContaining("already started");
+        CompletableFuture<Void> first = consumer.stopAsync();
+        assertThat(consumer.stopAsync()).isSameAs(first);
+        first.join();
+        org.assertj.core.api.Assertions.assertThatIllegalStateException().isThrownBy(consumer::start);
+    }
+}
