@@ -1,5 +1,7 @@
 package io.github.delayqueue.core;
 
+import java.time.Clock;
+
 /**
  * Settings shared by every queue of one {@link DelayQueueClient}. Immutable; build with
  * {@link #builder()}.
@@ -10,6 +12,9 @@ package io.github.delayqueue.core;
  *   <li>{@code maxPayloadBytes}: largest payload accepted, in UTF-8 bytes of its JSON (default 1 MiB).</li>
  *   <li>{@code maxBatchSize}: most messages accepted by one {@code sendAll} call (default 10,000).</li>
  *   <li>{@code codec}: payload JSON codec (default {@link JacksonPayloadCodec} on Jackson's defaults).</li>
+ *   <li>{@code clock}: the JVM clock, read only to reject a {@code sendAt} instant absurdly far in the
+ *       future (default {@link Clock#systemUTC()}). Due times and leases never use it: they come from
+ *       the Redis server's clock. Settable so tests can prove that a skewed JVM clock changes nothing.</li>
  * </ul>
  */
 public final class ClientOptions {
@@ -21,6 +26,7 @@ public final class ClientOptions {
     private final int maxPayloadBytes;
     private final int maxBatchSize;
     private final PayloadCodec codec;
+    private final Clock clock;
 
     private ClientOptions(Builder b) {
         Checks.require(b.keyPrefix != null && !b.keyPrefix.isBlank(), "keyPrefix must not be blank");
@@ -34,6 +40,7 @@ public final class ClientOptions {
         this.maxPayloadBytes = b.maxPayloadBytes;
         this.maxBatchSize = b.maxBatchSize;
         this.codec = Checks.notNull(b.codec, "codec");
+        this.clock = Checks.notNull(b.clock, "clock");
     }
 
     public static Builder builder() {
@@ -56,12 +63,17 @@ public final class ClientOptions {
         return codec;
     }
 
+    public Clock clock() {
+        return clock;
+    }
+
     /** Builder for {@link ClientOptions}; {@link #build()} checks the values. */
     public static final class Builder {
         private String keyPrefix = "dq";
         private int maxPayloadBytes = 1024 * 1024;
         private int maxBatchSize = 10_000;
         private PayloadCodec codec;
+        private Clock clock = Clock.systemUTC();
 
         private Builder() {
         }
@@ -83,6 +95,11 @@ public final class ClientOptions {
 
         public Builder codec(PayloadCodec codec) {
             this.codec = codec;
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = clock;
             return this;
         }
 

@@ -256,7 +256,7 @@ public final class DelayQueueClient {
         return json;
     }
 
-    private static String dueSpec(Duration delay, Instant dueAt, String where) {
+    private String dueSpec(Duration delay, Instant dueAt, String where) {
         if (dueAt == null) {
             Checks.require(delay != null, "delay must not be null" + where);
             Checks.require(!delay.isNegative(), "delay must not be negative, was " + delay + where);
@@ -264,7 +264,7 @@ public final class DelayQueueClient {
             return "+" + ceilMillis(delay);
         }
         Checks.require(delay == null, "give either a delay or a due instant, not both" + where);
-        Checks.require(dueAt.isBefore(Instant.now().plus(MAX_DELAY)),
+        Checks.require(dueAt.isBefore(options.clock().instant().plus(MAX_DELAY)),
                 "dueAt must be within " + MAX_DELAY + " from now, was " + dueAt + where);
         Checks.require(dueAt.getEpochSecond() >= 0, "dueAt must not be before 1970, was " + dueAt + where);
         return "@" + ceilMillis(Duration.ofSeconds(dueAt.getEpochSecond(), dueAt.getNano()));
