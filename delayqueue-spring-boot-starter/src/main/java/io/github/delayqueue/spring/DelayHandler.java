@@ -1,0 +1,44 @@
+package io.github.delayqueue.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Binds a bean to the queue it consumes.
+ *
+ * <ul>
+ *   <li>On a bean class implementing {@link DelayMessageHandler}{@code <T>}: the payload type is
+ *       {@code T}.</li>
+ *   <li>On a method of a bean: the method takes exactly one payload parameter (bound from JSON to
+ *       its declared generic type) and optionally one {@link io.github.delayqueue.core.MessageContext};
+ *       its return value is ignored.</li>
+ * </ul>
+ *
+ * <p>Each queue code has at most one handler per application. Attributes accept {@code ${…}}
+ * placeholders; an empty attribute means "use {@code delayqueue.queues.<code>.*}, then
+ * {@code delayqueue.consumer.*}". Handlers are found on beans, including proxied ones; the annotation
+ * does not make a class a bean.
+ */
+@Target({ ElementType.TYPE, ElementType.METHOD })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DelayHandler {
+
+    /** The queue code, as returned by {@link DelayQueueCode#code()}. */
+    String value();
+
+    /** Handlers of this queue running at once in this application, for example {@code "4"}. */
+    String concurrency() default "";
+
+    /** Deliveries in total before a failing message is dead-lettered, for example {@code "10"}. */
+    String maxAttempts() default "";
+
+    /** Lease of a claimed message, for example {@code "30s"} or {@code "PT30S"}. */
+    String visibilityTimeout() default "";
+
+    /** Longest a handler may run before it is interrupted and the message redelivered, for example {@code "2m"}. */
+    String handlerTimeout() default "";
+}

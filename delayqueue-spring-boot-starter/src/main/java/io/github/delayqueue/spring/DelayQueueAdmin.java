@@ -1,0 +1,43 @@
+package io.github.delayqueue.spring;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.QueueStats;
+
+/**
+ * Statistics and dead-letter management of the application's declared queues, for dashboards,
+ * admin endpoints and operations scripts. Every method acts on Redis at once; an undeclared code
+ * throws {@link IllegalArgumentException}.
+ */
+public interface DelayQueueAdmin {
+
+    /** The declared queue codes, sorted by code. */
+    List<DelayQueueCode> codes();
+
+    /** The declared code whose {@link DelayQueueCode#code()} is {@code code}, for example from a URL. */
+    Optional<DelayQueueCode> find(String code);
+
+    /** Pending, due, in-flight and dead counts of one queue, read atomically. */
+    QueueStats stats(DelayQueueCode code);
+
+    /** {@link #stats(DelayQueueCode)} of every declared queue, in {@link #codes()} order. */
+    List<QueueStats> stats();
+
+    /** The oldest dead letters of the queue, at most {@code limit} (1 to 1000). */
+    List<DeadLetter> deadLetters(DelayQueueCode code, int limit);
+
+    /** Sends the given dead letters again, due now, attempts reset. Returns how many were requeued. */
+    long requeue(DelayQueueCode code, Collection<String> ids);
+
+    /** Requeues every dead letter of the queue. Returns how many were requeued. */
+    long requeueAll(DelayQueueCode code);
+
+    /** Deletes the given dead letters. Returns how many existed. */
+    long purge(DelayQueueCode code, Collection<String> ids);
+
+    /** Deletes every dead letter of the queue. Returns how many were deleted. */
+    long purgeAll(DelayQueueCode code);
+}

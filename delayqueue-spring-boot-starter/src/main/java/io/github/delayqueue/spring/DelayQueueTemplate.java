@@ -1,0 +1,62 @@
+package io.github.delayqueue.spring;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import io.github.delayqueue.core.DelayQueueException;
+import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.core.SendRequest;
+
+/**
+ * Sends, cancels and reschedules messages of the application's queues. Thread-safe; inject the
+ * auto-configured bean.
+ *
+ * <p><b>Validation.</b> Every method checks its input first: a {@code null} or undeclared code, a
+ * {@code null} payload, a negative delay, a payload over the size limit or a bad id throws
+ * {@link IllegalArgumentException} at the call site and writes nothing, also inside a transaction.
+ * A Redis failure throws {@link DelayQueueException}.
+ *
+ * <p><b>Transactions.</b> Inside an active Spring transaction the sends ({@code send}, {@code sendAt},
+ * {@code sendAll}) are deferred until it commits, and dropped if it rolls back, so a message never
+ * announces data that was not committed ({@code delayqueue.producer.transaction-aware=false} turns this
+ * off). The payload is serialized at the call, so later changes to the object do not leak into the
+ * message, and the returned id is final: when the options carry no id, one is generated up front. If
+ * Redis fails after the commit, the commit stands and the exception reaches the code that committed.
+ * {@code cancel} and {@code reschedule} always act at once.
+ */
+public interface DelayQueueTemplate {
+
+    /** Sends {@code payload} to the queue, due after {@code delay}; returns the generated message id. */
+    String send(DelayQueueCode code, Object payload, Duration delay);
+
+    /**
+     * Sends {@code payload} due after {@code delay}, with an id, send mode and headers. Returns the id:
+     * the one in {@code options}, or a generated one.
+     */
+    String send(DelayQueueCode code, Object payload, Duration delay, SendOptions options);
+
+    /** Sends {@code payload} due at {@code dueAt} (a past instant is delivered at once); returns its id. */
+    String sendAt(DelayQueueCode code, Object payload, Instant dueAt);
+
+    /** Sends {@code payload} due at {@code dueAt}, with options; returns its id. */
+    String sendAt(DelayQueueCode code, Object payload, Instant dueAt, SendOptions options);
+
+    /**
+     * Sends many messages in few round trips; all are validated before any is written. Returns their
+     * ids in order.
+     */
+    List<String> sendAll(DelayQueueCode code, List<SendRequest> requests);
+
+    /** Removes a pending or in-flight message, at once. Returns false if no live message has this id. */
+    boolean cancel(DelayQueueCode code, String id);
+
+    /**
+     * Moves a pending message to a new due time {@code delay} from now, at once. Returns false if no
+     * pending message has this id (already delivered, in flight, or never sent).
+     */
+    boolean reschedule(DelayQueueCode code, String id, Duration delay);
+
+    /** Like {@link #reschedule(DelayQueueCode, String, Duration)} with an absolute due instant. */
+    boolean rescheduleAt(DelayQueueCode code, String id, Instant dueAt);
+}

@@ -1,0 +1,110 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.delayqueue.core.DelayQueueException;
+import io.github.delayqueue.core.SendRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The sends of one transaction, written after it commits and dropped if it rolls back. One instance
+ * per transaction (found among the current synchronizations, so a suspended outer transaction keeps
+ * its own), sends in call order. The only class of the starter that needs spring-tx.
+ */
+final class AfterCommitSends implements TransactionSynchronization {
+
+    private static final Logger log = LoggerFactory.getLogger(AfterCommitSends.class);
+
+    private record Pending(QueueCatalog.Queue queue, List<SendRequest> requests) {
+    }
+
+    private final List<Pending> pending = new ArrayList<>();
+    private boolean sent;
+
+    /** Whether a send now would be deferred: an actual transaction with synchronization is active. */
+    static boolean inTransaction() {
+        return TransactionSynchronizationManager.isSynchronizationActive()
+                && TransactionSynchronizationManager.isActualTransactionActive();
+    }
+
+    /** Defers prepared (validated, id-stamped, serialized) requests to after the current transaction commits. */
+    static void defer(QueueCatalog.Queue queue, List<SendRequest> prepared) {
+        AfterCommitSends sends = null;
+        for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
+            if (synchronization instanceof AfterCommitSends existing && !existing.sent) {
+                sends = existing;
+                break;
+            }
+        }
+        if (sends == null) {
+            sends = new AfterCommitSends();
+            TransactionSynchronizationManager.registerSynchronization(sends);
+        }
+        sends.pending.add(new Pending(queue, prepared));
+    }
+
+    @Override
+    public void afterCommit() {
+        sendAll();
+    }
+
+    @Override
+    public void afterCompletion(int status) {
+        if (status == STATUS_COMMITTED) {
+            if (!this.sent) {
+                // registered while the other synchronizations ran afterCommit (e.g. from an
+                // @TransactionalEventListener): Spring calls our afterCompletion but not our afterCommit
+                try {
+                    sendAll();
+                } catch (RuntimeException e) {
+                    // already logged per message; Spring would only log it again at a lower level
+                }
+            }
+            return;
+        }
+        if (status == STATUS_ROLLED_BACK) {
+            log.debug("Transaction rolled back: dropped {} delay queue send(s)", count());
+        } else {
+            log.warn("Transaction ended in an unknown state: dropped {} delay queue send(s) of ids {}", count(), ids());
+        }
+        this.pending.clear();
+    }
+
+    private void sendAll() {
+        this.sent = true;
+        DelayQueueException first = null;
+        for (Pending p : this.pending) {
+            try {
+                p.queue().client().sendAll(p.queue().name(), p.requests());
+            } catch (RuntimeException e) {
+                List<String> ids = p.requests().stream().map(r -> r.options().id()).toList();
+                log.error("Transaction committed but sending to queue '{}' failed; message ids {} were not sent",
+                        p.queue().name(), ids, e);
+                DelayQueueException failure = new DelayQueueException("Transaction committed but sending to queue '"
+                        + p.queue().name() + "' failed; message ids " + ids + " were not sent: " + e, e);
+                if (first == null) {
+                    first = failure;
+                } else {
+                    first.addSuppressed(failure);
+                }
+            }
+        }
+        this.pending.clear();
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private int count() {
+        return this.pending.stream().mapToInt(p -> p.requests().size()).sum();
+    }
+
+    private List<String> ids() {
+        return this.pending.stream().flatMap(p -> p.requests().stream()).map(r -> r.options().id()).toList();
+    }
+}

@@ -1,0 +1,71 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.spring.DelayQueueAdmin;
+import io.github.delayqueue.spring.DelayQueueCode;
+
+/** The auto-configured {@link DelayQueueAdmin}. */
+final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
+
+    private final QueueCatalog catalog;
+
+    DefaultDelayQueueAdmin(QueueCatalog catalog) {
+        this.catalog = catalog;
+    }
+
+    @Override
+    public List<DelayQueueCode> codes() {
+        return this.catalog.codes();
+    }
+
+    @Override
+    public Optional<DelayQueueCode> find(String code) {
+        return this.catalog.find(code).map(QueueCatalog.Queue::code);
+    }
+
+    @Override
+    public QueueStats stats(DelayQueueCode code) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().stats(queue.name());
+    }
+
+    @Override
+    public List<QueueStats> stats() {
+        return this.catalog.codes().stream().map(this::stats).toList();
+    }
+
+    @Override
+    public List<DeadLetter> deadLetters(DelayQueueCode code, int limit) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().deadLetters(queue.name(), limit);
+    }
+
+    @Override
+    public long requeue(DelayQueueCode code, Collection<String> ids) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().requeueDeadLetters(queue.name(), ids);
+    }
+
+    @Override
+    public long requeueAll(DelayQueueCode code) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().requeueAllDeadLetters(queue.name());
+    }
+
+    @Override
+    public long purge(DelayQueueCode code, Collection<String> ids) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().purgeDeadLetters(queue.name(), ids);
+    }
+
+    @Override
+    public long purgeAll(DelayQueueCode code) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().purgeAllDeadLetters(queue.name());
+    }
+}

@@ -1,0 +1,201 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.core.ConsumerOptions;
+import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.spring.DelayQueueCode;
+import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Turns the handler endpoints into consumers and owns them. Endpoints are checked when registered
+ * (at the end of the context refresh); consumers are created and started by {@link #start()}, which
+ * the {@link ConsumerStarter} calls once the application is ready, and stopped together, gracefully,
+ * when the context closes. Not auto-started by the context: a refresh alone never starts consuming.
+ */
+final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsumerRegistry, SmartLifecycle {
+
+    /** Stops before most other lifecycle beans (like Spring Kafka's containers), so handlers still have their collaborators. */
+    static final int PHASE = Integer.MAX_VALUE - 100;
+
+    /** Extra time for the engine to acknowledge finished handlers after its shutdown timeout. */
+    private static final Duration SETTLE_GRACE = Duration.ofSeconds(5);
+
+    private static final Logger log = LoggerFactory.getLogger(DefaultDelayQueueConsumerRegistry.class);
+
+    /** A checked endpoint with its effective settings. */
+    record Definition(QueueCatalog.Queue queue, HandlerEndpoint endpoint, ConsumerOptions options, boolean enabled) {
+    }
+
+    private final QueueCatalog catalog;
+    private final Duration shutdownTimeout;
+    private List<Definition> definitions = List.of();
+    private final Map<String, DelayQueueConsumer> consumers = new LinkedHashMap<>();
+    private volatile boolean running;
+
+    DefaultDelayQueueConsumerRegistry(QueueCatalog catalog, Duration shutdownTimeout) {
+        this.catalog = catalog;
+        this.shutdownTimeout = shutdownTimeout;
+    }
+
+    /**
+     * Checks the endpoints against the declared codes and the settings.
+     *
+     * @throws DelayQueueConfigurationException naming the culprit
+     */
+    synchronized void register(List<HandlerEndpoint> endpoints) {
+        Map<String, HandlerEndpoint> byCode = new HashMap<>();
+        List<Definition> checked = new ArrayList<>();
+        for (HandlerEndpoint endpoint : endpoints) {
+            QueueCatalog.Queue queue = this.catalog.find(endpoint.code()).orElseThrow(
+                    () -> new DelayQueueConfigurationException("@DelayHandler " + endpoint.source() + " names queue code '"
+                            + endpoint.code() + "', which no DelayQueueCode enum declares; declared codes: "
+                            + this.catalog.codes().stream().map(DelayQueueCode::code).toList() + ".",
+                            "Fix the code, or declare it in an enum implementing DelayQueueCode under the application's "
+                                    + "packages or delayqueue.scan-packages."));
+            HandlerEndpoint other = byCode.putIfAbsent(endpoint.code(), endpoint);
+            if (other != null) {
+                throw new DelayQueueConfigurationException("Queue code '" + endpoint.code() + "' has two handlers: "
+                        + other.source() + " and " + endpoint.source() + ".",
+                        "Keep one @DelayHandler per queue code in an application.");
+            }
+            ConsumerOptions options;
+            try {
+                options = this.catalog.settings().consumerOptions(endpoint.code(), endpoint.overrides());
+            } catch (IllegalArgumentException e) {
+                throw new DelayQueueConfigurationException("Invalid consumer settings for queue '" + endpoint.code()
+                        + "' (handler: " + endpoint.source() + "): " + e.getMessage(),
+                        "Fix the @DelayHandler attributes or the delayqueue.consumer / delayqueue.queues."
+                                + endpoint.code() + " properties.", e);
+            }
+            checked.add(new Definition(queue, endpoint, options,
+                    this.catalog.settings().consumerEnabled(endpoint.code())));
+        }
+        this.definitions = List.copyOf(checked);
+        for (DelayQueueCode code : this.catalog.codes()) {
+            HandlerEndpoint endpoint = byCode.get(code.code());
+            if (endpoint == null) {
+                log.info("Queue '{}' has no @DelayHandler in this application: it is only sent to", code.code());
+            } else {
+                log.debug("Queue '{}' is handled by {}", code.code(), endpoint.source());
+            }
+        }
+    }
+
+    List<Definition> definitions() {
+        return this.definitions;
+    }
+
+    /** Creates and starts a consumer per enabled definition. Idempotent while running. */
+    @Override
+    public synchronized void start() {
+        if (this.running) {
+            return;
+        }
+        try {
+            for (Definition d : this.definitions) {
+                if (!d.enabled()) {
+                    log.info("Queue '{}': consumer disabled by configuration, handler {} not started", d.queue().name(),
+                            d.endpoint().source());
+                    continue;
+                }
+                DelayQueueConsumer consumer = d.queue().client().newConsumer(d.queue().name(), d.endpoint().payloadType(),
+                        d.endpoint().handler(), d.options());
+                consumer.start();
+                this.consumers.put(d.queue().name(), consumer);
+            }
+        } catch (RuntimeException e) {
+            this.consumers.values().forEach(DelayQueueConsumer::stopAsync);
+            this.consumers.clear();
+            throw e;
+        }
+        this.running = true;
+        if (!this.consumers.isEmpty()) {
+            log.info("Started {} delay queue consumer(s): {}", this.consumers.size(), this.consumers.keySet());
+        }
+    }
+
+    @Override
+    public void stop() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        stop(() -> done.complete(null));
+        done.join();
+    }
+
+    /** Stops all consumers in parallel; calls back when all stopped or after the longest shutdown timeout. */
+    @Override
+    public void stop(Runnable callback) {
+        List<DelayQueueConsumer> stopping;
+        Duration wait;
+        synchronized (this) {
+            if (!this.running) {
+                callback.run();
+                return;
+            }
+            this.running = false;
+            stopping = List.copyOf(this.consumers.values());
+            this.consumers.clear();
+            wait = this.definitions.stream().map(d -> d.options().shutdownTimeout()).reduce(this.shutdownTimeout,
+                    (a, b) -> a.compareTo(b) >= 0 ? a : b);
+        }
+        if (stopping.isEmpty()) {
+            callback.run();
+            return;
+        }
+        log.info("Stopping {} delay queue consumer(s), waiting up to {} for running handlers", stopping.size(), wait);
+        CompletableFuture<?>[] futures = stopping.stream().map(DelayQueueConsumer::stopAsync)
+                .toArray(CompletableFuture[]::new);
+        CompletableFuture.allOf(futures)
+                .orTimeout(wait.plus(SETTLE_GRACE).toMillis(), TimeUnit.MILLISECONDS)
+                .whenComplete((ignored, error) -> {
+                    if (error != null) {
+                        List<String> late = new ArrayList<>();
+                        for (int i = 0; i < futures.length; i++) {
+                            if (!futures[i].isDone()) {
+                                late.add(stopping.get(i).queue());
+                            }
+                        }
+                        log.warn("Delay queue consumers of {} did not stop within {}; continuing the shutdown", late,
+                                wait.plus(SETTLE_GRACE));
+                    }
+                    callback.run();
+                });
+    }
+
+    @Override
+    public boolean isRunning() {
+        return this.running;
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+        return false;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+
+    @Override
+    public synchronized List<DelayQueueConsumer> consumers() {
+        return List.copyOf(this.consumers.values());
+    }
+
+    @Override
+    public synchronized Optional<DelayQueueConsumer> consumer(DelayQueueCode code) {
+        return code == null ? Optional.empty() : Optional.ofNullable(this.consumers.get(code.code()));
+    }
+}

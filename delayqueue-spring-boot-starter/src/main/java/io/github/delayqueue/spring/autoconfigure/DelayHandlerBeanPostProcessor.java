@@ -1,0 +1,271 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import io.github.delayqueue.core.MessageContext;
+import io.github.delayqueue.core.MessageHandler;
+import io.github.delayqueue.spring.DelayHandler;
+import io.github.delayqueue.spring.DelayMessageHandler;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.framework.AopInfrastructureBean;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.MethodParameter;
+import org.springframework.core.Ordered;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.core.env.Environment;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Finds {@link DelayHandler @DelayHandler} classes and methods on beans (looking through proxies to
+ * the target class), checks their signatures, resolves placeholders in the attributes, and hands the
+ * endpoints to the {@link DefaultDelayQueueConsumerRegistry} once all singletons exist. Handlers are
+ * invoked on the bean as the container exposes it, so proxies (transactions, security) apply.
+ */
+final class DelayHandlerBeanPostProcessor
+        implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware, EnvironmentAware, Ordered {
+
+    private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
+    private final List<HandlerEndpoint> endpoints = new ArrayList<>();
+    private @Nullable BeanFactory beanFactory;
+    private @Nullable Environment environment;
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.beanFactory = beanFactory;
+    }
+
+    @Override
+    public void setEnvironment(Environment environment) {
+        this.environment = environment;
+    }
+
+    @Override
+    public int getOrder() {
+        return Ordered.LOWEST_PRECEDENCE;
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+        if (bean instanceof AopInfrastructureBean) {
+            return bean;
+        }
+        Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
+        if (this.nonAnnotatedClasses.contains(targetClass)) {
+            return bean;
+        }
+        if (!AnnotationUtils.isCandidateClass(targetClass, DelayHandler.class)) {
+            this.nonAnnotatedClasses.add(targetClass);
+            return bean;
+        }
+        DelayHandler onClass = AnnotatedElementUtils.findMergedAnnotation(targetClass, DelayHandler.class);
+        Map<Method, DelayHandler> onMethods = MethodIntrospector.selectMethods(targetClass,
+                (MethodIntrospector.MetadataLookup<DelayHandler>) method -> AnnotatedElementUtils
+                        .findMergedAnnotation(method, DelayHandler.class));
+        if (onClass == null && onMethods.isEmpty()) {
+            this.nonAnnotatedClasses.add(targetClass);
+            return bean;
+        }
+        List<HandlerEndpoint> found = new ArrayList<>();
+        if (onClass != null) {
+            found.add(classEndpoint(bean, beanName, targetClass, onClass));
+        }
+        onMethods.forEach((method, annotation) -> found.add(methodEndpoint(bean, beanName, targetClass, method, annotation)));
+        synchronized (this.endpoints) {
+            this.endpoints.addAll(found);
+        }
+        return bean;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        List<HandlerEndpoint> all;
+        synchronized (this.endpoints) {
+            all = List.copyOf(this.endpoints);
+        }
+        requireNonNull(this.beanFactory).getBean(DefaultDelayQueueConsumerRegistry.class).register(all);
+    }
+
+    private HandlerEndpoint classEndpoint(Object bean, String beanName, Class<?> targetClass, DelayHandler annotation) {
+        String source = "bean '" + beanName + "' (" + targetClass.getName() + ")";
+        if (!DelayMessageHandler.class.isAssignableFrom(targetClass)) {
+            throw new DelayQueueConfigurationException("@DelayHandler on the class of " + source
+                    + ", which does not implement " + DelayMessageHandler.class.getName() + ".",
+                    "Implement DelayMessageHandler<PayloadType>, or put @DelayHandler on a method of the bean.");
+        }
+        if (!(bean instanceof DelayMessageHandler<?> handlerBean)) {
+            throw new DelayQueueConfigurationException("The proxy of " + source + " does not expose "
+                    + DelayMessageHandler.class.getSimpleName() + ".",
+                    "Use class-based proxies (proxyTargetClass = true) for this bean.");
+        }
+        if (!implementsHandle(targetClass)) {
+            throw new DelayQueueConfigurationException(source + " implements neither handle(T) nor handle(T, "
+                    + "MessageContext) of DelayMessageHandler.", "Implement one of them.");
+        }
+        Type payloadType = payloadType(ResolvableType.forClass(targetClass).as(DelayMessageHandler.class).getGeneric(0),
+                source, "Declare the payload type: implements DelayMessageHandler<YourPayload>.");
+        @SuppressWarnings("unchecked")
+        DelayMessageHandler<Object> target = (DelayMessageHandler<Object>) handlerBean;
+        return new HandlerEndpoint(resolve(annotation.value(), "value", source), source, payloadType, target::handle,
+                overrides(annotation, source));
+    }
+
+    private static boolean implementsHandle(Class<?> targetClass) {
+        for (Method method : targetClass.getMethods()) {
+            if (method.getName().equals("handle") && method.getDeclaringClass() != DelayMessageHandler.class
+                    && (method.getParameterCount() == 1 || (method.getParameterCount() == 2
+                            && method.getParameterTypes()[1] == MessageContext.class))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private HandlerEndpoint methodEndpoint(Object bean, String beanName, Class<?> targetClass, Method method,
+            DelayHandler annotation) {
+        String source = "method " + describe(targetClass, method) + " of bean '" + beanName + "'";
+        int payloadIndex = -1;
+        int contextIndex = -1;
+        Class<?>[] types = method.getParameterTypes();
+        for (int i = 0; i < types.length; i++) {
+            if (types[i] == MessageContext.class) {
+                if (contextIndex >= 0) {
+                    throw unusable(source, "has two MessageContext parameters");
+                }
+                contextIndex = i;
+            } else {
+                if (payloadIndex >= 0) {
+                    throw unusable(source, "has two payload parameters (" + types[payloadIndex].getSimpleName()
+                            + " and " + types[i].getSimpleName() + ")");
+                }
+                payloadIndex = i;
+            }
+        }
+        if (payloadIndex < 0) {
+            throw unusable(source, "has no payload parameter");
+        }
+        Class<?> returnType = method.getReturnType();
+        if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)) {
+            throw new DelayQueueConfigurationException("@DelayHandler " + source + " returns " + returnType.getName()
+                    + ", but handlers run synchronously: a message is acknowledged when the method returns.",
+                    "Return void and finish the work before returning.");
+        }
+        Type payloadType = payloadType(
+                ResolvableType.forMethodParameter(new MethodParameter(method, payloadIndex).withContainingClass(targetClass)),
+                source, "Declare a concrete payload parameter type.");
+        Method invocable;
+        try {
+            invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+        } catch (IllegalStateException e) {
+            throw new DelayQueueConfigurationException("@DelayHandler " + source + " cannot be invoked on the bean's "
+                    + "proxy: " + e.getMessage(), "Declare the method on an interface of the bean or use class-based proxies.", e);
+        }
+        ReflectionUtils.makeAccessible(invocable);
+        return new HandlerEndpoint(resolve(annotation.value(), "value", source), source, payloadType,
+                invoker(bean, invocable, types.length, payloadIndex, contextIndex), overrides(annotation, source));
+    }
+
+    private static MessageHandler<Object> invoker(Object bean, Method method, int parameterCount, int payloadIndex,
+            int contextIndex) {
+        return (payload, context) -> {
+            Object[] args = new Object[parameterCount];
+            args[payloadIndex] = payload;
+            if (contextIndex >= 0) {
+                args[contextIndex] = context;
+            }
+            try {
+                method.invoke(bean, args);
+            } catch (InvocationTargetException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof Exception exception) {
+                    throw exception;
+                }
+                if (cause instanceof Error error) {
+                    throw error;
+                }
+                throw e;
+            }
+        };
+    }
+
+    private static DelayQueueConfigurationException unusable(String source, String problem) {
+        return new DelayQueueConfigurationException("@DelayHandler " + source + " " + problem + ".",
+                "A handler method takes exactly one payload parameter and optionally one "
+                        + MessageContext.class.getName() + ", in any order.");
+    }
+
+    private static Type payloadType(ResolvableType type, String source, String action) {
+        try {
+            return PayloadTypes.toType(type);
+        } catch (IllegalArgumentException e) {
+            throw new DelayQueueConfigurationException("Cannot bind payloads of @DelayHandler " + source + ": "
+                    + e.getMessage() + ".", action, e);
+        }
+    }
+
+    private HandlerOverrides overrides(DelayHandler annotation, String source) {
+        return new HandlerOverrides(
+                attribute(annotation.concurrency(), "concurrency", source, Integer::valueOf),
+                attribute(annotation.maxAttempts(), "maxAttempts", source, Integer::valueOf),
+                attribute(annotation.visibilityTimeout(), "visibilityTimeout", source, DurationStyle::detectAndParse),
+                attribute(annotation.handlerTimeout(), "handlerTimeout", source, DurationStyle::detectAndParse));
+    }
+
+    private <T> @Nullable T attribute(String raw, String name, String source, Function<String, T> parser) {
+        String value = resolve(raw, name, source);
+        if (value.isBlank()) {
+            return null;
+        }
+        try {
+            return parser.apply(value.trim());
+        } catch (RuntimeException e) {
+            throw new DelayQueueConfigurationException("@DelayHandler(" + name + " = \"" + raw + "\") on " + source
+                    + ": '" + value + "' is not a valid " + (name.endsWith("Timeout") ? "duration" : "integer") + ".",
+                    "Use an integer for concurrency and maxAttempts, and a duration such as 30s or PT30S for timeouts.", e);
+        }
+    }
+
+    private String resolve(String value, String name, String source) {
+        try {
+            return requireNonNull(this.environment).resolveRequiredPlaceholders(value);
+        } catch (IllegalArgumentException e) {
+            throw new DelayQueueConfigurationException("@DelayHandler(" + name + " = \"" + value + "\") on " + source
+                    + ": " + e.getMessage(), "Define the property or give the placeholder a default (${name:default}).", e);
+        }
+    }
+
+    private static String describe(Class<?> targetClass, Method method) {
+        return targetClass.getName() + "." + method.getName() + Arrays.stream(method.getParameterTypes())
+                .map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
+    }
+
+    private static <T> T requireNonNull(@Nullable T value) {
+        if (value == null) {
+            throw new IllegalStateException("not initialized by the container");
+        }
+        return value;
+    }
+}

@@ -1,0 +1,100 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+import io.github.delayqueue.core.DelayQueueClient;
+import io.github.delayqueue.core.JacksonPayloadCodec;
+import io.github.delayqueue.core.PayloadCodec;
+import io.github.delayqueue.spring.DelayQueueAdmin;
+import io.github.delayqueue.spring.DelayQueueTemplate;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Auto-configuration of delayqueue: the queues declared by {@code DelayQueueCode} enums, a
+ * {@link DelayQueueTemplate}, a {@link DelayQueueAdmin}, and consumers for {@code @DelayHandler}
+ * beans, on the application's {@link RedissonClient} (or one built from {@code spring.data.redis.*}).
+ */
+@AutoConfiguration(afterName = { "org.redisson.spring.starter.RedissonAutoConfigurationV4",
+        "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration" })
+@ConditionalOnClass({ DelayQueueClient.class, RedissonClient.class })
+@EnableConfigurationProperties(DelayQueueProperties.class)
+public final class DelayQueueAutoConfiguration {
+
+    private static final String TRANSACTION_SYNCHRONIZATION_MANAGER =
+            "org.springframework.transaction.support.TransactionSynchronizationManager";
+
+    @Bean(destroyMethod = "shutdown")
+    @ConditionalOnMissingBean(RedissonClient.class)
+    RedissonClient delayQueueRedissonClient(Environment environment) {
+        return Redisson.create(RedissonConfigFactory.create(RedisConnectionProperties.bind(environment)));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(PayloadCodec.class)
+    JacksonPayloadCodec delayQueuePayloadCodec(ObjectProvider<JsonMapper> jsonMapper) {
+        JsonMapper mapper = jsonMapper.getIfUnique();
+        return mapper != null ? new JacksonPayloadCodec(mapper) : new JacksonPayloadCodec();
+    }
+
+    @Bean
+    QueueCatalog delayQueueCatalog(BeanFactory beanFactory, Environment environment, ResourceLoader resourceLoader,
+            DelayQueueProperties properties, RedissonClient redisson, PayloadCodec codec) {
+        Set<String> packages = new LinkedHashSet<>();
+        if (AutoConfigurationPackages.has(beanFactory)) {
+            packages.addAll(AutoConfigurationPackages.get(beanFactory));
+        }
+        packages.addAll(properties.getScanPackages());
+        return new QueueCatalog(new QueueCodeScanner(environment, resourceLoader).scan(new ArrayList<>(packages)),
+                properties, redisson, codec);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(DelayQueueTemplate.class)
+    DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog, DelayQueueProperties properties,
+            ResourceLoader resourceLoader) {
+        boolean transactionAware = properties.getProducer().isTransactionAware()
+                && ClassUtils.isPresent(TRANSACTION_SYNCHRONIZATION_MANAGER, resourceLoader.getClassLoader());
+        return new DefaultDelayQueueTemplate(catalog, transactionAware);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(DelayQueueAdmin.class)
+    DelayQueueAdmin delayQueueAdmin(QueueCatalog catalog) {
+        return new DefaultDelayQueueAdmin(catalog);
+    }
+
+    /**
+     * Not {@code @ConditionalOnMissingBean}: like Spring AMQP's listener endpoint registry, it is the
+     * machinery behind {@code @DelayHandler}, not a strategy to swap.
+     */
+    @Bean
+    DefaultDelayQueueConsumerRegistry delayQueueConsumerRegistry(QueueCatalog catalog, DelayQueueProperties properties) {
+        return new DefaultDelayQueueConsumerRegistry(catalog, properties.getConsumer().getShutdownTimeout());
+    }
+
+    @Bean
+    static DelayHandlerBeanPostProcessor delayHandlerBeanPostProcessor() {
+        return new DelayHandlerBeanPostProcessor();
+    }
+
+    @Bean
+    ConsumerStarter delayQueueConsumerStarter(DefaultDelayQueueConsumerRegistry registry, RedissonClient redisson) {
+        return new ConsumerStarter(registry, redisson);
+    }
+}

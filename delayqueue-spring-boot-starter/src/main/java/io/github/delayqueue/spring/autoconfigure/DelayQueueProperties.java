@@ -1,0 +1,440 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration properties of the delayqueue starter ({@code delayqueue.*}). Defaults equal the
+ * engine's defaults. Settings of one queue resolve, first set wins: the {@code @DelayHandler}
+ * attribute, {@code delayqueue.queues.<code>.*}, {@code delayqueue.consumer.*} /
+ * {@code delayqueue.producer.*}.
+ */
+@ConfigurationProperties("delayqueue")
+public class DelayQueueProperties {
+
+    /**
+     * Prefix of every Redis key of the queues, as in '<prefix>:{<code>}:delayed'. Applications that
+     * share a Redis and a prefix share their queues.
+     */
+    private String keyPrefix = "dq";
+
+    /**
+     * Packages to scan for enums implementing DelayQueueCode, in addition to the application's
+     * auto-configuration packages (the package of the @SpringBootApplication class).
+     */
+    private List<String> scanPackages = new ArrayList<>();
+
+    private final Producer producer = new Producer();
+
+    private final Consumer consumer = new Consumer();
+
+    /**
+     * Per-queue settings, keyed by queue code: key-prefix, consumer-enabled, concurrency, batch-size,
+     * visibility-timeout, handler-timeout, max-poll-interval, shutdown-timeout, max-payload-size and
+     * retry.max-attempts, .initial-backoff, .multiplier, .max-backoff, .jitter. Unset values inherit the
+     * global ones. Use brackets for codes with dots: 'delayqueue.queues[orders.timeout].concurrency'.
+     */
+    private Map<String, Queue> queues = new LinkedHashMap<>();
+
+    public String getKeyPrefix() {
+        return this.keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    public List<String> getScanPackages() {
+        return this.scanPackages;
+    }
+
+    public void setScanPackages(List<String> scanPackages) {
+        this.scanPackages = scanPackages;
+    }
+
+    public Producer getProducer() {
+        return this.producer;
+    }
+
+    public Consumer getConsumer() {
+        return this.consumer;
+    }
+
+    public Map<String, Queue> getQueues() {
+        return this.queues;
+    }
+
+    public void setQueues(Map<String, Queue> queues) {
+        this.queues = queues;
+    }
+
+    /** Settings of DelayQueueTemplate. */
+    public static class Producer {
+
+        /**
+         * Whether sends inside an active Spring transaction are deferred until it commits (and
+         * dropped if it rolls back). Cancel and reschedule always act at once.
+         */
+        private boolean transactionAware = true;
+
+        /** Largest payload accepted, measured in UTF-8 bytes of its JSON. */
+        private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
+
+        /** Most messages accepted by one sendAll call. */
+        private int maxBatchSize = 10_000;
+
+        public boolean isTransactionAware() {
+            return this.transactionAware;
+        }
+
+        public void setTransactionAware(boolean transactionAware) {
+            this.transactionAware = transactionAware;
+        }
+
+        public DataSize getMaxPayloadSize() {
+            return this.maxPayloadSize;
+        }
+
+        public void setMaxPayloadSize(DataSize maxPayloadSize) {
+            this.maxPayloadSize = maxPayloadSize;
+        }
+
+        public int getMaxBatchSize() {
+            return this.maxBatchSize;
+        }
+
+        public void setMaxBatchSize(int maxBatchSize) {
+            this.maxBatchSize = maxBatchSize;
+        }
+    }
+
+    /** Settings of the consumers that run @DelayHandler beans. */
+    public static class Consumer {
+
+        /**
+         * Whether this application consumes its queues. Set to false in a producer-only application;
+         * a queue can override it with 'delayqueue.queues.<code>.consumer-enabled'.
+         */
+        private boolean enabled = true;
+
+        /** Handlers of one queue running at once in this application. */
+        private int concurrency = 16;
+
+        /** Most messages claimed from Redis in one round trip. */
+        private int batchSize = 100;
+
+        /**
+         * Lease of a claimed message. Leases of running handlers are extended, so this bounds how long
+         * the messages of a crashed instance wait before redelivery, not how long a handler may run.
+         */
+        private Duration visibilityTimeout = Duration.ofSeconds(30);
+
+        /** Longest a handler may run before it is interrupted and its message delivered again. */
+        private Duration handlerTimeout = Duration.ofMinutes(5);
+
+        /** Longest an idle consumer waits without asking Redis, a safety net for lost wake-up signals. */
+        private Duration maxPollInterval = Duration.ofSeconds(1);
+
+        /**
+         * How long shutdown waits for running handlers; unfinished messages stay in Redis and are
+         * delivered again. Keep it within 'spring.lifecycle.timeout-per-shutdown-phase'.
+         */
+        private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+        private final Retry retry = new Retry();
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getConcurrency() {
+            return this.concurrency;
+        }
+
+        public void setConcurrency(int concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        public int getBatchSize() {
+            return this.batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        public Duration getVisibilityTimeout() {
+            return this.visibilityTimeout;
+        }
+
+        public void setVisibilityTimeout(Duration visibilityTimeout) {
+            this.visibilityTimeout = visibilityTimeout;
+        }
+
+        public Duration getHandlerTimeout() {
+            return this.handlerTimeout;
+        }
+
+        public void setHandlerTimeout(Duration handlerTimeout) {
+            this.handlerTimeout = handlerTimeout;
+        }
+
+        public Duration getMaxPollInterval() {
+            return this.maxPollInterval;
+        }
+
+        public void setMaxPollInterval(Duration maxPollInterval) {
+            this.maxPollInterval = maxPollInterval;
+        }
+
+        public Duration getShutdownTimeout() {
+            return this.shutdownTimeout;
+        }
+
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+        }
+
+        public Retry getRetry() {
+            return this.retry;
+        }
+
+        /** Retries of failed handlers: exponential back-off with jitter, then dead letters. */
+        public static class Retry {
+
+            /** Deliveries in total, the first included, before a failing message is dead-lettered. */
+            private int maxAttempts = 5;
+
+            /** Back-off after the first failure. */
+            private Duration initialBackoff = Duration.ofSeconds(1);
+
+            /** Factor applied to the back-off after each further failure. */
+            private double multiplier = 2.0;
+
+            /** Longest back-off. */
+            private Duration maxBackoff = Duration.ofMinutes(5);
+
+            /** Random spread applied to each back-off, as a fraction from 0 (none) to 1. */
+            private double jitter = 0.2;
+
+            public int getMaxAttempts() {
+                return this.maxAttempts;
+            }
+
+            public void setMaxAttempts(int maxAttempts) {
+                this.maxAttempts = maxAttempts;
+            }
+
+            public Duration getInitialBackoff() {
+                return this.initialBackoff;
+            }
+
+            public void setInitialBackoff(Duration initialBackoff) {
+                this.initialBackoff = initialBackoff;
+            }
+
+            public double getMultiplier() {
+                return this.multiplier;
+            }
+
+            public void setMultiplier(double multiplier) {
+                this.multiplier = multiplier;
+            }
+
+            public Duration getMaxBackoff() {
+                return this.maxBackoff;
+            }
+
+            public void setMaxBackoff(Duration maxBackoff) {
+                this.maxBackoff = maxBackoff;
+            }
+
+            public double getJitter() {
+                return this.jitter;
+            }
+
+            public void setJitter(double jitter) {
+                this.jitter = jitter;
+            }
+        }
+    }
+
+    /** Overrides for one queue; every unset value inherits the global one. */
+    public static class Queue {
+
+        /** Redis key prefix of this queue. */
+        private @Nullable String keyPrefix;
+
+        /** Whether this application consumes this queue (false = only send to it). */
+        private @Nullable Boolean consumerEnabled;
+
+        /** Handlers of this queue running at once in this application. */
+        private @Nullable Integer concurrency;
+
+        /** Most messages of this queue claimed in one round trip. */
+        private @Nullable Integer batchSize;
+
+        /** Lease of a claimed message of this queue. */
+        private @Nullable Duration visibilityTimeout;
+
+        /** Longest a handler of this queue may run before it is interrupted. */
+        private @Nullable Duration handlerTimeout;
+
+        /** Longest an idle consumer of this queue waits without asking Redis. */
+        private @Nullable Duration maxPollInterval;
+
+        /** How long shutdown waits for running handlers of this queue. */
+        private @Nullable Duration shutdownTimeout;
+
+        /** Largest payload accepted by this queue, measured in UTF-8 bytes of its JSON. */
+        private @Nullable DataSize maxPayloadSize;
+
+        private final Retry retry = new Retry();
+
+        public @Nullable String getKeyPrefix() {
+            return this.keyPrefix;
+        }
+
+        public void setKeyPrefix(@Nullable String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        public @Nullable Boolean getConsumerEnabled() {
+            return this.consumerEnabled;
+        }
+
+        public void setConsumerEnabled(@Nullable Boolean consumerEnabled) {
+            this.consumerEnabled = consumerEnabled;
+        }
+
+        public @Nullable Integer getConcurrency() {
+            return this.concurrency;
+        }
+
+        public void setConcurrency(@Nullable Integer concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        public @Nullable Integer getBatchSize() {
+            return this.batchSize;
+        }
+
+        public void setBatchSize(@Nullable Integer batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        public @Nullable Duration getVisibilityTimeout() {
+            return this.visibilityTimeout;
+        }
+
+        public void setVisibilityTimeout(@Nullable Duration visibilityTimeout) {
+            this.visibilityTimeout = visibilityTimeout;
+        }
+
+        public @Nullable Duration getHandlerTimeout() {
+            return this.handlerTimeout;
+        }
+
+        public void setHandlerTimeout(@Nullable Duration handlerTimeout) {
+            this.handlerTimeout = handlerTimeout;
+        }
+
+        public @Nullable Duration getMaxPollInterval() {
+            return this.maxPollInterval;
+        }
+
+        public void setMaxPollInterval(@Nullable Duration maxPollInterval) {
+            this.maxPollInterval = maxPollInterval;
+        }
+
+        public @Nullable Duration getShutdownTimeout() {
+            return this.shutdownTimeout;
+        }
+
+        public void setShutdownTimeout(@Nullable Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+        }
+
+        public @Nullable DataSize getMaxPayloadSize() {
+            return this.maxPayloadSize;
+        }
+
+        public void setMaxPayloadSize(@Nullable DataSize maxPayloadSize) {
+            this.maxPayloadSize = maxPayloadSize;
+        }
+
+        public Retry getRetry() {
+            return this.retry;
+        }
+
+        /** Retry overrides of one queue. */
+        public static class Retry {
+
+            /** Deliveries in total before a failing message of this queue is dead-lettered. */
+            private @Nullable Integer maxAttempts;
+
+            /** Back-off after the first failure. */
+            private @Nullable Duration initialBackoff;
+
+            /** Factor applied to the back-off after each further failure. */
+            private @Nullable Double multiplier;
+
+            /** Longest back-off. */
+            private @Nullable Duration maxBackoff;
+
+            /** Random spread applied to each back-off, from 0 to 1. */
+            private @Nullable Double jitter;
+
+            public @Nullable Integer getMaxAttempts() {
+                return this.maxAttempts;
+            }
+
+            public void setMaxAttempts(@Nullable Integer maxAttempts) {
+                this.maxAttempts = maxAttempts;
+            }
+
+            public @Nullable Duration getInitialBackoff() {
+                return this.initialBackoff;
+            }
+
+            public void setInitialBackoff(@Nullable Duration initialBackoff) {
+                this.initialBackoff = initialBackoff;
+            }
+
+            public @Nullable Double getMultiplier() {
+                return this.multiplier;
+            }
+
+            public void setMultiplier(@Nullable Double multiplier) {
+                this.multiplier = multiplier;
+            }
+
+            public @Nullable Duration getMaxBackoff() {
+                return this.maxBackoff;
+            }
+
+            public void setMaxBackoff(@Nullable Duration maxBackoff) {
+                this.maxBackoff = maxBackoff;
+            }
+
+            public @Nullable Double getJitter() {
+                return this.jitter;
+            }
+
+            public void setJitter(@Nullable Double jitter) {
+                this.jitter = jitter;
+            }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import java.lang.reflect.Type;
+
+import io.github.delayqueue.core.MessageHandler;
+
+/**
+ * One {@code @DelayHandler} found on a bean, ready to become a consumer.
+ *
+ * @param code        the queue code, placeholders resolved
+ * @param source      the bean and class or method, for log and error messages
+ * @param payloadType the type the payload JSON binds to
+ * @param handler     calls the bean (through its proxy, if any)
+ * @param overrides   the settings the annotation sets itself
+ */
+record HandlerEndpoint(String code, String source, Type payloadType, MessageHandler<Object> handler,
+        HandlerOverrides overrides) {
+}

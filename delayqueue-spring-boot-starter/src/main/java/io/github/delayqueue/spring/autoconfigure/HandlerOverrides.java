@@ -1,0 +1,12 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/** The settings a {@code @DelayHandler} sets itself; {@code null} = inherit from the properties. */
+record HandlerOverrides(@Nullable Integer concurrency, @Nullable Integer maxAttempts,
+        @Nullable Duration visibilityTimeout, @Nullable Duration handlerTimeout) {
+
+    static final HandlerOverrides NONE = new HandlerOverrides(null, null, null, null);
+}

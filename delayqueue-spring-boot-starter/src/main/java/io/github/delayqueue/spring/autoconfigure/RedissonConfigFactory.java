@@ -1,0 +1,148 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+import org.redisson.config.BaseConfig;
+import org.redisson.config.Config;
+import org.redisson.config.SentinelServersConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Maps {@code spring.data.redis.*} onto a Redisson {@link Config}, the way Spring Boot maps them onto
+ * Lettuce: sentinel if configured, else cluster, else a single server from {@code url} (which wins
+ * over host, port, username, password and database) or host and port. SSL is the {@code rediss://}
+ * scheme. The client initializes lazily, so the application starts while Redis is down.
+ */
+final class RedissonConfigFactory {
+
+    private static final Logger log = LoggerFactory.getLogger(RedissonConfigFactory.class);
+
+    private RedissonConfigFactory() {
+    }
+
+    static Config create(RedisConnectionProperties properties) {
+        Config config = new Config();
+        config.setLazyInitialization(true);
+        RedisUrl url = properties.url() != null ? RedisUrl.parse(properties.url()) : null;
+        boolean ssl = properties.ssl().isEnabled() || (url != null && url.ssl());
+        if (properties.ssl().bundle() != null) {
+            log.warn("spring.data.redis.ssl.bundle is not applied to the Redisson client that delayqueue builds; "
+                    + "to use an SSL bundle, define your own RedissonClient bean");
+        }
+        String scheme = ssl ? "rediss://" : "redis://";
+        RedisConnectionProperties.Sentinel sentinel = properties.sentinel();
+        RedisConnectionProperties.Cluster cluster = properties.cluster();
+        if (sentinel != null) {
+            SentinelServersConfig servers = config.useSentinelServers().setDatabase(properties.database());
+            if (sentinel.master() != null) {
+                servers.setMasterName(sentinel.master());
+            }
+            nodes(sentinel.nodes()).forEach(node -> servers.addSentinelAddress(address(scheme, node)));
+            if (sentinel.username() != null) {
+                servers.setSentinelUsername(sentinel.username());
+            }
+            if (sentinel.password() != null) {
+                servers.setSentinelPassword(sentinel.password());
+            }
+            common(servers, properties);
+        } else if (cluster != null) {
+            var servers = config.useClusterServers();
+            nodes(cluster.nodes()).forEach(node -> servers.addNodeAddress(address(scheme, node)));
+            common(servers, properties);
+        } else {
+            var server = config.useSingleServer();
+            if (url != null) {
+                server.setAddress(scheme + url.hostAndPort()).setDatabase(url.database());
+            } else {
+                server.setAddress(scheme + properties.host() + ":" + properties.port()).setDatabase(properties.database());
+            }
+            common(server, properties);
+        }
+        String username = url != null && url.password() != null ? url.username() : properties.username();
+        String password = url != null && url.password() != null ? url.password() : properties.password();
+        if (username != null) {
+            config.setUsername(username);
+        }
+        if (password != null) {
+            config.setPassword(password);
+        }
+        return config;
+    }
+
+    private static void common(BaseConfig<?> servers, RedisConnectionProperties properties) {
+        if (properties.timeout() != null) {
+            servers.setTimeout(millis(properties.timeout(), "timeout"));
+        }
+        if (properties.connectTimeout() != null) {
+            servers.setConnectTimeout(millis(properties.connectTimeout(), "connect-timeout"));
+        }
+        if (properties.clientName() != null) {
+            servers.setClientName(properties.clientName());
+        }
+    }
+
+    private static List<String> nodes(@Nullable List<String> nodes) {
+        return nodes == null ? List.of() : nodes;
+    }
+
+    /** Boot's nodes are {@code host:port}; Redisson wants a scheme. */
+    static String address(String scheme, String node) {
+        String trimmed = node.trim();
+        return trimmed.contains("://") ? trimmed : scheme + trimmed;
+    }
+
+    private static int millis(Duration duration, String name) {
+        long millis = duration.toMillis();
+        if (millis < 0 || millis > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("spring.data.redis." + name + " is out of range: " + duration);
+        }
+        return (int) millis;
+    }
+
+    /** The parts of {@code redis://[[user]:password@]host[:port][/database]}, read as Boot reads them. */
+    record RedisUrl(boolean ssl, String hostAndPort, @Nullable String username, @Nullable String password,
+            int database) {
+
+        static RedisUrl parse(String url) {
+            URI uri;
+            try {
+                uri = new URI(url);
+            } catch (URISyntaxException e) {
+                throw new IllegalArgumentException("spring.data.redis.url is not a valid URL: " + url, e);
+            }
+            String scheme = uri.getScheme();
+            if (!"redis".equals(scheme) && !"rediss".equals(scheme) || uri.getHost() == null) {
+                throw new IllegalArgumentException("spring.data.redis.url must look like redis://host:port or "
+                        + "rediss://host:port, was " + url);
+            }
+            String username = null;
+            String password = null;
+            String userInfo = uri.getUserInfo();
+            if (userInfo != null) {
+                int colon = userInfo.indexOf(':');
+                if (colon >= 0) {
+                    username = colon == 0 ? null : userInfo.substring(0, colon);
+                    password = userInfo.substring(colon + 1);
+                } else {
+                    password = userInfo;
+                }
+            }
+            String path = uri.getPath();
+            int database = 0;
+            if (path != null && path.length() > 1) {
+                try {
+                    database = Integer.parseInt(path.substring(1));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("spring.data.redis.url has an invalid database: " + url, e);
+                }
+            }
+            int port = uri.getPort() == -1 ? 6379 : uri.getPort();
+            return new RedisUrl("rediss".equals(scheme), uri.getHost() + ":" + port, username, password, database);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.redisson.config.ClusterServersConfig;
+import org.redisson.config.Config;
+import org.redisson.config.SentinelServersConfig;
+import org.redisson.config.SingleServerConfig;
+
+import org.springframework.mock.env.MockEnvironment;
+import org.springframework.test.util.ReflectionTestUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/** The mapping of {@code spring.data.redis.*} onto Redisson's {@link Config}; no Redis needed. */
+class RedissonConfigFactoryTests {
+
+    @Test
+    void defaultsToLocalhost() {
+        Config config = create(Map.of());
+        SingleServerConfig server = single(config);
+        assertThat(server.getAddress()).isEqualTo("redis://localhost:6379");
+        assertThat(server.getDatabase()).isZero();
+        assertThat(config.getUsername()).isNull();
+        assertThat(config.getPassword()).isNull();
+        assertThat(config.isLazyInitialization()).isTrue();
+    }
+
+    @Test
+    void mapsHostPortDatabaseCredentialsTimeoutsAndClientName() {
+        Config config = create(Map.of("spring.data.redis.host", "redis.example", "spring.data.redis.port", "6380",
+                "spring.data.redis.database", "3", "spring.data.redis.username", "app",
+                "spring.data.redis.password", "secret", "spring.data.redis.timeout", "2s",
+                "spring.data.redis.connect-timeout", "500ms", "spring.data.redis.client-name", "orders"));
+        SingleServerConfig server = single(config);
+        assertThat(server.getAddress()).isEqualTo("redis://redis.example:6380");
+        assertThat(server.getDatabase()).isEqualTo(3);
+        assertThat(server.getTimeout()).isEqualTo(2000);
+        assertThat(server.getConnectTimeout()).isEqualTo(500);
+        assertThat(server.getClientName()).isEqualTo("orders");
+        assertThat(config.getUsername()).isEqualTo("app");
+        assertThat(config.getPassword()).isEqualTo("secret");
+    }
+
+    @Test
+    void sslEnabledUsesTheRedissScheme() {
+        assertThat(single(create(Map.of("spring.data.redis.ssl.enabled", "true"))).getAddress())
+                .isEqualTo("rediss://localhost:6379");
+    }
+
+    @Test
+    void urlWinsOverHostPortCredentialsAndDatabase() {
+        Config config = create(Map.of("spring.data.redis.url", "rediss://user:pw@cache.example:7000/5",
+                "spring.data.redis.host", "ignored", "spring.data.redis.port", "1", "spring.data.redis.database", "9",
+                "spring.data.redis.username", "ignored", "spring.data.redis.password", "ignored"));
+        SingleServerConfig server = single(config);
+        assertThat(server.getAddress()).isEqualTo("rediss://cache.example:7000");
+        assertThat(server.getDatabase()).isEqualTo(5);
+        assertThat(config.getUsername()).isEqualTo("user");
+        assertThat(config.getPassword()).isEqualTo("pw");
+    }
+
+    @Test
+    void urlWithPasswordOnlyAndDefaultPort() {
+        Config config = create(Map.of("spring.data.redis.url", "redis://:pw@cache.example"));
+        assertThat(single(config).getAddress()).isEqualTo("redis://cache.example:6379");
+        assertThat(config.getUsername()).isNull();
+        assertThat(config.getPassword()).isEqualTo("pw");
+        assertThat(create(Map.of("spring.data.redis.url", "redis://pw@cache.example")).getPassword()).isEqualTo("pw");
+    }
+
+    @Test
+    void rejectsUrlWithOtherScheme() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> create(Map.of("spring.data.redis.url", "http://cache.example:6379")))
+                .withMessageContaining("spring.data.redis.url");
+    }
+
+    @Test
+    void mapsSentinel() {
+        Config config = create(Map.of("spring.data.redis.sentinel.master", "mymaster",
+                "spring.data.redis.sentinel.nodes", "s1:26379, s2:26379,redis://s3:26379",
+                "spring.data.redis.sentinel.username", "sentinel-user",
+                "spring.data.redis.sentinel.password", "sentinel-pw", "spring.data.redis.password", "data-pw",
+                "spring.data.redis.database", "2", "spring.data.redis.timeout", "1s"));
+        assertThat(config.isSentinelConfig()).isTrue();
+        SentinelServersConfig sentinel = (SentinelServersConfig) ReflectionTestUtils.invokeMethod(config,
+                "getSentinelServersConfig");
+        assertThat(sentinel.getMasterName()).isEqualTo("mymaster");
+        assertThat(sentinel.getSentinelAddresses()).containsExactly("redis://s1:26379", "redis://s2:26379",
+                "redis://s3:26379");
+        assertThat(sentinel.getSentinelUsername()).isEqualTo("sentinel-user");
+        assertThat(sentinel.getSentinelPassword()).isEqualTo("sentinel-pw");
+        assertThat(sentinel.getDatabase()).isEqualTo(2);
+        assertThat(sentinel.getTimeout()).isEqualTo(1000);
+        assertThat(config.getPassword()).isEqualTo("data-pw");
+    }
+
+    @Test
+    void mapsCluster() {
+        Config config = create(Map.of("spring.data.redis.cluster.nodes", "n1:7000,n2:7001",
+                "spring.data.redis.ssl.enabled", "true", "spring.data.redis.password", "pw"));
+        assertThat(config.isClusterConfig()).isTrue();
+        ClusterServersConfig cluster = (ClusterServersConfig) ReflectionTestUtils.invokeMethod(config,
+                "getClusterServersConfig");
+        assertThat(cluster.getNodeAddresses()).containsExactly("rediss://n1:7000", "rediss://n2:7001");
+        assertThat(config.getPassword()).isEqualTo("pw");
+    }
+
+    private static SingleServerConfig single(Config config) {
+        assertThat(config.isSingleConfig()).isTrue();
+        return (SingleServerConfig) ReflectionTestUtils.invokeMethod(config, "getSingleServerConfig");
+    }
+
+    private static Config create(Map<String, String> properties) {
+        MockEnvironment environment = new MockEnvironment();
+        properties.forEach(environment::setProperty);
+        return RedissonConfigFactory.create(RedisConnectionProperties.bind(environment));
+    }
+}

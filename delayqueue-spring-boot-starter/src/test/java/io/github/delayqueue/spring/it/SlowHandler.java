@@ -1,0 +1,32 @@
+package io.github.delayqueue.spring.it;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.spring.DelayHandler;
+import io.github.delayqueue.spring.DelayMessageHandler;
+
+import org.springframework.stereotype.Component;
+
+/** Takes about a second (or until released), to show that shutdown waits for it. */
+@Component
+@DelayHandler("SLOW")
+class SlowHandler implements DelayMessageHandler<String> {
+
+    final CountDownLatch started = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    volatile boolean completed;
+    volatile boolean interrupted;
+
+    @Override
+    public void handle(String payload) {
+        this.started.countDown();
+        try {
+            this.release.await(1, TimeUnit.SECONDS);
+            this.completed = true;
+        } catch (InterruptedException e) {
+            this.interrupted = true;
+            Thread.currentThread().interrupt();
+        }
+    }
+}
