@@ -258,6 +258,9 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
     }
 
     private void subscribe() {
+        // set before the call: a subscription that fails (even synchronously, inside addListenerAsync) resets it,
+        // so the next successful poll subscribes again instead of relying on the safety poll for good
+        subscribed = true;
         try {
             topic.addListenerAsync(String.class, (channel, due) -> {
                 try {
@@ -273,11 +276,11 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
                         unsubscribe();
                     }
                 } else {
+                    subscribed = false; // the poller subscribes again after its next successful claim
                     log.debug("Queue '{}': wake-up subscription failed, relying on polling until it works: {}", queue,
                             error.toString());
                 }
             });
-            subscribed = true; // optimistic; reset by a failure above only on the next poll success check
         } catch (RuntimeException e) {
             subscribed = false;
             log.debug("Queue '{}': wake-up subscription failed: {}", queue, e.toString());
