@@ -36,6 +36,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
     private static final long NOT_SLEEPING = Long.MIN_VALUE;
     private static final int SETTLE_BATCH = 500;
     private static final int MAX_TEXT = 4_000;
+    private static final long BACKLOG_WAIT_MS = 5;
 
     private enum State { NEW, RUNNING, STOPPING, STOPPED }
 
@@ -63,7 +64,10 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
             running.remove(claimed.member(), this);
             if (slotHeld.compareAndSet(true, false)) {
                 slots.release();
-                signal(false);
+                int wanted = slotsWanted;
+                if (wanted > 0 && slots.availablePermits() >= wanted) {
+                    signal(false); // only a poller waiting for slots cares; not one sleeping until a due time
+                }
             }
         }
     }
@@ -86,6 +90,12 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
     // guarded by lock
     private boolean wakeRequested;
     private long sleepingUntilServerMs = NOT_SLEEPING;
+
+    /**
+     * Free slots the poller waits for (0: it is not waiting for slots). Under a backlog it waits for a
+     * quarter of a batch rather than claiming one message per round trip as each handler finishes.
+     */
+    private volatile int slotsWanted;
 
     private volatile State state = State.NEW;
     private volatile boolean subscribed;
@@ -150,18 +160,27 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         long maxSleepMs = options.maxPollInterval().toMillis();
         int maxAttempts = options.retry().maxAttempts();
         int reapLimit = Math.max(options.batchSize(), 100);
+        // With a backlog, claim at least this many at once (waiting up to BACKLOG_WAIT_MS for free slots):
+        // claiming each slot as it frees costs a round trip and a script call per message.
+        int minClaim = Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 4);
+        boolean backlog = false;
         long backoffMs = 0;
         int failures = 0;
         while (state == State.RUNNING) {
             try {
                 int free = slots.availablePermits();
                 if (free == 0) {
-                    await(maxSleepMs, NOT_SLEEPING);
+                    awaitSlots(1, maxSleepMs);
                     continue;
+                }
+                if (backlog && free < minClaim) {
+                    awaitSlots(minClaim, BACKLOG_WAIT_MS);
+                    free = slots.availablePermits();
                 }
                 int wanted = Math.min(options.batchSize(), free);
                 beforeClaim();
                 QueueOps.ClaimResult result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit);
+                backlog = result.messages().size() == wanted;
                 if (failures > 0) {
                     log.info("Queue '{}': Redis answers again after {} failed polls", queue, failures);
                 }
@@ -212,6 +231,18 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         } catch (RuntimeException e) {
             delivery.finish(); // left in flight: redelivered after its lease
             throw e;
+        }
+    }
+
+    /** Waits up to {@code millis} until at least {@code wanted} handler slots are free. */
+    private void awaitSlots(int wanted, long millis) throws InterruptedException {
+        slotsWanted = wanted;
+        try {
+            if (slots.availablePermits() < wanted) { // re-read: a handler may have finished meanwhile
+                await(millis, NOT_SLEEPING);
+            }
+        } finally {
+            slotsWanted = 0;
         }
     }
 
@@ -309,6 +340,9 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
             try {
                 envelope = Envelope.parse(claimed.envelope());
                 payload = codec.decode(envelope.payload(), payloadType);
+                if (payload == null) { // no producer sends null; a handler must never see one
+                    throw new IllegalArgumentException("payload is JSON null");
+                }
             } catch (RuntimeException e) {
                 log.warn("Queue '{}': message '{}' cannot be decoded as {}; moved to dead letters: {}", queue,
                         claimed.id(), payloadType.getTypeName(), e.toString());
