@@ -135,7 +135,6 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         long period = Math.max(20, options.visibilityTimeout().toMillis() / 3);
         keeper.scheduleWithFixedDelay(this::keepLeases, period, period, TimeUnit.MILLISECONDS);
         topic = redisson.getTopic(ops.keys().wakeChannel(), StringCodec.INSTANCE);
-        subscribe();
         settler = Threads.named("delayqueue-settler-" + queue).newThread(this::settleLoop);
         poller = Threads.named("delayqueue-poller-" + queue).newThread(this::pollLoop);
         settler.start();
@@ -166,6 +165,10 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         boolean backlog = false;
         long backoffMs = 0;
         int failures = 0;
+        // On this thread, not in start(): with a lazily connecting client, Redisson connects inside
+        // addListenerAsync and blocks for its whole retry budget while Redis is down. Before the first
+        // claim, so no wake-up sent after that claim is missed.
+        subscribe();
         while (state == State.RUNNING) {
             try {
                 int free = slots.availablePermits();
