@@ -38,7 +38,8 @@ import io.github.delayqueue.testing.RedisExtension;
 @ExtendWith(RedisExtension.class)
 class ConsumerKilledTest {
 
-    private static final int COUNT = 10_000;
+    /** 10,000 by default; {@code -Ddelayqueue.faults.count=100000} for a longer soak. */
+    private static final int COUNT = Integer.getInteger("delayqueue.faults.count", 10_000);
     private static final long VISIBILITY_MS = 1_000;
 
     @Test
@@ -57,19 +58,22 @@ class ConsumerKilledTest {
                             || redis.redisson().getBucket(prefix + ":faults:child-ready", StringCodec.INSTANCE).isExists());
             assertThat(child.isAlive()).as("child JVM is running (see target/faults/consumer-killed-child.log)").isTrue();
 
-            // the stream: 10,000 messages due 0.5 s to 4.5 s from now, in one batch send
+            // the stream: 10,000 messages due 0.5 s to 4.5 s from now (spread wider for a soak), in batch sends
             List<SendRequest> requests = new ArrayList<>(COUNT);
             Set<String> sent = new HashSet<>();
+            long spreadMs = 4_000L * Math.max(1, COUNT / 10_000);
             for (int i = 0; i < COUNT; i++) {
                 String id = "k-" + i;
                 sent.add(id);
-                long delay = 500 + ThreadLocalRandom.current().nextLong(4_000);
+                long delay = 500 + ThreadLocalRandom.current().nextLong(spreadMs);
                 requests.add(SendRequest.of("payload " + i, Duration.ofMillis(delay), SendOptions.id(id)));
             }
-            client.sendAll(queue, requests);
+            for (int from = 0; from < COUNT; from += 10_000) {
+                client.sendAll(queue, requests.subList(from, Math.min(COUNT, from + 10_000)));
+            }
 
             // kill -9 mid-stream
-            await("child handled a third").atMost(Duration.ofSeconds(20)).until(() -> childHandled.size() >= COUNT / 3);
+            await("child handled a third").atMost(Duration.ofSeconds(20L * Math.max(1, COUNT / 10_000))).until(() -> childHandled.size() >= COUNT / 3);
             child.destroyForcibly(); // SIGKILL on Linux
             assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
             long killedAt = System.nanoTime();
@@ -90,7 +94,7 @@ class ConsumerKilledTest {
             survivor.start();
 
             Set<String> handledByChild = new HashSet<>(childHandled.readAll());
-            await("every message handled at least once").atMost(Duration.ofSeconds(30)).until(() -> {
+            await("every message handled at least once").atMost(Duration.ofSeconds(30L * Math.max(1, COUNT / 10_000))).until(() -> {
                 int seen = handledByChild.size();
                 for (String id : survivorHandled.keySet()) {
                     if (!handledByChild.contains(id)) {
