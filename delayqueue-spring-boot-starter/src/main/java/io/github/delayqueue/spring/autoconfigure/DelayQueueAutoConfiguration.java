@@ -31,6 +31,7 @@ import org.springframework.util.ClassUtils;
  * beans, on the application's {@link RedissonClient} (or one built from {@code spring.data.redis.*}).
  */
 @AutoConfiguration(afterName = { "org.redisson.spring.starter.RedissonAutoConfigurationV4",
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
         "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration" })
 @ConditionalOnClass({ DelayQueueClient.class, RedissonClient.class })
 @EnableConfigurationProperties(DelayQueueProperties.class)

@@ -19,6 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -81,6 +84,10 @@ class DelayQueueStarterIntegrationTests {
 
     @Autowired
     JdbcTemplate jdbc;
+
+    @Autowired
+    @Qualifier("delayQueueHealthIndicator")
+    HealthIndicator health;
 
     @BeforeEach
     void table() {
@@ -279,5 +286,24 @@ class DelayQueueStarterIntegrationTests {
                 .anySatisfy(s -> assertThat(s.queue()).isEqualTo("SEND_ONLY"));
         assertThat(this.admin.stats(ItQueues.SEND_ONLY).pending()).isGreaterThanOrEqualTo(1);
         assertThat(this.template.cancel(ItQueues.SEND_ONLY, id)).isTrue();
+    }
+
+    @Test
+    void pastDueInstantIsDeliveredAtOnce() {
+        Payloads.OrderTimeout order = new Payloads.OrderTimeout("past-" + System.nanoTime(), 1,
+                Instant.parse("2024-05-01T10:15:30Z"));
+        this.template.sendAt(ItQueues.ORDER_TIMEOUT, order, Instant.now().minus(Duration.ofDays(1)));
+        await().atMost(DEADLINE).until(() -> this.inbox.find(ItQueues.ORDER_TIMEOUT, order::equals).isPresent());
+    }
+
+    @Test
+    void healthIsUpWithTheStatisticsOfEveryQueue() {
+        this.template.send(ItQueues.SEND_ONLY, "health", Duration.ofHours(1));
+        await().atMost(DEADLINE).untilAsserted(() -> {
+            var health = this.health.health();
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails()).extractingByKey("queues").asInstanceOf(
+                    org.assertj.core.api.InstanceOfAssertFactories.MAP).containsKeys("SEND_ONLY", "ORDER_TIMEOUT");
+        });
     }
 }
