@@ -30,8 +30,11 @@ import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.testing.TestRedis;
 import redis.embedded.RedisServer;
 
-/** Shared pieces of the fault-injection tests (GitHub issue #6). */
-final class FaultSupport {
+/**
+ * Shared pieces of the fault-injection tests (GitHub issue #6). Public for the starter's fault tests, which
+ * use the FAULT line, the child JVM and the watchdog through the core test-jar.
+ */
+public final class FaultSupport {
 
     /** Where the FAULT lines and child-process logs go (the module's build directory). */
     static final Path OUT = Path.of("target", "faults");
@@ -40,7 +43,7 @@ final class FaultSupport {
     }
 
     /** Prints the one-line summary of a scenario and appends it to {@code target/faults/fault-lines.txt}. */
-    static void report(String scenario, long sent, long delivered, long lost, long duplicates, long recoverMs,
+    public static void report(String scenario, long sent, long delivered, long lost, long duplicates, long recoverMs,
             String extra) {
         String line = "FAULT scenario=" + scenario + " sent=" + sent + " delivered=" + delivered + " lost=" + lost
                 + " duplicates=" + duplicates + " recover_ms=" + recoverMs
@@ -245,12 +248,26 @@ final class FaultSupport {
 
     // ---- a JVM of its own ------------------------------------------------------------------------
 
+    /** In a child JVM: halts it after {@code seconds} in case the test that started it died. */
+    public static void haltAfter(int seconds) {
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(seconds * 1_000L);
+            } catch (InterruptedException e) {
+                return;
+            }
+            Runtime.getRuntime().halt(3);
+        }, "watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+    }
+
     /**
      * Starts {@code main} in a new JVM on this JVM's test class path; its output goes to
      * {@code target/faults/<logName>}. Under surefire {@code java.class.path} is the real test class path
      * (surefire sets it, and {@code surefire.test.class.path}, even when it boots from a manifest-only jar).
      */
-    static Process startJava(Class<?> main, String logName, String... args) throws IOException {
+    public static Process startJava(Class<?> main, String logName, String... args) throws IOException {
         String classPath = System.getProperty("surefire.test.class.path");
         if (classPath == null || classPath.isBlank()) {
             classPath = System.getProperty("java.class.path");

@@ -28,16 +28,7 @@ public final class KilledConsumerMain {
         String prefix = args[1];
         String queue = args[2];
         long visibilityMs = Long.parseLong(args[3]);
-        Thread watchdog = new Thread(() -> {
-            try {
-                Thread.sleep(120_000);
-            } catch (InterruptedException e) {
-                return;
-            }
-            Runtime.getRuntime().halt(3);
-        }, "watchdog");
-        watchdog.setDaemon(true);
-        watchdog.start();
+        FaultSupport.haltAfter(120);
 
         RedissonClient redisson = FaultSupport.client(url, 5_000, 3, 200, false);
         RSet<String> handled = redisson.getSet(prefix + ":faults:child-handled", StringCodec.INSTANCE);

@@ -4,10 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,6 +26,7 @@ import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.SendRequest;
+import io.github.delayqueue.faults.FaultSupport;
 import io.github.delayqueue.testing.TestRedis;
 
 /**
@@ -46,7 +43,6 @@ class GracefulShutdownUnderLoadTest {
     private static final int COUNT = 2_000;
     private static final int CONCURRENCY = 8;
     private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
-    private static final Path OUT = Path.of("target", "faults");
 
     @Test
     void sigtermLetsRunningHandlersFinishAndLosesNothing() throws Exception {
@@ -117,7 +113,7 @@ class GracefulShutdownUnderLoadTest {
             long duplicates = drained.keySet().stream().filter(appIds::contains).count()
                     + drained.values().stream().mapToLong(n -> n.get() - 1).sum();
 
-            report("graceful-shutdown", COUNT, delivered.size(), COUNT - delivered.size(), duplicates, shutdownMs,
+            FaultSupport.report("graceful-shutdown", COUNT, delivered.size(), COUNT - delivered.size(), duplicates, shutdownMs,
                     "running_at_sigterm=" + runningAtTerm.size() + " finished_after_sigterm=" + runningFinishedAfterTerm
                             + " interrupted=" + interrupted.size() + " unfinished_at_exit=" + unfinished.size()
                             + " in_flight_after_exit=" + afterExit.inFlight() + " pending_after_exit="
@@ -167,30 +163,10 @@ class GracefulShutdownUnderLoadTest {
     }
 
     private static Process startApp(String prefix) throws IOException {
-        String classPath = System.getProperty("surefire.test.class.path");
-        if (classPath == null || classPath.isBlank()) {
-            classPath = System.getProperty("java.class.path");
-        }
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classPath, ShutdownApp.class.getName(),
-                "--spring.main.banner-mode=off", "--spring.data.redis.url=" + TestRedis.url(),
-                "--delayqueue.key-prefix=" + prefix, "--delayqueue.consumer.concurrency=" + CONCURRENCY,
+        return FaultSupport.startJava(ShutdownApp.class, "graceful-shutdown-app.log", "--spring.main.banner-mode=off",
+                "--spring.data.redis.url=" + TestRedis.url(), "--delayqueue.key-prefix=" + prefix,
+                "--delayqueue.consumer.concurrency=" + CONCURRENCY,
                 "--delayqueue.consumer.shutdown-timeout=" + SHUTDOWN_TIMEOUT.toSeconds() + "s",
                 "--delayqueue.consumer.max-poll-interval=200ms");
-        Files.createDirectories(OUT);
-        return new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(OUT.resolve("graceful-shutdown-app.log").toFile()).start();
-    }
-
-    /** Prints the scenario's FAULT line and appends it to {@code target/faults/fault-lines.txt}. */
-    private static void report(String scenario, long sent, long delivered, long lost, long duplicates, long recoverMs,
-            String extra) throws IOException {
-        String line = "FAULT scenario=" + scenario + " sent=" + sent + " delivered=" + delivered + " lost=" + lost
-                + " duplicates=" + duplicates + " recover_ms=" + recoverMs + " redis="
-                + (TestRedis.isEmbedded() ? "embedded" : TestRedis.url()) + " " + extra;
-        System.out.println(line);
-        Files.createDirectories(OUT);
-        Files.writeString(OUT.resolve("fault-lines.txt"), line + System.lineSeparator(), StandardCharsets.UTF_8,
-                StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     }
 }

@@ -11,6 +11,7 @@ import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.stereotype.Component;
 
 import io.github.delayqueue.core.MessageContext;
+import io.github.delayqueue.faults.FaultSupport;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayMessageHandler;
 
@@ -25,16 +26,7 @@ import io.github.delayqueue.spring.DelayMessageHandler;
 public class ShutdownApp {
 
     public static void main(String[] args) {
-        Thread watchdog = new Thread(() -> {
-            try {
-                Thread.sleep(120_000);
-            } catch (InterruptedException e) {
-                return;
-            }
-            Runtime.getRuntime().halt(3);
-        }, "watchdog");
-        watchdog.setDaemon(true);
-        watchdog.start();
+        FaultSupport.haltAfter(120);
         SpringApplication.run(ShutdownApp.class, args);
         System.out.println("shutdown app running, pid " + ProcessHandle.current().pid());
     }
@@ -44,9 +36,10 @@ public class ShutdownApp {
         return prefix + ":faults:" + what;
     }
 
+    /** The handler; also records when the context close began (published before the consumers stop). */
     @Component
     @DelayHandler("SHUTDOWN_WORK")
-    static class WorkHandler implements DelayMessageHandler<String> {
+    static class WorkHandler implements DelayMessageHandler<String>, ApplicationListener<ContextClosedEvent> {
 
         private final RedissonClient redisson;
         private final String prefix;
@@ -69,18 +62,6 @@ public class ShutdownApp {
             }
             redisson.getMap(key(prefix, "finished"), StringCodec.INSTANCE).fastPut(entry,
                     Long.toString(System.currentTimeMillis()));
-        }
-    }
-
-    @Component
-    static class CloseRecorder implements ApplicationListener<ContextClosedEvent> {
-
-        private final RedissonClient redisson;
-        private final String prefix;
-
-        CloseRecorder(RedissonClient redisson, org.springframework.core.env.Environment env) {
-            this.redisson = redisson;
-            this.prefix = env.getRequiredProperty("delayqueue.key-prefix");
         }
 
         @Override
