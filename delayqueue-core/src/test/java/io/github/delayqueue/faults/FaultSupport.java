@@ -204,6 +204,30 @@ public final class FaultSupport {
             return this;
         }
 
+        /** SIGSTOP: the process stays, its sockets stay open, nothing answers (a stall: fork, slow disk, VM pause). */
+        synchronized void pause() {
+            signal("STOP");
+        }
+
+        /** SIGCONT after {@link #pause()}: Redis runs the commands that queued up meanwhile. */
+        synchronized void resume() {
+            signal("CONT");
+        }
+
+        private void signal(String name) {
+            try {
+                Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+                if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                    throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+
         /** SIGKILL, then waits until the process is gone (and its port closed). */
         synchronized void crash() {
             if (server == null) {

@@ -34,15 +34,60 @@ import io.github.delayqueue.testing.TestRedis;
  * send that returned normally is delivered; sends during the outage throw {@link DelayQueueException};
  * the same consumer and clients carry on after the restart (reconnect, reload scripts on NOSCRIPT,
  * resubscribe to wake-ups), without being recreated.
+ *
+ * <p>redis-stall: the same stream while Redis is frozen with SIGSTOP for 3 s, longer than the clients'
+ * timeout (1 s) and the consumer's visibility timeout (2 s), then SIGCONT. Redis then runs the commands
+ * that queued up, so replies are lost for work that was done: sends that threw may be written, claims
+ * whose reply was lost leave messages in flight until their lease expires, acks may come after the
+ * lease expired. Still nothing acknowledged is lost.
  */
 class RedisRestartTest {
 
     private static final int PRODUCERS = 2;
     private static final int SENDS_AFTER_RESTART = 1_000;
 
+    /** What happens to Redis mid-stream: {@link #begin} takes it away, {@link #end} gives it back. */
+    private interface Outage {
+        void begin(FaultSupport.OwnRedis server);
+
+        void end(FaultSupport.OwnRedis server);
+    }
+
     @Test
     void crashAndRestartLosesNoAcknowledgedSend() throws Exception {
-        String queue = "restart";
+        outageMidStream("redis-restart", "redis=own-embedded-6.2(aof,appendfsync=always,SIGKILL)", 1_000, 3_000,
+                new Outage() {
+                    @Override
+                    public void begin(FaultSupport.OwnRedis server) {
+                        server.crash(); // kill -9
+                    }
+
+                    @Override
+                    public void end(FaultSupport.OwnRedis server) {
+                        server.start(); // same port, same dir: loads the AOF
+                    }
+                });
+    }
+
+    @Test
+    void stalledRedisLosesNoAcknowledgedSend() throws Exception {
+        outageMidStream("redis-stall", "redis=own-embedded-6.2(aof,appendfsync=always,SIGSTOP_3s)", 3_000, 2_000,
+                new Outage() {
+                    @Override
+                    public void begin(FaultSupport.OwnRedis server) {
+                        server.pause();
+                    }
+
+                    @Override
+                    public void end(FaultSupport.OwnRedis server) {
+                        server.resume();
+                    }
+                });
+    }
+
+    private void outageMidStream(String scenario, String redisMode, long minDownMs, long visibilityMs, Outage outage)
+            throws Exception {
+        String queue = scenario;
         String prefix = TestRedis.uniquePrefix();
         try (FaultSupport.OwnRedis server = new FaultSupport.OwnRedis().start()) {
             RedissonClient producerRedis = FaultSupport.client(server.url(), 1_000, 1, 100, false);
@@ -55,10 +100,14 @@ class RedisRestartTest {
 
                 Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
                 Map<String, Long> deliveredAtNanos = new ConcurrentHashMap<>();
+                Set<String> firstSeenOnLaterAttempt = ConcurrentHashMap.newKeySet();
                 consumer = consuming.newConsumer(queue, String.class, (payload, context) -> {
-                    deliveries.computeIfAbsent(context.id(), k -> new AtomicInteger()).incrementAndGet();
+                    if (deliveries.computeIfAbsent(context.id(), k -> new AtomicInteger()).incrementAndGet() == 1
+                            && context.attempt() > 1) {
+                        firstSeenOnLaterAttempt.add(context.id()); // an earlier claim's reply was lost
+                    }
                     deliveredAtNanos.putIfAbsent(context.id(), System.nanoTime());
-                }, ConsumerOptions.builder().concurrency(16).batchSize(100).visibilityTimeout(Duration.ofSeconds(3))
+                }, ConsumerOptions.builder().concurrency(16).batchSize(100).visibilityTimeout(Duration.ofMillis(visibilityMs))
                         .maxPollInterval(Duration.ofSeconds(1)).build());
                 consumer.start();
 
@@ -97,12 +146,12 @@ class RedisRestartTest {
                 await("stream running").atMost(Duration.ofSeconds(10))
                         .until(() -> acknowledged.size() >= 500 && deliveries.size() >= 100);
                 long crashedAt = System.nanoTime();
-                server.crash(); // kill -9
+                outage.begin(server);
                 int acknowledgedBeforeCrash = acknowledged.size();
-                // an outage of at least 1 s, long enough for messages to fall due while Redis is away
-                await("producers notice the outage").atMost(Duration.ofSeconds(10))
-                        .until(() -> failed.size() >= PRODUCERS && FaultSupport.millisSince(crashedAt) >= 1_000);
-                server.start(); // same port, same dir: loads the AOF
+                // an outage long enough for messages to fall due while Redis is away
+                await("producers notice the outage").atMost(Duration.ofSeconds(15))
+                        .until(() -> failed.size() >= PRODUCERS && FaultSupport.millisSince(crashedAt) >= minDownMs);
+                outage.end(server);
                 restartedAt.set(System.nanoTime());
                 long downMs = (restartedAt.get() - crashedAt) / 1_000_000;
 
@@ -138,9 +187,10 @@ class RedisRestartTest {
                 long failedButDelivered = failed.stream().filter(deliveries::containsKey).count();
                 long duplicates = deliveries.values().stream().mapToLong(n -> n.get() - 1).sum();
                 long deliveredAcknowledged = acknowledged.stream().filter(deliveries::containsKey).count();
-                FaultSupport.report("redis-restart", acknowledged.size(), deliveredAcknowledged, lost.size(), duplicates,
+                FaultSupport.report(scenario, acknowledged.size(), deliveredAcknowledged, lost.size(), duplicates,
                         Math.max(consumerResumeMs, producerResumeMs),
-                        "redis=own-embedded-6.2(aof,appendfsync=always,SIGKILL) acknowledged_before_crash="
+                        redisMode + " visibility_ms=" + visibilityMs + " claim_replies_lost="
+                                + firstSeenOnLaterAttempt.size() + " acknowledged_before_crash="
                                 + acknowledgedBeforeCrash + " failed_sends=" + failed.size() + " failed_but_written="
                                 + failedButDelivered + " down_ms=" + downMs + " producer_resume_ms=" + producerResumeMs
                                 + " consumer_resume_ms=" + consumerResumeMs + " wake_latency_ms_after=" + wakeLatencies
