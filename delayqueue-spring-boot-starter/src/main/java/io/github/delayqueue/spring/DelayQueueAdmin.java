@@ -9,15 +9,20 @@ import io.github.delayqueue.core.QueueStats;
 
 /**
  * Statistics and dead-letter management of the application's declared queues, for dashboards,
- * admin endpoints and operations scripts. Every method acts on Redis at once; an undeclared code
- * throws {@link IllegalArgumentException}.
+ * admin endpoints and operations scripts. Every method acts on Redis at once. Bad input throws
+ * {@link IllegalArgumentException} and changes nothing: a {@code null} or undeclared code, a
+ * {@code null} id collection or more than 1000 ids in one call, a {@code null} or blank id, a limit
+ * outside 1 to 1000. A Redis failure throws {@link io.github.delayqueue.core.DelayQueueException}.
  */
 public interface DelayQueueAdmin {
 
     /** The declared queue codes, sorted by code. */
     List<DelayQueueCode> codes();
 
-    /** The declared code whose {@link DelayQueueCode#code()} is {@code code}, for example from a URL. */
+    /**
+     * The declared code whose {@link DelayQueueCode#code()} is {@code code}, for example from a URL;
+     * empty for an unknown or {@code null} code.
+     */
     Optional<DelayQueueCode> find(String code);
 
     /** Pending, due, in-flight and dead counts of one queue, read atomically. */

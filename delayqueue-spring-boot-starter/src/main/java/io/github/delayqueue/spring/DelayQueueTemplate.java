@@ -12,10 +12,22 @@ import io.github.delayqueue.core.SendRequest;
  * Sends, cancels and reschedules messages of the application's queues. Thread-safe; inject the
  * auto-configured bean.
  *
- * <p><b>Validation.</b> Every method checks its input first: a {@code null} or undeclared code, a
- * {@code null} payload, a negative delay, a payload over the size limit or a bad id throws
- * {@link IllegalArgumentException} at the call site and writes nothing, also inside a transaction.
- * A Redis failure throws {@link DelayQueueException}.
+ * <p><b>Validation.</b> Every method checks its input first and throws
+ * {@link IllegalArgumentException} at the call site, writing nothing (also inside a transaction), for:
+ * a {@code null} or undeclared code; a {@code null} payload, one the codec cannot serialize, or one
+ * over the size limit ({@code delayqueue.producer.max-payload-size}); a {@code null} or negative delay,
+ * or a delay or due instant more than {@link io.github.delayqueue.core.DelayQueueClient#MAX_DELAY}
+ * ahead; a due instant before 1970; a {@code null}, blank, control-character or over-256-character
+ * id; an empty batch, a batch with a {@code null} item or duplicate ids, or one over
+ * {@code delayqueue.producer.max-batch-size}. A batch is validated as a whole before any of it is
+ * written.
+ *
+ * <p><b>Due times.</b> A due instant in the past is not an error: the message is due at once and
+ * delivered as soon as a consumer is free. Due times are measured on the Redis server's clock.
+ *
+ * <p><b>Redis failures.</b> When Redis cannot be reached, a call throws {@link DelayQueueException}
+ * once the Redis client's retries are exhausted (about 6 seconds with Redisson's defaults: 4 retries
+ * 1 to 2 seconds apart); it never blocks indefinitely.
  *
  * <p><b>Transactions.</b> Inside an active Spring transaction the sends ({@code send}, {@code sendAt},
  * {@code sendAll}) are deferred until it commits, and dropped if it rolls back, so a message never
@@ -36,7 +48,10 @@ public interface DelayQueueTemplate {
      */
     String send(DelayQueueCode code, Object payload, Duration delay, SendOptions options);
 
-    /** Sends {@code payload} due at {@code dueAt} (a past instant is delivered at once); returns its id. */
+    /**
+     * Sends {@code payload} due at {@code dueAt}; returns its id. A past instant is not an error: the
+     * message is delivered at once.
+     */
     String sendAt(DelayQueueCode code, Object payload, Instant dueAt);
 
     /** Sends {@code payload} due at {@code dueAt}, with options; returns its id. */
