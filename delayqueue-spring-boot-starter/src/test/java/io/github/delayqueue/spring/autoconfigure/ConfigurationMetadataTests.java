@@ -1,48 +1,75 @@
 package io.github.delayqueue.spring.autoconfigure;
 
-import java.io.File;
-import java.util.List;
+import java.beans.PropertyDescriptor;
+import java.io.InputStream;
+import java.net.URL;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.BeanUtils;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The metadata that the configuration processor generates into the jar documents every property. */
+/**
+ * The metadata that the configuration processor generates into the starter's classes (and so its
+ * jar) documents every property of {@link DelayQueueProperties}, found by walking the class.
+ */
 class ConfigurationMetadataTests {
 
-    private static final File METADATA = new File("target/classes/META-INF/spring-configuration-metadata.json");
+    private static final String METADATA = "META-INF/spring-configuration-metadata.json";
 
     @Test
-    void everyPropertyIsDocumented() {
-        assertThat(METADATA).exists();
-        JsonNode properties = JsonMapper.builder().build().readTree(METADATA).get("properties");
-        Map<String, String> descriptions = properties.valueStream().collect(Collectors.toMap(
+    void everyPropertyIsInTheMetadataWithADescription() throws Exception {
+        Map<String, String> descriptions = properties().valueStream().collect(Collectors.toMap(
                 p -> p.get("name").asString(), p -> p.has("description") ? p.get("description").asString() : ""));
+
+        Set<String> declared = new TreeSet<>();
+        walk("delayqueue", DelayQueueProperties.class, declared);
+        assertThat(declared).hasSize(18).contains("delayqueue.queues", "delayqueue.consumer.retry.jitter");
+        assertThat(descriptions.keySet()).containsExactlyInAnyOrderElementsOf(declared);
         assertThat(descriptions).allSatisfy((name, description) -> assertThat(description).as(name).isNotBlank());
-        assertThat(descriptions).containsKeys(List.of("delayqueue.key-prefix", "delayqueue.scan-packages",
-                "delayqueue.queues", "delayqueue.producer.transaction-aware", "delayqueue.producer.max-payload-size",
-                "delayqueue.producer.max-batch-size", "delayqueue.consumer.enabled", "delayqueue.consumer.concurrency",
-                "delayqueue.consumer.batch-size", "delayqueue.consumer.visibility-timeout",
-                "delayqueue.consumer.handler-timeout", "delayqueue.consumer.max-poll-interval",
-                "delayqueue.consumer.shutdown-timeout", "delayqueue.consumer.retry.max-attempts",
-                "delayqueue.consumer.retry.initial-backoff", "delayqueue.consumer.retry.multiplier",
-                "delayqueue.consumer.retry.max-backoff", "delayqueue.consumer.retry.jitter").toArray(String[]::new));
-        assertThat(descriptions).hasSize(18);
         assertThat(descriptions.get("delayqueue.consumer.enabled")).startsWith("Whether");
         assertThat(descriptions.get("delayqueue.producer.transaction-aware")).startsWith("Whether");
     }
 
     @Test
-    void defaultsAreRecorded() {
-        JsonNode properties = JsonMapper.builder().build().readTree(METADATA).get("properties");
-        Map<String, String> defaults = properties.valueStream().filter(p -> p.has("defaultValue")).collect(
+    void defaultsAreRecorded() throws Exception {
+        Map<String, String> defaults = properties().valueStream().filter(p -> p.has("defaultValue")).collect(
                 Collectors.toMap(p -> p.get("name").asString(), p -> p.get("defaultValue").asString()));
         assertThat(defaults).containsEntry("delayqueue.key-prefix", "dq")
                 .containsEntry("delayqueue.consumer.visibility-timeout", "30s")
                 .containsEntry("delayqueue.producer.max-payload-size", "1MB");
+    }
+
+    /** The file next to the starter's own classes, not one from another jar on the test class path. */
+    private static JsonNode properties() throws Exception {
+        URL classes = DelayQueueProperties.class.getProtectionDomain().getCodeSource().getLocation();
+        URL metadata = new URL(classes, METADATA);
+        try (InputStream in = metadata.openStream()) {
+            return JsonMapper.builder().build().readTree(in).get("properties");
+        }
+    }
+
+    /** Leaf properties in kebab case; nested groups of {@link DelayQueueProperties} are descended into. */
+    private static void walk(String prefix, Class<?> type, Set<String> names) {
+        for (PropertyDescriptor property : BeanUtils.getPropertyDescriptors(type)) {
+            if (property.getName().equals("class")) {
+                continue;
+            }
+            String name = prefix + "." + property.getName().replaceAll("([A-Z])", "-$1").toLowerCase();
+            Class<?> propertyType = property.getPropertyType();
+            if (propertyType.getEnclosingClass() != null
+                    && propertyType.getName().startsWith(DelayQueueProperties.class.getName())) {
+                walk(name, propertyType, names);
+            } else {
+                names.add(name);
+            }
+        }
     }
 }

@@ -66,12 +66,7 @@ class BadInputIntegrationTests {
 
     @AfterAll
     static void deleteKeys() {
-        RedissonClient redisson = TestRedis.newClient();
-        try {
-            redisson.getKeys().unlinkByPattern(PREFIX + ":*");
-        } finally {
-            redisson.shutdown();
-        }
+        TestApplication.deleteKeys(PREFIX);
     }
 
     @Autowired

@@ -16,7 +16,6 @@ import io.github.delayqueue.testing.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -56,12 +55,7 @@ class DelayQueueStarterIntegrationTests {
 
     @AfterAll
     static void deleteKeys() {
-        RedissonClient redisson = TestRedis.newClient();
-        try {
-            redisson.getKeys().unlinkByPattern(PREFIX + ":*");
-        } finally {
-            redisson.shutdown();
-        }
+        TestApplication.deleteKeys(PREFIX);
     }
 
     @Autowired
