@@ -96,6 +96,23 @@ public final class FaultSupport {
         }
     }
 
+    /** Messages sent one at a time to an idle consumer to tell a wake-up from the 1 s safety poll. */
+    static final int WAKE_SAMPLES = 10;
+
+    /**
+     * Latencies of messages due at once, sent to an idle consumer whose safety poll is 1 s: woken through
+     * pub/sub they take milliseconds; found by the safety poll they would spread over 0-1,000 ms. A median
+     * under 100 ms of 10 samples tells the two apart (6 of 10 under 100 ms by chance through polling: about
+     * 0.02%) while letting a busy CI machine delay a few samples.
+     */
+    static void assertWokenNotPolled(List<Long> latencies) {
+        List<Long> sorted = new ArrayList<>(latencies);
+        sorted.sort(null);
+        org.assertj.core.api.Assertions.assertThat(sorted.get(sorted.size() / 2))
+                .as("median latency of %s: delivered through the wake-up, not the 1 s safety poll", latencies)
+                .isLessThan(100);
+    }
+
     static long millisSince(long nanos) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
     }
