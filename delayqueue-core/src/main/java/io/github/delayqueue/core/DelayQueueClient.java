@@ -257,16 +257,24 @@ public final class DelayQueueClient {
     }
 
     private String dueSpec(Duration delay, Instant dueAt, String where) {
+        // messages are built only on failure: formatting a Duration or Instant on every send showed in profiles
         if (dueAt == null) {
             Checks.require(delay != null, "delay must not be null" + where);
-            Checks.require(!delay.isNegative(), "delay must not be negative, was " + delay + where);
-            Checks.require(delay.compareTo(MAX_DELAY) <= 0, "delay must be at most " + MAX_DELAY + ", was " + delay + where);
+            if (delay.isNegative()) {
+                Checks.require(false, "delay must not be negative, was " + delay + where);
+            }
+            if (delay.compareTo(MAX_DELAY) > 0) {
+                Checks.require(false, "delay must be at most " + MAX_DELAY + ", was " + delay + where);
+            }
             return "+" + ceilMillis(delay);
         }
         Checks.require(delay == null, "give either a delay or a due instant, not both" + where);
-        Checks.require(dueAt.isBefore(options.clock().instant().plus(MAX_DELAY)),
-                "dueAt must be within " + MAX_DELAY + " from now, was " + dueAt + where);
-        Checks.require(dueAt.getEpochSecond() >= 0, "dueAt must not be before 1970, was " + dueAt + where);
+        if (!dueAt.isBefore(options.clock().instant().plus(MAX_DELAY))) {
+            Checks.require(false, "dueAt must be within " + MAX_DELAY + " from now, was " + dueAt + where);
+        }
+        if (dueAt.getEpochSecond() < 0) {
+            Checks.require(false, "dueAt must not be before 1970, was " + dueAt + where);
+        }
         return "@" + ceilMillis(Duration.ofSeconds(dueAt.getEpochSecond(), dueAt.getNano()));
     }
 

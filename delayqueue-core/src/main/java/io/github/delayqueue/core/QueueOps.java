@@ -3,7 +3,12 @@ package io.github.delayqueue.core;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /** The Redis operations of one queue; each is one script call. Arguments are already validated. */
 final class QueueOps {
@@ -20,8 +25,13 @@ final class QueueOps {
     record Settlement(char op, String member, int attempt, long delayMs, String text) {
     }
 
+    /** Most single sends combined into one script call (as {@code DelayQueueClient.SCRIPT_BATCH}). */
+    static final int COMBINED = 500;
+
     private final Scripts scripts;
     private final QueueKeys keys;
+    private final Combiner keeping = new Combiner(false);
+    private final Combiner replacing = new Combiner(true);
 
     QueueOps(Scripts scripts, QueueKeys keys) {
         this.scripts = scripts;
@@ -32,8 +42,18 @@ final class QueueOps {
         return keys;
     }
 
-    /** Writes messages; {@code triples} holds id, due spec, body per message. Returns a written flag per message. */
+    /**
+     * Writes messages; {@code triples} holds id, due spec, body per message. Returns a written flag per message.
+     * Single-message sends from concurrent threads are combined into one script call (see {@link Combiner}).
+     */
     List<Object> enqueue(boolean replace, List<String> triples) {
+        if (triples.size() == 3) {
+            return (replace ? replacing : keeping).send(triples);
+        }
+        return enqueueNow(replace, triples);
+    }
+
+    private List<Object> enqueueNow(boolean replace, List<String> triples) {
         Object[] args = new Object[2 + triples.size()];
         args[0] = keys.wakeChannel();
         args[1] = replace ? "1" : "0";
@@ -132,6 +152,99 @@ final class QueueOps {
             return new DeadLetter(id, envelope.payload(), envelope.headers(), attempts, text, died, envelope.enqueuedAt());
         } catch (IllegalArgumentException e) {
             return new DeadLetter(id, stored, java.util.Map.of(), attempts, text, died, null);
+        }
+    }
+
+    /** One single-message send waiting to be written by {@link Combiner}. */
+    private static final class Single {
+        final List<String> triple;
+        final Thread thread = Thread.currentThread();
+        volatile boolean done;
+        Object flag;
+        RuntimeException error;
+
+        Single(List<String> triple) {
+            this.triple = triple;
+        }
+    }
+
+    /**
+     * Group commit for single-message sends: a sender that finds no write of this queue (and mode) in
+     * progress writes its own message together with every single send queued meanwhile, in one script
+     * call of up to {@value #COMBINED} messages; the others wait for that call. A lone sender pays
+     * nothing extra; N concurrent senders share round trips and script calls instead of paying N of
+     * each (the Redis cost of a script call is mostly per call, not per message).
+     */
+    private final class Combiner {
+        private final boolean replace;
+        private final ConcurrentLinkedQueue<Single> waiting = new ConcurrentLinkedQueue<>();
+        private final AtomicBoolean writing = new AtomicBoolean();
+
+        Combiner(boolean replace) {
+            this.replace = replace;
+        }
+
+        List<Object> send(List<String> triple) {
+            Single me = new Single(triple);
+            waiting.add(me);
+            boolean interrupted = false;
+            try {
+                while (!me.done) {
+                    if (writing.compareAndSet(false, true)) {
+                        try {
+                            writeQueued();
+                        } finally {
+                            writing.set(false);
+                        }
+                        // whoever is next in line writes the rest (it may have parked while we wrote)
+                        Single next = waiting.peek();
+                        if (next != null) {
+                            LockSupport.unpark(next.thread);
+                        }
+                    } else {
+                        LockSupport.park(this);
+                        interrupted |= Thread.interrupted(); // the message may be written by now: wait for the outcome
+                    }
+                }
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            if (me.error != null) {
+                throw me.error;
+            }
+            return List.of(me.flag);
+        }
+
+        private void writeQueued() {
+            List<Single> batch = new ArrayList<>();
+            Set<String> ids = new HashSet<>();
+            List<String> triples = new ArrayList<>();
+            for (Single s = waiting.peek(); s != null && batch.size() < COMBINED; s = waiting.peek()) {
+                if (!ids.add(s.triple.get(0))) {
+                    break; // the same id twice: the later send goes in the next call, after the earlier one
+                }
+                waiting.poll();
+                batch.add(s);
+                triples.addAll(s.triple);
+            }
+            if (batch.isEmpty()) {
+                return;
+            }
+            try {
+                List<Object> flags = enqueueNow(replace, triples);
+                for (int i = 0; i < batch.size(); i++) {
+                    batch.get(i).flag = flags.get(i);
+                }
+            } catch (RuntimeException e) {
+                batch.forEach(s -> s.error = e);
+            } finally {
+                for (Single s : batch) {
+                    s.done = true;
+                    LockSupport.unpark(s.thread);
+                }
+            }
         }
     }
 

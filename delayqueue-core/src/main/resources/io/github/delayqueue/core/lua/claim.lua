@@ -23,20 +23,30 @@ end
 local out = { string.format('%d', now), '' }
 if limit > 0 then
   local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit)
-  local deadline = string.format('%d', now + lease)
-  for k = 1, #due, 2 do
-    local member = due[k]
-    local id = id_of(member)
-    redis.call('ZREM', KEYS[2], member)
-    local envelope = redis.call('HGET', KEYS[1], id)
-    if envelope then
-      local attempt = redis.call('HINCRBY', KEYS[4], id, 1)
-      redis.call('ZADD', KEYS[3], deadline, member)
-      out[#out + 1] = member
-      out[#out + 1] = string.format('%d', attempt)
-      out[#out + 1] = due[k + 1]
-      out[#out + 1] = envelope
+  if #due > 0 then
+    -- variadic ZREM / HMGET / ZADD: a few commands per batch rather than four per message
+    local members, ids = {}, {}
+    for k = 1, #due, 2 do
+      members[#members + 1] = due[k]
+      ids[#ids + 1] = id_of(due[k])
     end
+    redis.call('ZREM', KEYS[2], unpack(members))
+    local envelopes = redis.call('HMGET', KEYS[1], unpack(ids))
+    local deadline = string.format('%d', now + lease)
+    local leases = {}
+    for i, member in ipairs(members) do
+      local envelope = envelopes[i]
+      if envelope then
+        local attempt = redis.call('HINCRBY', KEYS[4], ids[i], 1)
+        leases[#leases + 1] = deadline
+        leases[#leases + 1] = member
+        out[#out + 1] = member
+        out[#out + 1] = string.format('%d', attempt)
+        out[#out + 1] = due[2 * i]
+        out[#out + 1] = envelope
+      end
+    end
+    if #leases > 0 then redis.call('ZADD', KEYS[3], unpack(leases)) end
   end
 end
 

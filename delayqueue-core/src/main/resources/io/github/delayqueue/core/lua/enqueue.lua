@@ -4,27 +4,53 @@
 local now = now_ms()
 local replace = ARGV[2] == '1'
 local old_head = head_score(KEYS[2])
-local earliest = nil
-local result = {}
+local ids = {}
+local seen = {}
 for j = 3, #ARGV, 3 do
-  local id, spec, body = ARGV[j], ARGV[j + 1], ARGV[j + 2]
-  local existing = redis.call('HGET', KEYS[1], id)
-  if existing and not replace then
-    result[#result + 1] = 0
+  if seen[ARGV[j]] then return redis.error_reply('duplicate id in one batch: ' .. ARGV[j]) end
+  seen[ARGV[j]] = true
+  ids[#ids + 1] = ARGV[j]
+end
+local result = {}
+if #ids == 0 then return result end
+-- existing ids read with one HMGET, sequence numbers reserved with one INCRBY, and the messages written
+-- with one ZADD and one HSET: a few commands per batch rather than four per message
+local existing = redis.call('HMGET', KEYS[1], unpack(ids))
+local writes = 0
+for i = 1, #ids do
+  if existing[i] and not replace then
+    result[i] = 0
   else
-    if existing then forget(id, member_of(id, existing)) end
+    result[i] = 1
+    writes = writes + 1
+  end
+end
+if writes == 0 then return result end
+local seq = redis.call('INCRBY', KEYS[9], writes) - writes
+local enqueued = string.format('%d', now)
+local earliest = nil
+local scores, envelopes = {}, {}
+for i, id in ipairs(ids) do
+  if result[i] == 1 then
+    local j = 3 + (i - 1) * 3
+    local spec, body = ARGV[j + 1], ARGV[j + 2]
+    if existing[i] then forget(id, member_of(id, existing[i])) end
     local due
     if string.sub(spec, 1, 1) == '@' then
       due = tonumber(string.sub(spec, 2))
     else
       due = now + tonumber(string.sub(spec, 2))
     end
-    local seq = next_sequence()
-    redis.call('ZADD', KEYS[2], due, seq .. id)
-    redis.call('HSET', KEYS[1], id, '1:' .. seq .. ':' .. string.format('%d', now) .. ':' .. body)
+    seq = seq + 1
+    local s = string.format('%012x', seq)
+    scores[#scores + 1] = due
+    scores[#scores + 1] = s .. id
+    envelopes[#envelopes + 1] = id
+    envelopes[#envelopes + 1] = '1:' .. s .. ':' .. enqueued .. ':' .. body
     if earliest == nil or due < earliest then earliest = due end
-    result[#result + 1] = 1
   end
 end
-if earliest ~= nil then wake_if_earlier(ARGV[1], earliest, old_head) end
+redis.call('ZADD', KEYS[2], unpack(scores))
+redis.call('HSET', KEYS[1], unpack(envelopes))
+wake_if_earlier(ARGV[1], earliest, old_head)
 return result
