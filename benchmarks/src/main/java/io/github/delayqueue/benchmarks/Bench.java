@@ -1,0 +1,84 @@
+package io.github.delayqueue.benchmarks;
+
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * What one benchmark run shares: the Redis (embedded or external), two Redisson clients standing for
+ * a producer application and a consumer application (both engines use the same two), a measuring
+ * connection, and the Redis clock.
+ */
+final class Bench implements AutoCloseable {
+
+    final Settings settings;
+    final String url;
+    final boolean embedded;
+    final RedissonClient producer;
+    final RedissonClient consumer;
+    final Resp resp;
+    final RedisClock clock;
+    private final EmbeddedRedis server;
+
+    Bench(Settings settings) {
+        this.settings = settings;
+        String configured = settings.get("redis-url");
+        if (configured.isBlank()) {
+            configured = System.getProperty("DELAYQUEUE_REDIS_URL", System.getenv("DELAYQUEUE_REDIS_URL"));
+        }
+        if (configured == null || configured.isBlank() || configured.trim().equals("embedded")) {
+            server = new EmbeddedRedis();
+            url = server.url();
+            embedded = true;
+        } else {
+            server = null;
+            url = configured.trim();
+            embedded = false;
+        }
+        try {
+            resp = new Resp(url);
+            producer = client();
+            consumer = client();
+            clock = RedisClock.sample(resp);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private RedissonClient client() {
+        int blocking = settings.integer("redisson-consumers");
+        int producers = Math.max(settings.integer("threads"), settings.integer("e2e-producers"));
+        Config config = new Config();
+        config.setThreads(4);
+        config.setNettyThreads(8);
+        config.useSingleServer().setAddress(url).setConnectionMinimumIdleSize(4)
+                .setConnectionPoolSize(Math.max(32, 2 * (blocking + producers))).setSubscriptionConnectionMinimumIdleSize(1)
+                .setTimeout(30_000);
+        return Redisson.create(config);
+    }
+
+    long usedMemory() {
+        return Long.parseLong(resp.info("memory").get("used_memory"));
+    }
+
+    String redisVersion() {
+        return resp.info("server").get("redis_version");
+    }
+
+    @Override
+    public void close() {
+        if (producer != null) {
+            producer.shutdown();
+        }
+        if (consumer != null) {
+            consumer.shutdown();
+        }
+        if (resp != null) {
+            resp.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+}

@@ -1,0 +1,350 @@
+package io.github.delayqueue.benchmarks;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.github.delayqueue.core.ClientOptions;
+import io.github.delayqueue.core.ConsumerOptions;
+import io.github.delayqueue.core.DelayQueueClient;
+import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.MessageHandler;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.core.SendRequest;
+
+/** Our engine: {@link DelayQueueClient} sends on the producer client, consumers run on the consumer client. */
+final class OursSide extends Side {
+
+    private static final String QUEUE = "q";
+    private static final int SETUP_CHUNK = 5_000;
+
+    OursSide(Bench bench) {
+        super(bench);
+    }
+
+    @Override
+    String name() {
+        return "ours";
+    }
+
+    /** The consumer options every scenario uses (from --concurrency and --batch-size). */
+    ConsumerOptions consumerOptions() {
+        return ConsumerOptions.builder().concurrency(bench.settings.integer("concurrency"))
+                .batchSize(bench.settings.integer("batch-size")).build();
+    }
+
+    /** A producer and a consumer client on a fresh key prefix; {@link #close} deletes its keys. */
+    private final class Run implements AutoCloseable {
+        final String prefix;
+        final DelayQueueClient sender;
+        final DelayQueueClient receiver;
+        final List<DelayQueueConsumer> consumers = new ArrayList<>();
+
+        Run(String what) {
+            prefix = unique(what);
+            ClientOptions options = ClientOptions.builder().keyPrefix(prefix).maxBatchSize(100_000).build();
+            sender = DelayQueueClient.create(producer, options);
+            receiver = DelayQueueClient.create(consumer, options);
+        }
+
+        DelayQueueConsumer start(MessageHandler<String> handler) {
+            DelayQueueConsumer c = receiver.newConsumer(QUEUE, String.class, handler, consumerOptions());
+            consumers.add(c);
+            c.start();
+            return c;
+        }
+
+        /** Sends {@code count} messages from {@code threads} threads, in sendAll chunks, all due at {@code dueAt} or after {@code delay}. */
+        void fill(String queue, int count, int threads, Instant dueAt, Duration delay, boolean withIds) throws Exception {
+            Chunks chunks = new Chunks(count, SETUP_CHUNK);
+            parallel(threads, t -> {
+                for (int from = chunks.take(); from >= 0; from = chunks.take()) {
+                    List<SendRequest> batch = new ArrayList<>(SETUP_CHUNK);
+                    for (int i = from; i < chunks.end(from); i++) {
+                        SendOptions options = withIds ? SendOptions.id("order-" + i) : SendOptions.none();
+                        String body = payload("m-" + i + "-");
+                        batch.add(dueAt != null ? SendRequest.at(body, dueAt, options) : SendRequest.of(body, delay, options));
+                    }
+                    sender.sendAll(queue, batch);
+                }
+            });
+        }
+
+        /** Waits until nothing of the queue is pending or in flight (every handled message acked); returns the Redis time then. */
+        Instant awaitSettled(long timeoutMs) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+            while (true) {
+                QueueStats stats = sender.stats(QUEUE);
+                if (stats.pending() == 0 && stats.inFlight() == 0) {
+                    return stats.serverTime();
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("queue not settled after " + timeoutMs + " ms: " + stats);
+                }
+                Thread.sleep(2);
+            }
+        }
+
+        @Override
+        public void close() {
+            for (DelayQueueConsumer c : consumers) {
+                c.stop();
+            }
+            producer.getKeys().unlinkByPattern(prefix + ":*");
+        }
+    }
+
+    @Override
+    Measure burstDrain(int count, long timeoutSeconds) throws Exception {
+        try (Run run = new Run("burst")) {
+            int setupThreads = 2;
+            // calibrate the write rate on a scratch queue so the due instant leaves just enough time to write
+            int probe = Math.min(count, 20_000);
+            long c0 = System.nanoTime();
+            run.fill("calibration", probe, setupThreads, null, Duration.ofMillis(FAR_MS), false);
+            double rate = probe / ((System.nanoTime() - c0) / 1e9);
+            producer.getKeys().unlinkByPattern(run.prefix + ":{calibration}:*");
+
+            Instant serverNow = run.sender.stats(QUEUE).serverTime();
+            Instant due = serverNow.plusMillis(burstLeadMs(count, rate));
+            long w0 = System.nanoTime();
+            run.fill(QUEUE, count, setupThreads, due, null, false);
+            double writeSeconds = (System.nanoTime() - w0) / 1e9;
+            Instant written = run.sender.stats(QUEUE).serverTime();
+
+            long[] stamps = new long[count];
+            AtomicInteger index = new AtomicInteger();
+            CountDownLatch done = new CountDownLatch(count);
+            run.start((payload, ctx) -> {
+                int i = index.getAndIncrement();
+                if (i < count) {
+                    stamps[i] = System.nanoTime();
+                }
+                done.countDown();
+            });
+            if (!done.await(timeoutSeconds + (due.toEpochMilli() - written.toEpochMilli()) / 1000, TimeUnit.SECONDS)) {
+                return Measure.of(Double.NaN).with("error", "timed out with " + (count - done.getCount()) + " of "
+                        + count + " handled");
+            }
+            double dueMs = due.toEpochMilli();
+            double[] late = lateness(stamps, count, dueMs);
+            Instant settled = run.awaitSettled(60_000);
+            Measure m = Measure.of(late[count - 1] / 1000.0)
+                    .with("messages", count)
+                    .with("first_ms", late[0])
+                    .with("median_late_ms", percentile(late, count, 50))
+                    .with("all_acked_s", (settled.toEpochMilli() - dueMs) / 1000.0)
+                    .with("drain_rate_msg_s", count / (late[count - 1] / 1000.0))
+                    .with("write_s", writeSeconds)
+                    .with("consumer", "concurrency=" + consumerOptions().concurrency() + ",batchSize="
+                            + consumerOptions().batchSize());
+            if (written.isAfter(due)) {
+                m.with("warning", "writing ended after the due instant; drain time is understated");
+            }
+            return m;
+        }
+    }
+
+    @Override
+    Measure replaceById(int pending, int threads, int seconds) throws Exception {
+        try (Run run = new Run("replace")) {
+            run.fill(QUEUE, pending, 2, null, Duration.ofMillis(FAR_MS), true);
+            LongAdder ops = new LongAdder();
+            long start = System.nanoTime();
+            long measureFrom = start + TimeUnit.SECONDS.toNanos(1);
+            long measureTo = measureFrom + TimeUnit.SECONDS.toNanos(seconds);
+            Duration delay = Duration.ofMillis(FAR_MS);
+            parallel(threads, t -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                int slots = Math.max(1, (pending - t + threads - 1) / threads); // ids k with k % threads == t
+                while (true) {
+                    long now = System.nanoTime();
+                    if (now >= measureTo) {
+                        return;
+                    }
+                    int k = t + threads * random.nextInt(slots);
+                    run.sender.send(QUEUE, payload("m-" + k + "-"), delay, SendOptions.id("order-" + k).replaceExisting());
+                    if (now >= measureFrom) {
+                        ops.increment();
+                    }
+                }
+            });
+            QueueStats stats = run.sender.stats(QUEUE);
+            return Measure.of(ops.sum() / (double) seconds).with("pending", pending).with("threads", threads)
+                    .with("replaced", ops.sum()).with("pending_after", stats.pending());
+        }
+    }
+
+    @Override
+    Measure lateness(int rate, int seconds, int delayMs) throws Exception {
+        try (Run run = new Run("lateness")) {
+            int count = rate * seconds;
+            double[] late = new double[count];
+            AtomicInteger index = new AtomicInteger();
+            CountDownLatch done = new CountDownLatch(count);
+            RedisClock clock = bench.clock;
+            run.start((payload, ctx) -> {
+                double l = clock.nowMs() - ctx.dueAt().toEpochMilli();
+                int i = index.getAndIncrement();
+                if (i < count) {
+                    late[i] = l;
+                }
+                done.countDown();
+            });
+            Thread.sleep(200); // let the consumer subscribe
+            long behind = paced(rate, count, i -> run.sender.send(QUEUE, payload("m-" + i + "-"), Duration.ofMillis(delayMs)));
+            if (!done.await(delayMs + 30_000L, TimeUnit.MILLISECONDS)) {
+                return Measure.of(Double.NaN).with("error", "timed out with " + (count - done.getCount()) + " of "
+                        + count + " handled");
+            }
+            return latenessMeasure(late, count, behind);
+        }
+    }
+
+    /** Runs {@code send} {@code count} times at {@code rate} per second from one thread; returns how far it fell behind (ms). */
+    static long paced(int rate, int count, IntSender send) throws Exception {
+        long start = System.nanoTime();
+        long maxBehind = 0;
+        for (int i = 0; i < count; i++) {
+            long target = start + (long) (i * (1e9 / rate));
+            sleepUntil(target);
+            maxBehind = Math.max(maxBehind, System.nanoTime() - target);
+            send.send(i);
+        }
+        return TimeUnit.NANOSECONDS.toMillis(maxBehind);
+    }
+
+    interface IntSender {
+        void send(int i) throws Exception;
+    }
+
+    static Measure latenessMeasure(double[] late, int count, long behindMs) {
+        double[] sorted = sortedCopy(late, count);
+        long early = 0;
+        for (double l : sorted) {
+            if (l < 0) {
+                early++;
+            }
+        }
+        return Measure.of(percentile(sorted, count, 99)).with("p50_ms", percentile(sorted, count, 50))
+                .with("p99_ms", percentile(sorted, count, 99)).with("p999_ms", percentile(sorted, count, 99.9))
+                .with("max_ms", sorted[count - 1]).with("min_ms", sorted[0]).with("early", early)
+                .with("messages", count).with("producer_max_behind_ms", behindMs);
+    }
+
+    @Override
+    Measure enqueueRate(int count, int threads) throws Exception {
+        try (Run run = new Run("enqueue")) {
+            AtomicInteger next = new AtomicInteger();
+            Duration delay = Duration.ofMillis(FAR_MS);
+            long t0 = System.nanoTime();
+            parallel(threads, t -> {
+                for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
+                    run.sender.send(QUEUE, payload("m-" + i + "-"), delay);
+                }
+            });
+            double secs = (System.nanoTime() - t0) / 1e9;
+            return Measure.of(count / secs).with("messages", count).with("threads", threads).with("seconds", secs);
+        }
+    }
+
+    /** enqueue-batch-rate: sendAll in batches of {@code batch} from {@code threads} threads. */
+    Measure enqueueBatchRate(int count, int threads, int batch) throws Exception {
+        try (Run run = new Run("batch")) {
+            Chunks chunks = new Chunks(count, batch);
+            Duration delay = Duration.ofMillis(FAR_MS);
+            long t0 = System.nanoTime();
+            parallel(threads, t -> {
+                for (int from = chunks.take(); from >= 0; from = chunks.take()) {
+                    List<SendRequest> requests = new ArrayList<>(batch);
+                    for (int i = from; i < chunks.end(from); i++) {
+                        requests.add(SendRequest.of(payload("m-" + i + "-"), delay));
+                    }
+                    run.sender.sendAll(QUEUE, requests);
+                }
+            });
+            double secs = (System.nanoTime() - t0) / 1e9;
+            return Measure.of(count / secs).with("messages", count).with("threads", threads).with("batch", batch)
+                    .with("seconds", secs);
+        }
+    }
+
+    @Override
+    Measure endToEnd(int seconds, int producers, int batch, int backlog) throws Exception {
+        try (Run run = new Run("e2e")) {
+            LongAdder handled = new LongAdder();
+            run.start((payload, ctx) -> handled.increment());
+            Thread.sleep(200);
+            AtomicLong sent = new AtomicLong();
+            long t0 = System.nanoTime();
+            long stopAt = t0 + TimeUnit.SECONDS.toNanos(seconds);
+            parallel(producers, t -> {
+                int n = 0;
+                while (System.nanoTime() < stopAt) {
+                    if (sent.get() - handled.sum() > backlog) {
+                        Thread.sleep(1);
+                        continue;
+                    }
+                    List<SendRequest> requests = new ArrayList<>(batch);
+                    for (int i = 0; i < batch; i++) {
+                        requests.add(SendRequest.of(payload("m-" + t + "-" + n++ + "-"), Duration.ZERO));
+                    }
+                    run.sender.sendAll(QUEUE, requests);
+                    sent.addAndGet(batch);
+                }
+            });
+            double sendSecs = (System.nanoTime() - t0) / 1e9;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (handled.sum() < sent.get() && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            run.awaitSettled(30_000);
+            double secs = (System.nanoTime() - t0) / 1e9;
+            return Measure.of(sent.get() / secs).with("sent", sent.get()).with("handled_and_acked", handled.sum())
+                    .with("send_s", sendSecs).with("total_s", secs).with("producers", producers)
+                    .with("send", "sendAll(" + batch + ")").with("delay_ms", 0)
+                    .with("consumer", "concurrency=" + consumerOptions().concurrency() + ",batchSize="
+                            + consumerOptions().batchSize());
+        }
+    }
+
+    @Override
+    Measure bytesPerMessage(int count) throws Exception {
+        try (Run run = new Run("memory")) {
+            run.sender.send(QUEUE, payload("prime"), Duration.ofMillis(FAR_MS)); // keys and scripts exist before "before"
+            Thread.sleep(100);
+            long before = bench.usedMemory();
+            run.fill(QUEUE, count, 1, null, Duration.ofMillis(FAR_MS), false);
+            Thread.sleep(300);
+            long after = bench.usedMemory();
+            long keys = bench.resp.memoryOfKeys(run.prefix + ":*");
+            return Measure.of((after - before) / (double) count).with("messages", count)
+                    .with("used_memory_delta", after - before)
+                    .with("memory_usage_of_keys_per_msg", keys / (double) (count + 1))
+                    .with("payload_json_bytes", PAYLOAD_CHARS + 2).with("ids", "generated (22 chars)");
+        }
+    }
+
+    @Override
+    void warmUp() throws Exception {
+        try (Run run = new Run("warmup")) {
+            int n = 20_000;
+            CountDownLatch done = new CountDownLatch(n + 2_000);
+            run.start((payload, ctx) -> done.countDown());
+            run.fill(QUEUE, n, 2, null, Duration.ZERO, false);
+            for (int i = 0; i < 2_000; i++) {
+                run.sender.send(QUEUE, payload("w-" + i), Duration.ZERO, SendOptions.id("w-" + i).replaceExisting());
+            }
+            done.await(60, TimeUnit.SECONDS);
+            run.awaitSettled(30_000);
+        }
+    }
+}

@@ -1,0 +1,350 @@
+package io.github.delayqueue.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.redisson.api.RBlockingQueue;
+import org.redisson.api.RDelayedQueue;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * Redisson's {@code RDelayedQueue} used the way its documentation shows: the producer offers to a
+ * delayed queue wrapping a blocking queue; the consumer application also creates the delayed queue
+ * (which runs Redisson's transfer task there) and takes from the blocking queue with
+ * {@code poll(timeout)} on {@code --redisson-consumers} threads. Values are plain strings
+ * ({@link StringCodec}); the due time Redisson uses is this JVM's wall clock plus the delay.
+ */
+@SuppressWarnings("deprecation") // RDelayedQueue is deprecated since Redisson 3.46; it is what we compare against
+final class RedissonSide extends Side {
+
+    /** Offers in flight at once when writing asynchronously. */
+    private static final int WINDOW = 1_000;
+
+    RedissonSide(Bench bench) {
+        super(bench);
+    }
+
+    @Override
+    String name() {
+        return "redisson";
+    }
+
+    /** One queue name; a producer-side and a consumer-side delayed queue; {@link #close} destroys them and deletes keys. */
+    private final class Run implements AutoCloseable {
+        final String name;
+        final RBlockingQueue<String> target;
+        final RDelayedQueue<String> delayed;
+        final RBlockingQueue<String> consumerTarget;
+        RDelayedQueue<String> consumerDelayed;
+        final List<Thread> consumers = new ArrayList<>();
+        volatile boolean stopping;
+        final AtomicReference<Throwable> consumerError = new AtomicReference<>();
+
+        Run(String what) {
+            name = unique(what);
+            target = producer.getBlockingQueue(name, StringCodec.INSTANCE);
+            delayed = producer.getDelayedQueue(target);
+            consumerTarget = consumer.getBlockingQueue(name, StringCodec.INSTANCE);
+        }
+
+        interface Handler {
+            void handle(String value);
+        }
+
+        /** Starts the consumer application: its delayed queue (transfer task) and the poll threads. */
+        void startConsumers(Handler handler) {
+            consumerDelayed = consumer.getDelayedQueue(consumerTarget);
+            int threads = bench.settings.integer("redisson-consumers");
+            for (int i = 0; i < threads; i++) {
+                Thread t = new Thread(() -> {
+                    while (!stopping) {
+                        try {
+                            String value = consumerTarget.poll(1, TimeUnit.SECONDS);
+                            if (value != null) {
+                                handler.handle(value);
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return;
+                        } catch (RuntimeException e) {
+                            if (!stopping) {
+                                consumerError.compareAndSet(null, e);
+                            }
+                        }
+                    }
+                }, "redisson-consumer-" + i);
+                t.setDaemon(true);
+                consumers.add(t);
+                t.start();
+            }
+        }
+
+        /**
+         * Offers {@code count} values asynchronously (up to {@value #WINDOW} in flight) from one thread,
+         * each due at {@code dueLocalMs} (wall clock) or, when that is 0, after {@code delayMs}. Returns
+         * whether a due instant had already passed when its offer was made.
+         */
+        boolean fill(RDelayedQueue<String> queue, int count, long dueLocalMs, long delayMs) throws InterruptedException {
+            Semaphore window = new Semaphore(WINDOW);
+            AtomicReference<Throwable> error = new AtomicReference<>();
+            boolean overran = false;
+            for (int i = 0; i < count; i++) {
+                window.acquire();
+                long delay = delayMs;
+                if (dueLocalMs > 0) {
+                    delay = dueLocalMs - System.currentTimeMillis();
+                    if (delay < 0) {
+                        overran = true;
+                        delay = 0;
+                    }
+                }
+                queue.offerAsync(payload("m-" + i + "-"), delay, TimeUnit.MILLISECONDS).whenComplete((v, e) -> {
+                    if (e != null) {
+                        error.compareAndSet(null, e);
+                    }
+                    window.release();
+                });
+            }
+            window.acquire(WINDOW);
+            if (error.get() != null) {
+                throw new IllegalStateException("offer failed: " + error.get(), error.get());
+            }
+            return overran;
+        }
+
+        void check() {
+            if (consumerError.get() != null) {
+                throw new IllegalStateException("Redisson consumer failed: " + consumerError.get(), consumerError.get());
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stopping = true;
+            for (Thread t : consumers) {
+                t.join(5_000);
+            }
+            delayed.destroy();
+            if (consumerDelayed != null) {
+                consumerDelayed.destroy();
+            }
+            producer.getKeys().unlink(name, "redisson_delay_queue_timeout:{" + name + "}",
+                    "redisson_delay_queue:{" + name + "}");
+        }
+    }
+
+    @Override
+    Measure burstDrain(int count, long timeoutSeconds) throws Exception {
+        // calibrate the write rate so the due instant leaves just enough time to write
+        double rate;
+        try (Run calibration = new Run("calibration")) {
+            int probe = Math.min(count, 10_000);
+            long c0 = System.nanoTime();
+            calibration.fill(calibration.delayed, probe, 0, FAR_MS);
+            rate = probe / ((System.nanoTime() - c0) / 1e9);
+        }
+        try (Run run = new Run("burst")) {
+            long dueLocalMs = System.currentTimeMillis() + burstLeadMs(count, rate);
+            long w0 = System.nanoTime();
+            boolean overran = run.fill(run.delayed, count, dueLocalMs, 0);
+            double writeSeconds = (System.nanoTime() - w0) / 1e9;
+
+            long[] stamps = new long[count];
+            AtomicInteger index = new AtomicInteger();
+            CountDownLatch done = new CountDownLatch(count);
+            run.startConsumers(value -> {
+                int i = index.getAndIncrement();
+                if (i < count) {
+                    stamps[i] = System.nanoTime();
+                }
+                done.countDown();
+            });
+            long waitMs = Math.max(0, dueLocalMs - System.currentTimeMillis()) + timeoutSeconds * 1000;
+            if (!done.await(waitMs, TimeUnit.MILLISECONDS)) {
+                run.check();
+                return Measure.of(Double.NaN).with("error", "gave up after " + timeoutSeconds + " s with "
+                        + (count - done.getCount()) + " of " + count + " handled");
+            }
+            run.check();
+            double[] late = lateness(stamps, count, bench.clock.fromLocalMs(dueLocalMs));
+            Measure m = Measure.of(late[count - 1] / 1000.0)
+                    .with("messages", count)
+                    .with("first_ms", late[0])
+                    .with("median_late_ms", percentile(late, count, 50))
+                    .with("drain_rate_msg_s", count / (late[count - 1] / 1000.0))
+                    .with("write_s", writeSeconds)
+                    .with("consumers", bench.settings.integer("redisson-consumers") + " threads poll(1s)");
+            if (overran) {
+                m.with("warning", "writing ended after the due instant; drain time is understated");
+            }
+            return m;
+        }
+    }
+
+    @Override
+    Measure replaceById(int pending, int threads, int seconds) throws Exception {
+        try (Run run = new Run("replace")) {
+            run.fill(run.delayed, pending, 0, FAR_MS);
+            LongAdder ops = new LongAdder();
+            LongAdder misses = new LongAdder();
+            long start = System.nanoTime();
+            long measureFrom = start + TimeUnit.SECONDS.toNanos(1);
+            long measureTo = measureFrom + TimeUnit.SECONDS.toNanos(seconds);
+            parallel(threads, t -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                int slots = Math.max(1, (pending - t + threads - 1) / threads); // values k with k % threads == t
+                while (true) {
+                    long now = System.nanoTime();
+                    if (now >= measureTo) {
+                        return;
+                    }
+                    int k = t + threads * random.nextInt(slots);
+                    String value = payload("m-" + k + "-");
+                    boolean removed = run.delayed.remove(value);
+                    run.delayed.offer(value, FAR_MS, TimeUnit.MILLISECONDS);
+                    if (now >= measureFrom) {
+                        ops.increment();
+                        if (!removed) {
+                            misses.increment();
+                        }
+                    }
+                }
+            });
+            return Measure.of(ops.sum() / (double) seconds).with("pending", pending).with("threads", threads)
+                    .with("replaced", ops.sum()).with("remove_missed", misses.sum())
+                    .with("pending_after", run.delayed.size());
+        }
+    }
+
+    @Override
+    Measure lateness(int rate, int seconds, int delayMs) throws Exception {
+        try (Run run = new Run("lateness")) {
+            int count = rate * seconds;
+            double[] late = new double[count];
+            AtomicInteger index = new AtomicInteger();
+            CountDownLatch done = new CountDownLatch(count);
+            RedisClock clock = bench.clock;
+            run.startConsumers(value -> {
+                long nowStamp = System.nanoTime();
+                long dueLocal = Long.parseLong(value.substring(1, value.indexOf(':')));
+                int i = index.getAndIncrement();
+                if (i < count) {
+                    late[i] = clock.redisMs(nowStamp) - clock.fromLocalMs(dueLocal);
+                }
+                done.countDown();
+            });
+            Thread.sleep(200);
+            long behind = OursSide.paced(rate, count, i -> {
+                long due = System.currentTimeMillis() + delayMs;
+                // Redisson computes its due time as currentTimeMillis() + delay; this makes it exactly `due`
+                run.delayed.offer(payload("L" + due + ":" + i + ":"), due - System.currentTimeMillis(), TimeUnit.MILLISECONDS);
+            });
+            if (!done.await(delayMs + 30_000L, TimeUnit.MILLISECONDS)) {
+                run.check();
+                return Measure.of(Double.NaN).with("error", "timed out with " + (count - done.getCount()) + " of "
+                        + count + " handled");
+            }
+            run.check();
+            return OursSide.latenessMeasure(late, count, behind);
+        }
+    }
+
+    @Override
+    Measure enqueueRate(int count, int threads) throws Exception {
+        try (Run run = new Run("enqueue")) {
+            AtomicInteger next = new AtomicInteger();
+            long t0 = System.nanoTime();
+            parallel(threads, t -> {
+                for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
+                    run.delayed.offer(payload("m-" + i + "-"), FAR_MS, TimeUnit.MILLISECONDS);
+                }
+            });
+            double secs = (System.nanoTime() - t0) / 1e9;
+            return Measure.of(count / secs).with("messages", count).with("threads", threads).with("seconds", secs);
+        }
+    }
+
+    @Override
+    Measure endToEnd(int seconds, int producers, int batch, int backlog) throws Exception {
+        try (Run run = new Run("e2e")) {
+            LongAdder handled = new LongAdder();
+            run.startConsumers(value -> handled.increment());
+            Thread.sleep(200);
+            AtomicLong sent = new AtomicLong();
+            long t0 = System.nanoTime();
+            long stopAt = t0 + TimeUnit.SECONDS.toNanos(seconds);
+            parallel(producers, t -> {
+                int n = 0;
+                List<CompletableFuture<Void>> futures = new ArrayList<>(batch);
+                while (System.nanoTime() < stopAt) {
+                    if (sent.get() - handled.sum() > backlog) {
+                        Thread.sleep(1);
+                        continue;
+                    }
+                    futures.clear();
+                    for (int i = 0; i < batch; i++) {
+                        futures.add(run.delayed.offerAsync(payload("m-" + t + "-" + n++ + "-"), 0, TimeUnit.MILLISECONDS)
+                                .toCompletableFuture());
+                    }
+                    CompletableFuture.allOf(futures.toArray(new CompletableFuture[0])).join();
+                    sent.addAndGet(batch);
+                }
+            });
+            double sendSecs = (System.nanoTime() - t0) / 1e9;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (handled.sum() < sent.get() && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            run.check();
+            double secs = (System.nanoTime() - t0) / 1e9;
+            if (handled.sum() < sent.get()) {
+                return Measure.of(Double.NaN).with("error", "only " + handled.sum() + " of " + sent.get()
+                        + " handled 120 s after sending stopped");
+            }
+            return Measure.of(sent.get() / secs).with("sent", sent.get()).with("handled", handled.sum())
+                    .with("send_s", sendSecs).with("total_s", secs).with("producers", producers)
+                    .with("send", batch + " pipelined offerAsync").with("delay_ms", 0)
+                    .with("consumers", bench.settings.integer("redisson-consumers") + " threads poll(1s)");
+        }
+    }
+
+    @Override
+    Measure bytesPerMessage(int count) throws Exception {
+        try (Run run = new Run("memory")) {
+            run.delayed.offer(payload("prime"), FAR_MS, TimeUnit.MILLISECONDS);
+            Thread.sleep(100);
+            long before = bench.usedMemory();
+            run.fill(run.delayed, count, 0, FAR_MS);
+            Thread.sleep(300);
+            long after = bench.usedMemory();
+            long keys = bench.resp.memoryOfKeys("redisson_delay_queue*{" + run.name + "}");
+            return Measure.of((after - before) / (double) count).with("messages", count)
+                    .with("used_memory_delta", after - before)
+                    .with("memory_usage_of_keys_per_msg", keys / (double) (count + 1))
+                    .with("payload_bytes", PAYLOAD_CHARS);
+        }
+    }
+
+    @Override
+    void warmUp() throws Exception {
+        try (Run run = new Run("warmup")) {
+            int n = 3_000;
+            CountDownLatch done = new CountDownLatch(n + 500);
+            run.startConsumers(value -> done.countDown());
+            run.fill(run.delayed, n, 0, 0);
+            for (int i = 0; i < 500; i++) {
+                run.delayed.offer(payload("w-" + i), 0, TimeUnit.MILLISECONDS);
+            }
+            done.await(60, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package io.github.delayqueue.benchmarks;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/** Command-line flags of {@link Benchmarks}; {@code --help} prints them with their defaults. */
+final class Settings {
+
+    static final List<String> ALL_SCENARIOS = List.of("burst-drain-50k", "burst-drain-1m", "replace-by-id-20k",
+            "steady-lateness-p99", "enqueue-rate", "enqueue-batch-rate", "end-to-end-rate", "redis-bytes-per-message");
+
+    /** Flag name to default value and description, in help order. */
+    private static final Map<String, String[]> FLAGS = new LinkedHashMap<>();
+
+    static {
+        flag("scenarios", "all", "comma-separated scenarios to run: " + String.join(",", ALL_SCENARIOS));
+        flag("redis-url", "", "Redis to use: redis://host:port, or 'embedded'; default: DELAYQUEUE_REDIS_URL, else embedded");
+        flag("threads", "8", "producer threads for enqueue-rate, enqueue-batch-rate and replace-by-id");
+        flag("concurrency", "256", "our consumer: handlers running at once (ConsumerOptions.concurrency)");
+        flag("batch-size", "256", "our consumer: most messages claimed per round trip (ConsumerOptions.batchSize)");
+        flag("redisson-consumers", "8", "Redisson: threads looping on RBlockingQueue.poll(1 s)");
+        flag("burst50k-size", "50000", "burst-drain-50k: messages due at the same instant");
+        flag("burst1m-size", "1000000", "burst-drain-1m: messages due at the same instant");
+        flag("redisson-1m", "false", "burst-drain-1m: measure Redisson too (superlinear: may hit --redisson-timeout)");
+        flag("redisson-timeout", "900", "seconds after which a Redisson drain is given up (reported NaN)");
+        flag("replace-pending", "20000", "replace-by-id: messages pending while ids are re-sent");
+        flag("replace-seconds", "5", "replace-by-id: measured seconds (after 1 s of warm-up)");
+        flag("lateness-rate", "1000", "steady-lateness: messages sent per second");
+        flag("lateness-seconds", "20", "steady-lateness: seconds of sending");
+        flag("lateness-delay-ms", "2000", "steady-lateness: delay of each message");
+        flag("enqueue-count", "100000", "enqueue-rate: single sends in total over --threads threads");
+        flag("batch-count", "500000", "enqueue-batch-rate: messages in total over --threads threads");
+        flag("send-batch", "1000", "enqueue-batch-rate: messages per sendAll call");
+        flag("e2e-seconds", "20", "end-to-end-rate: seconds of sending");
+        flag("e2e-producers", "2", "end-to-end-rate: producer threads");
+        flag("e2e-batch", "100", "end-to-end-rate: messages per send (ours: sendAll; Redisson: pipelined offerAsync)");
+        flag("e2e-backlog", "20000", "end-to-end-rate: producers pause while more than this are sent but not handled");
+        flag("memory-count", "100000", "redis-bytes-per-message: pending messages");
+        flag("sides", "ours,redisson", "which engines to measure: ours,redisson (e.g. 'ours' while profiling)");
+        flag("warmup", "true", "run a short untimed pass of both engines first (JIT, script cache, connections)");
+    }
+
+    private static void flag(String name, String value, String description) {
+        FLAGS.put(name, new String[] {value, description});
+    }
+
+    private final Map<String, String> values = new LinkedHashMap<>();
+    final Set<String> scenarios = new LinkedHashSet<>();
+    final boolean help;
+
+    Settings(String... args) {
+        boolean helpAsked = false;
+        FLAGS.forEach((name, spec) -> values.put(name, spec[0]));
+        for (String arg : args) {
+            if (arg.equals("--help") || arg.equals("-h")) {
+                helpAsked = true;
+                continue;
+            }
+            if (!arg.startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument '" + arg + "' (flags look like --name=value; see --help)");
+            }
+            int eq = arg.indexOf('=');
+            String name = eq < 0 ? arg.substring(2) : arg.substring(2, eq);
+            String value = eq < 0 ? "true" : arg.substring(eq + 1);
+            if (!FLAGS.containsKey(name)) {
+                throw new IllegalArgumentException("unknown flag --" + name + " (see --help)");
+            }
+            values.put(name, value);
+        }
+        help = helpAsked;
+        String list = values.get("scenarios");
+        if (list.equals("all")) {
+            scenarios.addAll(ALL_SCENARIOS);
+        } else {
+            for (String s : list.split(",")) {
+                String name = s.trim();
+                if (!ALL_SCENARIOS.contains(name)) {
+                    throw new IllegalArgumentException("unknown scenario '" + name + "'; known: " + ALL_SCENARIOS);
+                }
+                scenarios.add(name);
+            }
+        }
+        // validate numbers early
+        for (String name : FLAGS.keySet()) {
+            String v = values.get(name);
+            if (FLAGS.get(name)[0].matches("\\d+") && (!v.matches("\\d+") || Long.parseLong(v) <= 0)) {
+                throw new IllegalArgumentException("--" + name + " must be a positive integer, was '" + v + "'");
+            }
+        }
+    }
+
+    int integer(String name) {
+        return Integer.parseInt(get(name));
+    }
+
+    boolean bool(String name) {
+        return Boolean.parseBoolean(get(name));
+    }
+
+    String get(String name) {
+        if (!values.containsKey(name)) {
+            throw new IllegalArgumentException("no flag --" + name);
+        }
+        return values.get(name);
+    }
+
+    /** The flags in effect, for the header of the output. */
+    String describe() {
+        List<String> parts = new ArrayList<>();
+        values.forEach((k, v) -> {
+            if (!k.equals("scenarios") && !k.equals("redis-url")) {
+                parts.add(k + "=" + v);
+            }
+        });
+        return String.join(" ", parts);
+    }
+
+    static String usage() {
+        StringBuilder sb = new StringBuilder("usage: java -jar benchmarks/target/benchmarks.jar [--flag=value ...]\n");
+        FLAGS.forEach((name, spec) -> sb.append(String.format(Locale.ROOT, "  --%-20s %s (default %s)%n", name,
+                spec[1], spec[0].isEmpty() ? "none" : spec[0])));
+        return sb.toString();
+    }
+}

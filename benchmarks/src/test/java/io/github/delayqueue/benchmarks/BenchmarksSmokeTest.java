@@ -1,0 +1,65 @@
+package io.github.delayqueue.benchmarks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Every scenario, both engines, tiny sizes, on an embedded Redis of its own: checks that the benchmark
+ * runs end to end and prints a parseable RESULT line per scenario with a finite positive figure for
+ * our engine. The full-size run is manual (see the module's pom).
+ */
+class BenchmarksSmokeTest {
+
+    private static final Pattern RESULT = Pattern.compile(
+            "RESULT scenario=(\\S+) ours=(\\S+) redisson=(\\S+) unit=(\\S+) better=(\\S+)");
+
+    @Test
+    @Timeout(120)
+    void everyScenarioPrintsAParseableResult() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        long t0 = System.nanoTime();
+        try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+            Benchmarks.run(out, "--redis-url=embedded", "--warmup=false", "--burst50k-size=500", "--burst1m-size=1000",
+                    "--replace-pending=500", "--replace-seconds=1", "--lateness-rate=100", "--lateness-seconds=1",
+                    "--lateness-delay-ms=200", "--enqueue-count=500", "--batch-count=2000", "--send-batch=200",
+                    "--e2e-seconds=1", "--memory-count=1000", "--redisson-consumers=2", "--threads=4");
+        }
+        String output = bytes.toString(StandardCharsets.UTF_8);
+        System.out.println(output); // kept in the surefire report
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+
+        List<String> seen = new ArrayList<>();
+        for (String line : output.split("\n")) {
+            if (!line.startsWith("RESULT ")) {
+                continue;
+            }
+            Matcher m = RESULT.matcher(line.trim());
+            assertTrue(m.matches(), "unparseable: " + line);
+            String scenario = m.group(1);
+            double ours = Double.parseDouble(m.group(2));
+            Double.parseDouble(m.group(3)); // NaN allowed
+            Double.parseDouble(m.group(5));
+            assertTrue(Double.isFinite(ours) && ours > 0, scenario + ": ours must be finite and positive: " + line
+                    + "\n" + output);
+            seen.add(scenario);
+        }
+        assertEquals(Settings.ALL_SCENARIOS, seen, "one RESULT line per scenario, in order\n" + output);
+        assertTrue(output.contains("DETAIL scenario=steady-lateness-p99 side=ours p50_ms="), output);
+        for (String scenario : Settings.ALL_SCENARIOS) { // the markdown table for docs/benchmarks.md
+            assertTrue(output.contains("\n| `" + scenario + "` | "), "table row of " + scenario + "\n" + output);
+        }
+        assertTrue(took.toSeconds() < 60, "smoke run took " + took);
+    }
+}
