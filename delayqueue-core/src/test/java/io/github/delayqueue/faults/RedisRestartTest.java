@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
@@ -46,43 +47,21 @@ class RedisRestartTest {
     private static final int PRODUCERS = 2;
     private static final int SENDS_AFTER_RESTART = 1_000;
 
-    /** What happens to Redis mid-stream: {@link #begin} takes it away, {@link #end} gives it back. */
-    private interface Outage {
-        void begin(FaultSupport.OwnRedis server);
-
-        void end(FaultSupport.OwnRedis server);
+    /** What happens to Redis mid-stream: {@code begin} takes it away, {@code end} gives it back. */
+    private record Outage(Consumer<FaultSupport.OwnRedis> begin, Consumer<FaultSupport.OwnRedis> end) {
     }
 
     @Test
     void crashAndRestartLosesNoAcknowledgedSend() throws Exception {
+        // kill -9, then the same port and dir: Redis loads the AOF
         outageMidStream("redis-restart", "redis=own-embedded-6.2(aof,appendfsync=always,SIGKILL)", 1_000, 3_000,
-                new Outage() {
-                    @Override
-                    public void begin(FaultSupport.OwnRedis server) {
-                        server.crash(); // kill -9
-                    }
-
-                    @Override
-                    public void end(FaultSupport.OwnRedis server) {
-                        server.start(); // same port, same dir: loads the AOF
-                    }
-                });
+                new Outage(FaultSupport.OwnRedis::crash, FaultSupport.OwnRedis::start));
     }
 
     @Test
     void stalledRedisLosesNoAcknowledgedSend() throws Exception {
         outageMidStream("redis-stall", "redis=own-embedded-6.2(aof,appendfsync=always,SIGSTOP_3s)", 3_000, 2_000,
-                new Outage() {
-                    @Override
-                    public void begin(FaultSupport.OwnRedis server) {
-                        server.pause();
-                    }
-
-                    @Override
-                    public void end(FaultSupport.OwnRedis server) {
-                        server.resume();
-                    }
-                });
+                new Outage(FaultSupport.OwnRedis::pause, FaultSupport.OwnRedis::resume));
     }
 
     private void outageMidStream(String scenario, String redisMode, long minDownMs, long visibilityMs, Outage outage)
@@ -146,12 +125,12 @@ class RedisRestartTest {
                 await("stream running").atMost(Duration.ofSeconds(10))
                         .until(() -> acknowledged.size() >= 500 && deliveries.size() >= 100);
                 long crashedAt = System.nanoTime();
-                outage.begin(server);
+                outage.begin().accept(server);
                 int acknowledgedBeforeCrash = acknowledged.size();
                 // an outage long enough for messages to fall due while Redis is away
                 await("producers notice the outage").atMost(Duration.ofSeconds(15))
                         .until(() -> failed.size() >= PRODUCERS && FaultSupport.millisSince(crashedAt) >= minDownMs);
-                outage.end(server);
+                outage.end().accept(server);
                 restartedAt.set(System.nanoTime());
                 long downMs = (restartedAt.get() - crashedAt) / 1_000_000;
 
