@@ -32,7 +32,8 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class ConfigurationDocsTest {
 
-    private static final Pattern ROW = Pattern.compile("^\\| `(delayqueue\\.[^`]+)` \\| ([^|]*) \\|", Pattern.MULTILINE);
+    private static final Pattern ROW = Pattern.compile("^\\| `((?:management\\.health\\.)?delayqueue\\.[^`]+)` \\| ([^|]*) \\|",
+            Pattern.MULTILINE);
 
     private static final String QUEUE_PREFIX = "delayqueue.queues.<code>.";
 
@@ -52,7 +53,7 @@ class ConfigurationDocsTest {
             try (InputStream in = url.openStream()) {
                 for (JsonNode property : JsonMapper.builder().build().readTree(in).path("properties")) {
                     String name = property.path("name").asString();
-                    if (name.startsWith("delayqueue.")) {
+                    if (name.startsWith("delayqueue.") || name.startsWith("management.health.delayqueue.")) {
                         metadata.put(name, property);
                     }
                 }
