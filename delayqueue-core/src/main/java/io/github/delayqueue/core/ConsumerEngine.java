@@ -37,6 +37,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
     private static final int SETTLE_BATCH = 500;
     private static final int MAX_TEXT = 4_000;
     private static final long BACKLOG_WAIT_MS = 5;
+    private static final long SETTLE_LINGER_MS = 2;
 
     private enum State { NEW, RUNNING, STOPPING, STOPPED }
 
@@ -93,7 +94,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
 
     /**
      * Free slots the poller waits for (0: it is not waiting for slots). Under a backlog it waits for a
-     * quarter of a batch rather than claiming one message per round trip as each handler finishes.
+     * half a batch rather than claiming one message per round trip as each handler finishes.
      */
     private volatile int slotsWanted;
 
@@ -161,7 +162,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         int reapLimit = Math.max(options.batchSize(), 100);
         // With a backlog, claim at least this many at once (waiting up to BACKLOG_WAIT_MS for free slots):
         // claiming each slot as it frees costs a round trip and a script call per message.
-        int minClaim = Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 4);
+        int minClaim = Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
         boolean backlog = false;
         long backoffMs = 0;
         int failures = 0;
@@ -447,8 +448,31 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
 
     // ---- settler -----------------------------------------------------------------------------
 
+    /**
+     * While settlements keep coming (the last batch found more than one queued), waits up to
+     * {@value #SETTLE_LINGER_MS} ms to fill the batch: a burst then settles in a few large script calls
+     * instead of many small ones, each with its own round trip and fixed Redis cost. A lone ack is
+     * sent at once. Only the ack is later; handler slots are freed before it.
+     */
+    private void linger(List<QueueOps.Settlement> batch) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLE_LINGER_MS);
+        while (batch.size() < SETTLE_BATCH) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return;
+            }
+            QueueOps.Settlement next = settlements.poll(left, TimeUnit.NANOSECONDS);
+            if (next == null) {
+                return;
+            }
+            batch.add(next);
+            settlements.drainTo(batch, SETTLE_BATCH - batch.size());
+        }
+    }
+
     private void settleLoop() {
         List<QueueOps.Settlement> batch = new ArrayList<>(SETTLE_BATCH);
+        boolean busy = false;
         long backoffMs = 0;
         while (true) {
             try {
@@ -462,6 +486,11 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
                     }
                     batch.add(first);
                     settlements.drainTo(batch, SETTLE_BATCH - 1);
+                    boolean wasBusy = busy;
+                    busy = batch.size() > 1;
+                    if (wasBusy && !settlerDone) {
+                        linger(batch);
+                    }
                 }
                 ops.settle(batch);
                 batch.clear();
