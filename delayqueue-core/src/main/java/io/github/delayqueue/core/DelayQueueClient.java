@@ -293,10 +293,15 @@ public final class DelayQueueClient {
         return id;
     }
 
-    /** 128 random bits, URL-safe Base64: 22 characters. */
+    /**
+     * 96 random bits, URL-safe Base64: 16 characters. An id is stored twice per pending message (hash
+     * field and sorted-set member); 16 rather than 22 characters keeps both in smaller allocator size
+     * classes (24 bytes less per message, measured by {@code redis-bytes-per-message}), and 96 bits
+     * still make a collision among a billion live messages about a 1-in-10^11 event.
+     */
     static String newId() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
-        byte[] bytes = new byte[16];
+        byte[] bytes = new byte[12];
         random.nextBytes(bytes);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
