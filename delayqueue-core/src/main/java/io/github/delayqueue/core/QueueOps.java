@@ -217,6 +217,11 @@ final class QueueOps {
             return List.of(me.flag);
         }
 
+        /**
+         * Only the one sender holding {@code writing} peeks and polls {@code waiting}, so the element it
+         * polls is the one it peeked. (Two writers at once would break that: a tried variant with two lost
+         * a queued send and parked its sender for ever.)
+         */
         private void writeQueued() {
             List<Single> batch = new ArrayList<>();
             Set<String> ids = new HashSet<>();
