@@ -83,6 +83,10 @@ public final class Benchmarks {
             int threads = settings.integer("threads");
             long timeout = settings.integer("redisson-timeout");
             for (String scenario : settings.scenarios) {
+                // start each scenario from a collected heap: the 1m burst leaves ~1 GB of garbage that
+                // otherwise shows up as GC pauses in the lateness figures of the scenario after it
+                System.gc();
+                Thread.sleep(500);
                 long s0 = System.nanoTime();
                 switch (scenario) {
                     case "burst-drain-50k": {

@@ -329,7 +329,7 @@ final class OursSide extends Side {
             return Measure.of((after - before) / (double) count).with("messages", count)
                     .with("used_memory_delta", after - before)
                     .with("memory_usage_of_keys_per_msg", keys / (double) (count + 1))
-                    .with("payload_json_bytes", PAYLOAD_CHARS + 2).with("ids", "generated (22 chars)");
+                    .with("payload_json_bytes", PAYLOAD_CHARS + 2).with("ids", "generated (16 chars)");
         }
     }
 
