@@ -87,9 +87,9 @@ final class SendPreparation {
         return id;
     }
 
-    /** 128 random bits, URL-safe Base64 (22 characters), like the engine's generated ids. */
+    /** 96 random bits, URL-safe Base64 (16 characters), like the engine's generated ids. */
     static String newId() {
-        byte[] bytes = new byte[16];
+        byte[] bytes = new byte[12];
         ThreadLocalRandom.current().nextBytes(bytes);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
