@@ -77,7 +77,8 @@ public final class TestRedis {
         return "redis://127.0.0.1:" + port;
     }
 
-    static int freePort() {
+    /** A TCP port nobody listens on right now, for servers the tests start themselves. */
+    public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();
