@@ -33,20 +33,32 @@ if limit > 0 then
     redis.call('ZREM', KEYS[2], unpack(members))
     local envelopes = redis.call('HMGET', KEYS[1], unpack(ids))
     local deadline = string.format('%d', now + lease)
-    local leases = {}
-    for i, member in ipairs(members) do
-      local envelope = envelopes[i]
-      if envelope then
-        local attempt = redis.call('HINCRBY', KEYS[4], ids[i], 1)
-        leases[#leases + 1] = deadline
-        leases[#leases + 1] = member
-        out[#out + 1] = member
-        out[#out + 1] = string.format('%d', attempt)
-        out[#out + 1] = due[2 * i]
-        out[#out + 1] = envelope
+    local live = {}
+    local live_ids = {}
+    for i = 1, #members do
+      if envelopes[i] then
+        live[#live + 1] = i
+        live_ids[#live_ids + 1] = ids[i]
       end
     end
-    if #leases > 0 then redis.call('ZADD', KEYS[3], unpack(leases)) end
+    if #live > 0 then
+      -- attempts + 1 for the whole batch: one HMGET and one variadic HSET instead of a HINCRBY per message
+      local previous = redis.call('HMGET', KEYS[4], unpack(live_ids))
+      local leases, counts = {}, {}
+      for k, i in ipairs(live) do
+        local attempt = string.format('%d', (tonumber(previous[k]) or 0) + 1)
+        counts[#counts + 1] = ids[i]
+        counts[#counts + 1] = attempt
+        leases[#leases + 1] = deadline
+        leases[#leases + 1] = members[i]
+        out[#out + 1] = members[i]
+        out[#out + 1] = attempt
+        out[#out + 1] = due[2 * i]
+        out[#out + 1] = envelopes[i]
+      end
+      redis.call('HSET', KEYS[4], unpack(counts))
+      redis.call('ZADD', KEYS[3], unpack(leases))
+    end
   end
 end
 
