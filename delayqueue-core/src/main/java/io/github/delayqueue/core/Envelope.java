@@ -7,10 +7,12 @@ import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The stored form of a message. Redis holds {@code "1:<seq12>:<enqueuedMs>:<body>"}; the scripts write
- * the prefix, Java writes the body {@code "<headersLength>:<headersJson><payloadJson>"}. The leading
- * {@code 1} is the format version: a new format gets a new number and this class keeps reading the
- * old ones, so an upgrade never strands pending messages.
+ * The stored form of a message. Redis holds {@code "2<seq8><enqueued8><body>"}; the scripts write the
+ * prefix, Java writes the body {@code "<headersLength>:<headersJson><payloadJson>"}. {@code <seq8>} and
+ * {@code <enqueued8>} (milliseconds, Redis clock) are 8 digits of an order-preserving base-64 alphabet.
+ * The leading character is the format version: format 1, {@code "1:<seq12>:<enqueuedMs>:<body>"} with
+ * hex and decimal numbers, is still read, so an upgrade never strands pending messages. Format 2 is 12
+ * bytes shorter, which puts a 100-byte payload into a smaller allocation class in Redis.
  */
 record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload) {
 
@@ -33,15 +35,24 @@ record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload)
      * @throws IllegalArgumentException if the stored value is not an envelope this release can read
      */
     static Envelope parse(String stored) {
-        if (stored == null || !stored.startsWith("1:")) {
+        boolean v2 = stored != null && stored.startsWith("2");
+        if (stored == null || !(v2 || stored.startsWith("1:"))) {
             throw new IllegalArgumentException("unknown envelope format: " + abbreviate(stored));
         }
         try {
-            int enqueuedStart = 15; // "1:" + 12 hex digits + ":"
-            int enqueuedEnd = stored.indexOf(':', enqueuedStart);
-            long enqueuedMs = Long.parseLong(stored, enqueuedStart, enqueuedEnd, 10);
-            int lengthEnd = stored.indexOf(':', enqueuedEnd + 1);
-            int headersLength = Integer.parseInt(stored, enqueuedEnd + 1, lengthEnd, 10);
+            long enqueuedMs;
+            int bodyStart;
+            if (v2) {
+                enqueuedMs = decode64(stored, 9, 17); // "2" + 8 sequence digits, then 8 time digits
+                bodyStart = 17;
+            } else {
+                int enqueuedStart = 15; // "1:" + 12 hex digits + ":"
+                int enqueuedEnd = stored.indexOf(':', enqueuedStart);
+                enqueuedMs = Long.parseLong(stored, enqueuedStart, enqueuedEnd, 10);
+                bodyStart = enqueuedEnd + 1;
+            }
+            int lengthEnd = stored.indexOf(':', bodyStart);
+            int headersLength = Integer.parseInt(stored, bodyStart, lengthEnd, 10);
             int headersEnd = lengthEnd + 1 + headersLength;
             Map<String, String> headers = headersLength == 0 ? Map.of()
                     : Map.copyOf(HEADERS_JSON.readValue(stored.substring(lengthEnd + 1, headersEnd), HEADERS_TYPE));
@@ -49,6 +60,26 @@ record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload)
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("corrupt envelope: " + abbreviate(stored), e);
         }
+    }
+
+    /** The message id in a sorted-set member: {@code "~<seq8><id>"}, or {@code "<seq12><id>"} (format 1). */
+    static String idOf(String member) {
+        return member.startsWith("~") ? member.substring(9) : member.substring(12);
+    }
+
+    /** The order-preserving base-64 alphabet of the scripts' {@code encode8}, in ASCII order. */
+    static final String DIGITS64 = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";
+
+    static long decode64(String s, int from, int to) {
+        long n = 0;
+        for (int i = from; i < to; i++) {
+            int digit = DIGITS64.indexOf(s.charAt(i));
+            if (digit < 0) {
+                throw new IllegalArgumentException("not a base-64 digit: " + s.charAt(i));
+            }
+            n = n * 64 + digit;
+        }
+        return n;
     }
 
     private static String abbreviate(String s) {

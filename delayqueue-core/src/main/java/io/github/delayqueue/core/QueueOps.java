@@ -71,7 +71,7 @@ final class QueueOps {
         List<Claimed> claimed = new ArrayList<>((out.size() - 2) / 4);
         for (int i = 2; i + 3 < out.size(); i += 4) {
             String member = out.get(i).toString();
-            claimed.add(new Claimed(member, member.substring(12), Integer.parseInt(out.get(i + 1).toString()),
+            claimed.add(new Claimed(member, Envelope.idOf(member), Integer.parseInt(out.get(i + 1).toString()),
                     Long.parseLong(out.get(i + 2).toString()), out.get(i + 3).toString()));
         }
         return new ClaimResult(now, next.isEmpty() ? -1 : Long.parseLong(next), claimed);

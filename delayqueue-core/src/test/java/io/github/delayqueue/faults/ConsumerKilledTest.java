@@ -81,7 +81,8 @@ class ConsumerKilledTest {
             Set<String> inFlightAtKill = new HashSet<>();
             for (String member : redis.redisson().<String>getScoredSortedSet(prefix + ":{" + queue + "}:inflight",
                     StringCodec.INSTANCE).readAll()) {
-                inFlightAtKill.add(member.substring(12));
+                // members are "~<seq8><id>" (format 1, older releases: "<seq12><id>")
+                inFlightAtKill.add(member.startsWith("~") ? member.substring(9) : member.substring(12));
             }
 
             Map<String, AtomicInteger> survivorHandled = new ConcurrentHashMap<>();

@@ -1,7 +1,7 @@
 -- Shared prelude, prepended to every script of delayqueue when it is loaded.
 --
 -- KEYS (the same nine for every script; all share the queue's hash tag):
---   1 messages  HASH  id -> envelope "1:<seq12>:<enqueuedMs>:<body>"
+--   1 messages  HASH  id -> envelope "2<seq8><enqueued8><body>" (format 1, "1:<seq12>:<enqueuedMs>:<body>", is still read)
 --   2 delayed   ZSET  member -> due time (ms, Redis clock)
 --   3 inflight  ZSET  member -> lease deadline (ms, Redis clock)
 --   4 attempts  HASH  id -> deliveries so far (absent until first claim); also the fencing token
@@ -9,9 +9,11 @@
 --   6 dead      ZSET  id -> time it was dead-lettered
 --   7 deadmsg   HASH  id -> envelope of a dead letter
 --   8 deaderr   HASH  id -> "<attempts>:<reason>"
---   9 sequence  STRING counter giving every send a 12-hex-digit sequence number
--- A ZSET member is "<seq12><id>": equal due times are claimed in send order because a ZSET
--- orders equal scores by member bytes.
+--   9 sequence  STRING counter giving every send a sequence number
+-- A ZSET member is "~<seq8><id>" (format 1: "<seq12><id>"): equal due times are claimed in send order
+-- because a ZSET orders equal scores by member bytes. <seq8> and <enqueued8> are numbers written with 8
+-- digits of an alphabet in ASCII order, so byte order is numeric order; the leading '~' sorts after
+-- every hex digit, so format-1 members left from an older release still come first.
 if redis.replicate_commands then redis.replicate_commands() end
 
 local function now_ms()
@@ -19,11 +21,26 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+local DIGITS64 = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'
+
+-- n (an integer below 2^48) as 8 order-preserving base-64 digits
+local function encode8(n)
+  local chars = {}
+  for i = 8, 1, -1 do
+    local d = n % 64
+    chars[i] = string.sub(DIGITS64, d + 1, d + 1)
+    n = (n - d) / 64
+  end
+  return table.concat(chars)
+end
+
 local function id_of(member)
+  if string.byte(member, 1) == 126 then return string.sub(member, 10) end
   return string.sub(member, 13)
 end
 
 local function member_of(id, envelope)
+  if string.byte(envelope, 1) == 50 then return '~' .. string.sub(envelope, 2, 9) .. id end
   return string.sub(envelope, 3, 14) .. id
 end
 
@@ -33,8 +50,9 @@ local function head_score(key)
   return nil
 end
 
-local function next_sequence()
-  return string.format('%012x', redis.call('INCR', KEYS[9]))
+-- Reserves n sequence numbers; returns the first
+local function reserve_sequence(n)
+  return redis.call('INCRBY', KEYS[9], n) - n + 1
 end
 
 -- Wakes sleeping consumers when a message becomes due before the current head.

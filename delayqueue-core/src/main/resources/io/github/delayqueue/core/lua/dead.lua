@@ -30,9 +30,16 @@ for _, id in ipairs(ids) do
       redis.call('HDEL', KEYS[7], id)
       redis.call('HDEL', KEYS[8], id)
       if op == 'requeue' and envelope then
-        local seq = next_sequence()
-        redis.call('HSET', KEYS[1], id, '1:' .. seq .. string.sub(envelope, 15))
-        redis.call('ZADD', KEYS[2], now, seq .. id)
+        -- a new sequence number in the envelope's own format; the rest (enqueued time, body) is kept
+        local seq = reserve_sequence(1)
+        local fresh
+        if string.byte(envelope, 1) == 50 then
+          fresh = '2' .. encode8(seq) .. string.sub(envelope, 10)
+        else
+          fresh = '1:' .. string.format('%012x', seq) .. string.sub(envelope, 15)
+        end
+        redis.call('HSET', KEYS[1], id, fresh)
+        redis.call('ZADD', KEYS[2], now, member_of(id, fresh))
       end
       count = count + 1
     end

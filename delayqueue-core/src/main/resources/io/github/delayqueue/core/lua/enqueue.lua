@@ -26,8 +26,9 @@ for i = 1, #ids do
   end
 end
 if writes == 0 then return result end
-local seq = redis.call('INCRBY', KEYS[9], writes) - writes
-local enqueued = string.format('%d', now)
+local seq = reserve_sequence(writes) - 1
+local enqueued = encode8(now)
+local prefix = nil -- the first 7 digits of the sequence number, recomputed every 64 sends
 local earliest = nil
 local scores, envelopes = {}, {}
 for i, id in ipairs(ids) do
@@ -42,11 +43,13 @@ for i, id in ipairs(ids) do
       due = now + tonumber(string.sub(spec, 2))
     end
     seq = seq + 1
-    local s = string.format('%012x', seq)
+    local last = seq % 64
+    if prefix == nil or last == 0 then prefix = string.sub(encode8(seq), 1, 7) end
+    local s = prefix .. string.sub(DIGITS64, last + 1, last + 1)
     scores[#scores + 1] = due
-    scores[#scores + 1] = s .. id
+    scores[#scores + 1] = '~' .. s .. id
     envelopes[#envelopes + 1] = id
-    envelopes[#envelopes + 1] = '1:' .. s .. ':' .. enqueued .. ':' .. body
+    envelopes[#envelopes + 1] = '2' .. s .. enqueued .. body
     if earliest == nil or due < earliest then earliest = due end
   end
 end
