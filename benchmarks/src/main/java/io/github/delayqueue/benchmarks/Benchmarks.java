@@ -82,7 +82,13 @@ public final class Benchmarks {
             }
             int threads = settings.integer("threads");
             long timeout = settings.integer("redisson-timeout");
+            List<String> runs = new ArrayList<>();
             for (String scenario : settings.scenarios) {
+                for (int i = 0; i < settings.integer("repeat"); i++) {
+                    runs.add(scenario);
+                }
+            }
+            for (String scenario : runs) {
                 // start each scenario from a collected heap: the 1m burst leaves ~1 GB of garbage that
                 // otherwise shows up as GC pauses in the lateness figures of the scenario after it
                 System.gc();

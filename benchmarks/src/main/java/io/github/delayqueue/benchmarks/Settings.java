@@ -42,6 +42,7 @@ final class Settings {
         flag("e2e-backlog", "20000", "end-to-end-rate: producers pause while more than this are sent but not handled");
         flag("memory-count", "100000", "redis-bytes-per-message: pending messages");
         flag("sides", "ours,redisson", "which engines to measure: ours,redisson (e.g. 'ours' while profiling)");
+        flag("repeat", "1", "run each scenario this many times in a row (a RESULT line each), to see the spread in one warm JVM");
         flag("warmup", "true", "run a short untimed pass of both engines first (JIT, script cache, connections)");
     }
 

@@ -26,15 +26,17 @@ final class Threads {
     }
 
     /**
-     * An executor that starts a thread per task (concurrency is bounded by the caller's semaphore):
-     * virtual threads on Java 21+, else a cached pool of platform threads.
+     * The handler executor of one consumer; the caller's semaphore keeps at most {@code concurrency}
+     * tasks outstanding. On Java 21+ a virtual thread per task; on Java 17 a {@link HandlerPool} of up to
+     * {@code concurrency} platform threads, which run a burst of short handlers without a thread
+     * hand-off per message. Idle platform threads end after 60 s.
      */
-    static ExecutorService handlerExecutor(String name) {
+    static ExecutorService handlerExecutor(String name, int concurrency) {
         ThreadFactory virtual = VIRTUAL ? virtualFactory(name + "-") : null;
         if (virtual != null) {
             return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), virtual);
         }
-        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), named(name));
+        return new HandlerPool(named(name), concurrency, 60, TimeUnit.SECONDS);
     }
 
     static boolean virtualThreadsAvailable() {
