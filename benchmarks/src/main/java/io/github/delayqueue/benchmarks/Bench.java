@@ -58,6 +58,31 @@ final class Bench implements AutoCloseable {
         return Redisson.create(config);
     }
 
+    /** CPU used from now on by this JVM (both engines' clients and handlers) and by the Redis server. */
+    CpuMeter cpu() {
+        return new CpuMeter();
+    }
+
+    final class CpuMeter {
+        private final long jvm0 = jvmCpuNanos();
+        private final double redis0 = redisCpuSeconds();
+
+        /** Adds jvm_cpu_s and redis_cpu_s (CPU seconds since this meter was made) to a DETAIL line. */
+        Side.Measure addTo(Side.Measure m) {
+            return m.with("jvm_cpu_s", (jvmCpuNanos() - jvm0) / 1e9).with("redis_cpu_s", redisCpuSeconds() - redis0);
+        }
+    }
+
+    private static long jvmCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
+    }
+
+    private double redisCpuSeconds() {
+        java.util.Map<String, String> cpu = resp.info("cpu");
+        return Double.parseDouble(cpu.get("used_cpu_sys")) + Double.parseDouble(cpu.get("used_cpu_user"));
+    }
+
     long usedMemory() {
         return Long.parseLong(resp.info("memory").get("used_memory"));
     }

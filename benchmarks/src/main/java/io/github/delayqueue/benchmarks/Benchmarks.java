@@ -63,10 +63,13 @@ public final class Benchmarks {
         return new Benchmarks(new Settings(args), out).runAll();
     }
 
+    private Bench bench; // while runAll runs
+
     private List<Result> runAll() throws Exception {
         List<Result> results = new ArrayList<>();
         long started = System.nanoTime();
         try (Bench bench = new Bench(settings)) {
+            this.bench = bench;
             OursSide ours = new OursSide(bench);
             RedissonSide redisson = new RedissonSide(bench);
             header(bench, ours);
@@ -257,9 +260,14 @@ public final class Benchmarks {
         return result;
     }
 
+    /** Runs one side of a scenario; its DETAIL line ends with the CPU seconds of the whole run, setup included. */
     private Side.Measure measure(Measurement m) {
         try {
-            return m.run();
+            Bench.CpuMeter cpu = bench.cpu();
+            Side.Measure result = m.run();
+            Side.Measure total = cpu.addTo(Side.Measure.of(0));
+            result.with("run_jvm_cpu_s", total.detail().get("jvm_cpu_s"));
+            return result.with("run_redis_cpu_s", total.detail().get("redis_cpu_s"));
         } catch (Exception | AssertionError e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();

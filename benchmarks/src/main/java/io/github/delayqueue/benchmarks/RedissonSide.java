@@ -161,6 +161,7 @@ final class RedissonSide extends Side {
             long[] stamps = new long[count];
             AtomicInteger index = new AtomicInteger();
             CountDownLatch done = new CountDownLatch(count);
+            Bench.CpuMeter cpu = bench.cpu();
             run.startConsumers(value -> {
                 int i = index.getAndIncrement();
                 if (i < count) {
@@ -176,7 +177,7 @@ final class RedissonSide extends Side {
             }
             run.check();
             double[] late = lateness(stamps, count, bench.clock.fromLocalMs(dueLocalMs));
-            Measure m = Measure.of(late[count - 1] / 1000.0)
+            Measure m = cpu.addTo(Measure.of(late[count - 1] / 1000.0))
                     .with("messages", count)
                     .with("first_ms", late[0])
                     .with("median_late_ms", percentile(late, count, 50))
