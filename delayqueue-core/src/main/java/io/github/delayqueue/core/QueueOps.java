@@ -6,8 +6,10 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 /** The Redis operations of one queue; each is one script call. Arguments are already validated. */
@@ -79,17 +81,27 @@ final class QueueOps {
 
     /** Returns an applied flag per settlement (false: a newer delivery owns the message, or it is gone). */
     boolean[] settle(List<Settlement> settlements) {
-        Object[] args = new Object[1 + settlements.size() * 5];
-        args[0] = keys.wakeChannel();
-        int i = 1;
+        List<Object> args = new ArrayList<>(1 + settlements.size());
+        args.add(keys.wakeChannel());
         for (Settlement s : settlements) {
-            args[i++] = String.valueOf(s.op());
-            args[i++] = s.member();
-            args[i++] = Integer.toString(s.attempt());
-            args[i++] = Long.toString(s.delayMs());
-            args[i++] = s.text() == null ? "" : s.text();
+            // see settle.lua: an ack is one argument; the member goes last because an id may hold ':'
+            switch (s.op()) {
+                case 'A':
+                    args.add("A" + s.attempt() + ":" + s.member());
+                    break;
+                case 'R':
+                    args.add("R" + s.attempt() + ":" + s.delayMs() + ":" + s.member());
+                    args.add(s.text() == null ? "" : s.text());
+                    break;
+                case 'D':
+                    args.add("D" + s.attempt() + ":" + s.member());
+                    args.add(s.text() == null ? "" : s.text());
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown settle op '" + s.op() + "'");
+            }
         }
-        return flags(scripts.list(Scripts.Name.SETTLE, keys.keys(), args));
+        return flags(scripts.list(Scripts.Name.SETTLE, keys.keys(), args.toArray()));
     }
 
     /** {@code fences} holds member, attempt pairs. Returns an extended flag per pair. */
@@ -169,16 +181,23 @@ final class QueueOps {
     }
 
     /**
-     * Group commit for single-message sends: a sender that finds no write of this queue (and mode) in
-     * progress writes its own message together with every single send queued meanwhile, in one script
-     * call of up to {@value #COMBINED} messages; the others wait for that call. A lone sender pays
-     * nothing extra; N concurrent senders share round trips and script calls instead of paying N of
-     * each (the Redis cost of a script call is mostly per call, not per message).
+     * Group commit for single-message sends. A sender queues its message and, unless a script call of
+     * this queue (and mode) is already under way, starts one with every message queued so far (up to
+     * {@value #COMBINED}); then it waits for its own outcome. When a call completes, the messages queued
+     * meanwhile go out in the next call, started at once from the completing (Redisson) thread, so no
+     * sender thread has to wake up first to start it. A lone sender pays nothing extra; concurrent
+     * senders share script calls (the Redis cost of a call is mostly per call, not per message).
+     *
+     * <p>Order: one call at a time, in queue order, and a call never holds one id twice (the later send
+     * waits for the next call), so sends of one id are written in the order they were queued.
+     * (Measured with 8 senders on 2 cores: two calls under way at once were slower and steadier neither
+     * in throughput nor in Redis CPU; the earlier design, where the sender that started a call also
+     * waited for it and handed on to the next sender, was about 25% slower.)
      */
     private final class Combiner {
         private final boolean replace;
         private final ConcurrentLinkedQueue<Single> waiting = new ConcurrentLinkedQueue<>();
-        private final AtomicBoolean writing = new AtomicBoolean();
+        private boolean calling; // guarded by this
 
         Combiner(boolean replace) {
             this.replace = replace;
@@ -186,30 +205,16 @@ final class QueueOps {
 
         List<Object> send(List<String> triple) {
             Single me = new Single(triple);
+            scripts.ensureLoaded(Scripts.Name.ENQUEUE); // so that no Redisson thread ever loads it blocking
             waiting.add(me);
+            flush();
             boolean interrupted = false;
-            try {
-                while (!me.done) {
-                    if (writing.compareAndSet(false, true)) {
-                        try {
-                            writeQueued();
-                        } finally {
-                            writing.set(false);
-                        }
-                        // whoever is next in line writes the rest (it may have parked while we wrote)
-                        Single next = waiting.peek();
-                        if (next != null) {
-                            LockSupport.unpark(next.thread);
-                        }
-                    } else {
-                        LockSupport.park(this);
-                        interrupted |= Thread.interrupted(); // the message may be written by now: wait for the outcome
-                    }
-                }
-            } finally {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
+            while (!me.done) {
+                LockSupport.park(this);
+                interrupted |= Thread.interrupted(); // the message may be written by now: wait for the outcome
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
             if (me.error != null) {
                 throw me.error;
@@ -217,40 +222,73 @@ final class QueueOps {
             return List.of(me.flag);
         }
 
-        /**
-         * Only the one sender holding {@code writing} peeks and polls {@code waiting}, so the element it
-         * polls is the one it peeked. (Two writers at once would break that: a tried variant with two lost
-         * a queued send and parked its sender for ever.)
-         */
-        private void writeQueued() {
+        /** Starts a call with the queued messages unless one is under way (its completion flushes again). */
+        private void flush() {
             List<Single> batch = new ArrayList<>();
-            Set<String> ids = new HashSet<>();
-            List<String> triples = new ArrayList<>();
-            for (Single s = waiting.peek(); s != null && batch.size() < COMBINED; s = waiting.peek()) {
-                if (!ids.add(s.triple.get(0))) {
-                    break; // the same id twice: the later send goes in the next call, after the earlier one
+            synchronized (this) {
+                if (calling) {
+                    return;
                 }
-                waiting.poll();
-                batch.add(s);
+                Set<String> ids = new HashSet<>();
+                for (Single s = waiting.peek(); s != null && batch.size() < COMBINED; s = waiting.peek()) {
+                    if (!ids.add(s.triple.get(0))) {
+                        break; // the same id twice: the later send goes in the next call, after the earlier one
+                    }
+                    waiting.poll(); // the head we peeked: only this lock's holder removes from waiting
+                    batch.add(s);
+                }
+                if (batch.isEmpty()) {
+                    return;
+                }
+                calling = true;
+            }
+            start(batch);
+        }
+
+        private void start(List<Single> batch) {
+            List<String> triples = new ArrayList<>(batch.size() * 3);
+            for (Single s : batch) {
                 triples.addAll(s.triple);
             }
-            if (batch.isEmpty()) {
-                return;
-            }
+            CompletionStage<List<Object>> call;
             try {
-                List<Object> flags = enqueueNow(replace, triples);
-                for (int i = 0; i < batch.size(); i++) {
-                    batch.get(i).flag = flags.get(i);
-                }
+                call = enqueueAsync(replace, triples);
             } catch (RuntimeException e) {
-                batch.forEach(s -> s.error = e);
-            } finally {
-                for (Single s : batch) {
+                call = CompletableFuture.failedFuture(e);
+            }
+            call.whenComplete((flags, error) -> {
+                synchronized (this) {
+                    calling = false;
+                }
+                flush(); // the messages queued during this call go out before this call's senders are woken
+                RuntimeException failure = error == null ? null : unwrap(error);
+                for (int i = 0; i < batch.size(); i++) {
+                    Single s = batch.get(i);
+                    if (failure != null) {
+                        s.error = failure;
+                    } else {
+                        s.flag = flags.get(i);
+                    }
                     s.done = true;
                     LockSupport.unpark(s.thread);
                 }
-            }
+            });
         }
+    }
+
+    private CompletionStage<List<Object>> enqueueAsync(boolean replace, List<String> triples) {
+        Object[] args = new Object[2 + triples.size()];
+        args[0] = keys.wakeChannel();
+        args[1] = replace ? "1" : "0";
+        for (int i = 0; i < triples.size(); i++) {
+            args[2 + i] = triples.get(i);
+        }
+        return scripts.listAsync(Scripts.Name.ENQUEUE, keys.keys(), args);
+    }
+
+    private static RuntimeException unwrap(Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return cause instanceof RuntimeException r ? r : new IllegalStateException(cause);
     }
 
     private static int parseIntOr(String s, int fallback) {

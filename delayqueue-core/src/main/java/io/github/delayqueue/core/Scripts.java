@@ -7,6 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.redisson.api.RScript;
@@ -51,6 +54,34 @@ final class Scripts {
         return result == null ? 0 : result;
     }
 
+    /**
+     * Runs a script returning a list without waiting for it; the stage completes on a Redisson thread.
+     * The script is loaded first if this instance never ran it (a blocking call, once); a NOSCRIPT
+     * reply (Redis restarted or flushed its scripts) reloads it without blocking.
+     */
+    CompletionStage<List<Object>> listAsync(Name name, List<Object> keys, Object... args) {
+        String sha = shas.get(name);
+        if (sha == null) {
+            sha = load(name);
+        }
+        CompletionStage<List<Object>> first = script.evalShaAsync(RScript.Mode.READ_WRITE, sha, RScript.ReturnType.LIST,
+                keys, args);
+        return first.handle((result, error) -> {
+            if (error == null) {
+                return (CompletionStage<List<Object>>) CompletableFuture.completedFuture(result);
+            }
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (!(cause instanceof RedisNoScriptException)) {
+                return CompletableFuture.<List<Object>>failedFuture(cause);
+            }
+            return script.scriptLoadAsync(sources.get(name)).thenCompose(loaded -> {
+                shas.put(name, loaded);
+                return script.<List<Object>>evalShaAsync(RScript.Mode.READ_WRITE, loaded, RScript.ReturnType.LIST, keys,
+                        args);
+            });
+        }).thenCompose(stage -> stage);
+    }
+
     private <R> R run(Name name, RScript.ReturnType type, List<Object> keys, Object[] args) {
         String sha = shas.get(name);
         if (sha == null) {
@@ -60,6 +91,13 @@ final class Scripts {
             return script.evalSha(RScript.Mode.READ_WRITE, sha, type, keys, args);
         } catch (RedisNoScriptException e) {
             return script.evalSha(RScript.Mode.READ_WRITE, load(name), type, keys, args);
+        }
+    }
+
+    /** Loads a script unless this instance has its SHA already. */
+    void ensureLoaded(Name name) {
+        if (!shas.containsKey(name)) {
+            load(name);
         }
     }
 

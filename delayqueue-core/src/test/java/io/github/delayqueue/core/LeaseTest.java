@@ -94,6 +94,37 @@ class LeaseTest {
     }
 
     @Test
+    void oneSettleCallAppliesMixedOpsOnIdsWithColonsAndReportsStaleOnes() {
+        String queue = "mixed";
+        for (String id : List.of("ack:1", "retry:2:x", "dead:3", "stale:4")) {
+            client.send(queue, "job " + id, Duration.ZERO, SendOptions.id(id));
+        }
+        QueueOps ops = ops(queue);
+        List<QueueOps.Claimed> claimed = ops.claim(10, 60_000, 5, 100).messages();
+        assertThat(claimed).extracting(QueueOps.Claimed::id).containsExactly("ack:1", "retry:2:x", "dead:3", "stale:4");
+        String reason = "java.lang.IllegalStateException: a: b\nsecond line with : and \"quotes\"";
+
+        boolean[] applied = ops.settle(List.of(
+                new QueueOps.Settlement('A', claimed.get(0).member(), 1, 0, null),
+                new QueueOps.Settlement('R', claimed.get(1).member(), 1, 3_600_000, reason),
+                new QueueOps.Settlement('D', claimed.get(2).member(), 1, 0, reason),
+                new QueueOps.Settlement('A', claimed.get(3).member(), 2, 0, null))); // wrong attempt: stale
+
+        assertThat(applied).containsExactly(true, true, true, false);
+        QueueStats stats = client.stats(queue);
+        assertThat(stats.inFlight()).as("only the stale ack's message").isEqualTo(1);
+        assertThat(stats.pending()).as("the retried one, due in an hour").isEqualTo(1);
+        assertThat(stats.dead()).isEqualTo(1);
+        assertThat(stats.nextDueAt()).isAfter(stats.serverTime().plus(Duration.ofMinutes(59)));
+        DeadLetter letter = client.deadLetters(queue, 10).get(0);
+        assertThat(letter.id()).isEqualTo("dead:3");
+        assertThat(letter.reason()).isEqualTo(reason);
+        assertThat(letter.attempts()).isEqualTo(1);
+        assertThat(redis.redisson().getMap(QueueKeys.of(redis.prefix(), queue).keys().get(4).toString(),
+                org.redisson.client.codec.StringCodec.INSTANCE).get("retry:2:x")).isEqualTo(reason);
+    }
+
+    @Test
     void slowHandlerIsNotRedeliveredWhileItRuns() {
         String queue = "slow";
         AtomicInteger starts = new AtomicInteger();
