@@ -347,5 +347,11 @@ final class RedissonSide extends Side {
             }
             done.await(60, TimeUnit.SECONDS);
         }
+        // the measured code paths themselves (the burst smaller: Redisson's drain is superlinear)
+        int threads = bench.settings.integer("threads");
+        for (int i = 0; i < 2; i++) {
+            burstDrain(5_000, 60);
+            enqueueRate(20_000, threads);
+        }
     }
 }
