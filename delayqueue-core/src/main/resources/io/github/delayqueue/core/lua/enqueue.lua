@@ -31,22 +31,27 @@ local enqueued = encode8(now)
 local prefix = nil -- the first 7 digits of the sequence number, recomputed every 64 sends
 local earliest = nil
 local scores, envelopes = {}, {}
+-- The messages of a batch mostly share one due spec: it is parsed once, and the score is handed to
+-- ZADD as a string, because Redis turns every Lua number argument into a string with a "%.17g" format.
+local last_spec, due, due_text = nil, nil, nil
 for i, id in ipairs(ids) do
   if result[i] == 1 then
     local j = 3 + (i - 1) * 3
     local spec, body = ARGV[j + 1], ARGV[j + 2]
     if existing[i] then forget(id, member_of(id, existing[i])) end
-    local due
-    if string.sub(spec, 1, 1) == '@' then
-      due = tonumber(string.sub(spec, 2))
-    else
-      due = now + tonumber(string.sub(spec, 2))
+    if spec ~= last_spec then -- Lua strings are interned: this compares pointers
+      if string.byte(spec, 1) == 64 then -- '@'
+        due = tonumber(string.sub(spec, 2))
+      else
+        due = now + tonumber(string.sub(spec, 2))
+      end
+      last_spec, due_text = spec, string.format('%d', due)
     end
     seq = seq + 1
     local last = seq % 64
     if prefix == nil or last == 0 then prefix = string.sub(encode8(seq), 1, 7) end
     local s = prefix .. string.sub(DIGITS64, last + 1, last + 1)
-    scores[#scores + 1] = due
+    scores[#scores + 1] = due_text
     scores[#scores + 1] = '~' .. s .. id
     envelopes[#envelopes + 1] = id
     envelopes[#envelopes + 1] = '2' .. s .. enqueued .. body
