@@ -131,7 +131,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
             throw new IllegalStateException("consumer of queue '" + queue + "' was already started");
         }
         state = State.RUNNING;
-        workers = Threads.handlerExecutor("delayqueue-handler-" + queue, options.concurrency());
+        workers = Threads.handlerExecutor("delayqueue-handler-" + queue);
         keeper = Executors.newSingleThreadScheduledExecutor(Threads.named("delayqueue-lease-" + queue));
         long period = Math.max(20, options.visibilityTimeout().toMillis() / 3);
         keeper.scheduleWithFixedDelay(this::keepLeases, period, period, TimeUnit.MILLISECONDS);

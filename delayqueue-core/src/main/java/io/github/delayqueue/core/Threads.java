@@ -27,16 +27,18 @@ final class Threads {
 
     /**
      * The handler executor of one consumer; the caller's semaphore keeps at most {@code concurrency}
-     * tasks outstanding. On Java 21+ a virtual thread per task; on Java 17 a {@link HandlerPool} of up to
-     * {@code concurrency} platform threads, which run a burst of short handlers without a thread
-     * hand-off per message. Idle platform threads end after 60 s.
+     * tasks outstanding. On Java 21+ a virtual thread per task; on Java 17 a {@link HandlerPool} of
+     * platform threads, which runs a burst of short handlers without a thread hand-off per message.
+     * The pool has no bound of its own: a handler that ignores the interrupt after its timeout keeps
+     * its thread while its slot goes to the next message, which then gets a new thread instead of
+     * waiting behind the hung one. Idle platform threads end after 60 s.
      */
-    static ExecutorService handlerExecutor(String name, int concurrency) {
+    static ExecutorService handlerExecutor(String name) {
         ThreadFactory virtual = VIRTUAL ? virtualFactory(name + "-") : null;
         if (virtual != null) {
             return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), virtual);
         }
-        return new HandlerPool(named(name), concurrency, 60, TimeUnit.SECONDS);
+        return new HandlerPool(named(name), Integer.MAX_VALUE, 60, TimeUnit.SECONDS);
     }
 
     static boolean virtualThreadsAvailable() {

@@ -117,6 +117,40 @@ class HungAndSlowHandlersTest {
     }
 
     @Test
+    void aHandlerThatIgnoresItsTimeoutDoesNotStallTheNextMessages(RedisContext redis) throws Exception {
+        String queue = "deaf";
+        DelayQueueClient client = DelayQueueClient.create(redis.redisson(),
+                ClientOptions.builder().keyPrefix(redis.prefix()).build());
+        CountDownLatch never = new CountDownLatch(1);
+        List<String> handled = new CopyOnWriteArrayList<>();
+        // concurrency 1: once the deaf handler is given up, its slot goes to the next message, which must
+        // get a thread of its own rather than wait behind the one still stuck in the deaf handler
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            if (payload.equals("deaf") && context.attempt() == 1) {
+                while (never.getCount() > 0) {
+                    try {
+                        never.await();
+                    } catch (InterruptedException ignored) {
+                        // deaf on purpose
+                    }
+                }
+            }
+            handled.add(payload + "#" + context.attempt());
+        }, ConsumerOptions.builder().concurrency(1).batchSize(1).visibilityTimeout(VISIBILITY)
+                .handlerTimeout(Duration.ofMillis(300)).build());
+        try {
+            client.send(queue, "deaf", Duration.ZERO);
+            client.send(queue, "next-1", Duration.ofMillis(50));
+            client.send(queue, "next-2", Duration.ofMillis(60));
+            consumer.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> handled.containsAll(List.of("next-1#1", "next-2#1", "deaf#2")));
+        } finally {
+            never.countDown();
+            consumer.stop();
+        }
+    }
+
+    @Test
     void slowHandlersAreNotRedeliveredWhileTheyRun(RedisContext redis) throws Exception {
         String queue = "slow";
         DelayQueueClient client = DelayQueueClient.create(redis.redisson(),
