@@ -67,9 +67,10 @@ final class Bench implements AutoCloseable {
         private final long jvm0 = jvmCpuNanos();
         private final double redis0 = redisCpuSeconds();
 
-        /** Adds jvm_cpu_s and redis_cpu_s (CPU seconds since this meter was made) to a DETAIL line. */
-        Side.Measure addTo(Side.Measure m) {
-            return m.with("jvm_cpu_s", (jvmCpuNanos() - jvm0) / 1e9).with("redis_cpu_s", redisCpuSeconds() - redis0);
+        /** Adds {@code <prefix>jvm_cpu_s} and {@code <prefix>redis_cpu_s} (CPU seconds since this meter was made) to a DETAIL line. */
+        Side.Measure addTo(Side.Measure m, String prefix) {
+            return m.with(prefix + "jvm_cpu_s", (jvmCpuNanos() - jvm0) / 1e9)
+                    .with(prefix + "redis_cpu_s", redisCpuSeconds() - redis0);
         }
     }
 

@@ -264,10 +264,7 @@ public final class Benchmarks {
     private Side.Measure measure(Measurement m) {
         try {
             Bench.CpuMeter cpu = bench.cpu();
-            Side.Measure result = m.run();
-            Side.Measure total = cpu.addTo(Side.Measure.of(0));
-            result.with("run_jvm_cpu_s", total.detail().get("jvm_cpu_s"));
-            return result.with("run_redis_cpu_s", total.detail().get("redis_cpu_s"));
+            return cpu.addTo(m.run(), "run_");
         } catch (Exception | AssertionError e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();

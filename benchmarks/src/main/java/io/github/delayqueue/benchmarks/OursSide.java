@@ -138,7 +138,7 @@ final class OursSide extends Side {
             double dueMs = due.toEpochMilli();
             double[] late = lateness(stamps, count, dueMs);
             Instant settled = run.awaitSettled(60_000);
-            Measure m = cpu.addTo(Measure.of(late[count - 1] / 1000.0))
+            Measure m = cpu.addTo(Measure.of(late[count - 1] / 1000.0), "")
                     .with("messages", count)
                     .with("first_ms", late[0])
                     .with("median_late_ms", percentile(late, count, 50))

@@ -177,7 +177,7 @@ final class RedissonSide extends Side {
             }
             run.check();
             double[] late = lateness(stamps, count, bench.clock.fromLocalMs(dueLocalMs));
-            Measure m = cpu.addTo(Measure.of(late[count - 1] / 1000.0))
+            Measure m = cpu.addTo(Measure.of(late[count - 1] / 1000.0), "")
                     .with("messages", count)
                     .with("first_ms", late[0])
                     .with("median_late_ms", percentile(late, count, 50))

@@ -14,8 +14,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Handler threads of one consumer on platform threads: up to {@code maxThreads} workers taking tasks
- * from one queue, woken sparingly.
+ * Handler threads of one consumer on platform threads: workers taking tasks from one queue, woken
+ * sparingly. The pool has no bound of its own; the consumer's semaphore bounds the tasks outstanding.
  *
  * <p>A pool that hands every task to its own idle thread (a {@code SynchronousQueue} pool) pays a park
  * and an unpark per task: two system calls and a context switch, more than a short handler costs. A
@@ -25,8 +25,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * leaves others queued with nobody looking, it wakes one more. Short handlers are then run by the few
  * workers already awake, with about one wake-up per wake-up latency rather than one per task; handlers
  * that block still get a thread each, because each worker that takes a task and blocks has woken the
- * next one first. A task never waits while a thread could run it: tasks are queued only while some
- * worker is looking, or while every one of the {@code maxThreads} workers is running a task.
+ * next one first. A task never waits while a thread could run it: a task is queued only while some
+ * worker is looking for one, and when none is idle a new worker is started.
  *
  * <p>Idle workers exit after the keep-alive. {@link #shutdownNow} interrupts running tasks and returns
  * the queued ones; a worker clears an interrupt left over from a cancelled task before its next task.
@@ -44,7 +44,6 @@ final class HandlerPool extends AbstractExecutorService {
     }
 
     private final ThreadFactory factory;
-    private final int maxThreads;
     private final long keepAliveNanos;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -53,16 +52,12 @@ final class HandlerPool extends AbstractExecutorService {
     private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
     private final ArrayDeque<Idle> idle = new ArrayDeque<>(); // a stack: the most recently idle (cache-warm) first
     private final Set<Thread> threads = new HashSet<>();
-    private int starting; // threads counted in maxThreads but not yet in threads
+    private int starting; // threads created but not yet in threads
     private int looking; // workers awake and not running a task, or woken and not yet awake
     private volatile boolean shutdown; // written under lock; read unlocked by workers between tasks
 
-    HandlerPool(ThreadFactory factory, int maxThreads, long keepAlive, TimeUnit unit) {
-        if (maxThreads < 1) {
-            throw new IllegalArgumentException("maxThreads must be at least 1, was " + maxThreads);
-        }
+    HandlerPool(ThreadFactory factory, long keepAlive, TimeUnit unit) {
         this.factory = factory;
-        this.maxThreads = maxThreads;
         this.keepAliveNanos = unit.toNanos(keepAlive);
     }
 
@@ -83,20 +78,22 @@ final class HandlerPool extends AbstractExecutorService {
             lock.unlock();
         }
         if (started != null && !start(started)) {
+            boolean removed;
             lock.lock();
             try {
-                tasks.removeLastOccurrence(task);
+                removed = tasks.removeLastOccurrence(task); // else a worker took it meanwhile: it runs
             } finally {
                 lock.unlock();
             }
-            throw new RejectedExecutionException("could not start a handler thread");
+            if (removed) {
+                throw new RejectedExecutionException("could not start a handler thread");
+            }
         }
     }
 
     /**
-     * Gets one more worker looking for tasks: wakes the most recently idle one, or creates a thread for
-     * the caller to {@link #start} after unlocking (null when none is idle and all threads exist: every
-     * worker is then running a task, and the first to finish takes the next). Under the lock.
+     * Gets one more worker looking for tasks: wakes the most recently idle one (and returns null), or
+     * creates a thread for the caller to {@link #start} after unlocking. Under the lock.
      */
     private Thread wakeOrCreate() {
         Idle sleeper = idle.pollFirst();
@@ -106,15 +103,10 @@ final class HandlerPool extends AbstractExecutorService {
             LockSupport.unpark(sleeper.thread);
             return null;
         }
-        if (threads.size() + starting < maxThreads) {
-            Thread t = factory.newThread(this::work);
-            if (t != null) {
-                starting++;
-                looking++;
-                return t;
-            }
-        }
-        return null;
+        Thread t = factory.newThread(this::work);
+        starting++;
+        looking++;
+        return t;
     }
 
     /** Starts a thread from {@link #wakeOrCreate}; not under the lock. False (and uncounted) if it cannot run. */

@@ -60,12 +60,8 @@ final class Scripts {
      * reply (Redis restarted or flushed its scripts) reloads it without blocking.
      */
     CompletionStage<List<Object>> listAsync(Name name, List<Object> keys, Object... args) {
-        String sha = shas.get(name);
-        if (sha == null) {
-            sha = load(name);
-        }
-        CompletionStage<List<Object>> first = script.evalShaAsync(RScript.Mode.READ_WRITE, sha, RScript.ReturnType.LIST,
-                keys, args);
+        CompletionStage<List<Object>> first = script.evalShaAsync(RScript.Mode.READ_WRITE, sha(name),
+                RScript.ReturnType.LIST, keys, args);
         return first.handle((result, error) -> {
             if (error == null) {
                 return (CompletionStage<List<Object>>) CompletableFuture.completedFuture(result);
@@ -83,12 +79,8 @@ final class Scripts {
     }
 
     private <R> R run(Name name, RScript.ReturnType type, List<Object> keys, Object[] args) {
-        String sha = shas.get(name);
-        if (sha == null) {
-            sha = load(name);
-        }
         try {
-            return script.evalSha(RScript.Mode.READ_WRITE, sha, type, keys, args);
+            return script.evalSha(RScript.Mode.READ_WRITE, sha(name), type, keys, args);
         } catch (RedisNoScriptException e) {
             return script.evalSha(RScript.Mode.READ_WRITE, load(name), type, keys, args);
         }
@@ -96,9 +88,12 @@ final class Scripts {
 
     /** Loads a script unless this instance has its SHA already. */
     void ensureLoaded(Name name) {
-        if (!shas.containsKey(name)) {
-            load(name);
-        }
+        sha(name);
+    }
+
+    private String sha(Name name) {
+        String sha = shas.get(name);
+        return sha != null ? sha : load(name);
     }
 
     private String load(Name name) {

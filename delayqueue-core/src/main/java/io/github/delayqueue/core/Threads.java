@@ -38,7 +38,7 @@ final class Threads {
         if (virtual != null) {
             return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), virtual);
         }
-        return new HandlerPool(named(name), Integer.MAX_VALUE, 60, TimeUnit.SECONDS);
+        return new HandlerPool(named(name), 60, TimeUnit.SECONDS);
     }
 
     static boolean virtualThreadsAvailable() {
