@@ -183,7 +183,9 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
                 }
                 int wanted = Math.min(options.batchSize(), free);
                 beforeClaim();
+                long sent = System.nanoTime();
                 QueueOps.ClaimResult result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit);
+                long received = System.nanoTime();
                 backlog = result.messages().size() == wanted;
                 if (failures > 0) {
                     log.info("Queue '{}': Redis answers again after {} failed polls", queue, failures);
@@ -199,10 +201,19 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
                 if (result.messages().size() == wanted) {
                     continue; // probably more are due
                 }
-                long sleepMs = result.nextEventMs() < 0 ? maxSleepMs
-                        : Math.min(maxSleepMs, result.nextEventMs() - result.serverNowMs());
-                if (sleepMs > 0) {
-                    await(sleepMs, result.serverNowMs() + sleepMs);
+                long untilServerMs = result.serverNowMs() + maxSleepMs;
+                long sleepNanos = TimeUnit.MILLISECONDS.toNanos(maxSleepMs);
+                if (result.nextEventMs() >= 0 && result.nextEventMs() < untilServerMs) {
+                    // to the microsecond: the server read its clock about half a round trip before the reply
+                    // arrived, and dispatching took some of the time since
+                    long clockReadAt = received - (received - sent) / 2;
+                    long eventAt = clockReadAt
+                            + TimeUnit.MICROSECONDS.toNanos(result.nextEventMs() * 1000 - result.serverNowMicros());
+                    untilServerMs = result.nextEventMs();
+                    sleepNanos = eventAt - System.nanoTime();
+                }
+                if (sleepNanos > 0) {
+                    awaitNanos(sleepNanos, untilServerMs);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -261,9 +272,12 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
 
     /** Sleeps up to {@code millis}, or until woken by a sooner message, a freed slot, or a stop. */
     private void await(long millis, long untilServerMs) throws InterruptedException {
+        awaitNanos(TimeUnit.MILLISECONDS.toNanos(millis), untilServerMs);
+    }
+
+    private void awaitNanos(long nanos, long untilServerMs) throws InterruptedException {
         lock.lock();
         try {
-            long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
             sleepingUntilServerMs = untilServerMs;
             while (!wakeRequested && state == State.RUNNING && nanos > 0) {
                 nanos = changed.awaitNanos(nanos);

@@ -241,6 +241,10 @@ public final class DelayQueueClient {
     }
 
     private QueueOps ops(String queue) {
+        QueueOps known = queue == null ? null : queues.get(queue);
+        if (known != null) {
+            return known; // only validated names are ever added: no regex match per send
+        }
         QueueKeys.validateName(queue);
         return queues.computeIfAbsent(queue, q -> new QueueOps(scripts, QueueKeys.of(options.keyPrefix(), q)));
     }

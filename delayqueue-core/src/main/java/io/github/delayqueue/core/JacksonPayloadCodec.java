@@ -1,8 +1,11 @@
 package io.github.delayqueue.core;
 
 import java.lang.reflect.Type;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -12,6 +15,8 @@ import tools.jackson.databind.json.JsonMapper;
 public final class JacksonPayloadCodec implements PayloadCodec {
 
     private final JsonMapper mapper;
+    /** One reader per handler payload type: it keeps the type resolved and its root deserializer found. */
+    private final Map<Type, ObjectReader> readers = new ConcurrentHashMap<>();
 
     /** A codec on Jackson's defaults (records, {@code java.time} types, unknown properties ignored). */
     public JacksonPayloadCodec() {
@@ -37,6 +42,10 @@ public final class JacksonPayloadCodec implements PayloadCodec {
 
     @Override
     public Object decode(String json, Type type) {
-        return mapper.readValue(json, mapper.getTypeFactory().constructType(type));
+        ObjectReader reader = readers.get(type);
+        if (reader == null) {
+            reader = readers.computeIfAbsent(type, t -> mapper.readerFor(mapper.getTypeFactory().constructType(t)));
+        }
+        return reader.readValue(json);
     }
 }

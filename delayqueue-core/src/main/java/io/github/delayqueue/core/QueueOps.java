@@ -20,7 +20,11 @@ final class QueueOps {
     }
 
     /** What a claim returned; {@code nextEventMs} is -1 when nothing is pending or in flight. */
-    record ClaimResult(long serverNowMs, long nextEventMs, List<Claimed> messages) {
+    record ClaimResult(long serverNowMicros, long nextEventMs, List<Claimed> messages) {
+
+        long serverNowMs() {
+            return serverNowMicros / 1000;
+        }
     }
 
     /** One finished delivery to settle: {@code op} is A(ck), R(etry) or D(ead). */
@@ -72,15 +76,18 @@ final class QueueOps {
     ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit) {
         List<Object> out = scripts.list(Scripts.Name.CLAIM, keys.keys(), keys.wakeChannel(), Integer.toString(limit),
                 Long.toString(leaseMs), Integer.toString(maxAttempts), Integer.toString(reapLimit));
-        long now = Long.parseLong(out.get(0).toString());
+        long nowMicros = Long.parseLong(out.get(0).toString());
         String next = out.get(1).toString();
-        List<Claimed> claimed = new ArrayList<>((out.size() - 2) / 4);
-        for (int i = 2; i + 3 < out.size(); i += 4) {
-            String member = out.get(i).toString();
-            claimed.add(new Claimed(member, Envelope.idOf(member), Integer.parseInt(out.get(i + 1).toString()),
-                    Long.parseLong(out.get(i + 2).toString()), out.get(i + 3).toString()));
+        List<Claimed> claimed = new ArrayList<>((out.size() - 2) / 2);
+        for (int i = 2; i + 1 < out.size(); i += 2) {
+            String head = out.get(i).toString(); // "<attempt>:<due>:<member>", see claim.lua
+            int first = head.indexOf(':');
+            int second = head.indexOf(':', first + 1);
+            String member = head.substring(second + 1);
+            claimed.add(new Claimed(member, Envelope.idOf(member), Integer.parseInt(head, 0, first, 10),
+                    Long.parseLong(head, first + 1, second, 10), out.get(i + 1).toString()));
         }
-        return new ClaimResult(now, next.isEmpty() ? -1 : Long.parseLong(next), claimed);
+        return new ClaimResult(nowMicros, next.isEmpty() ? -1 : Long.parseLong(next), claimed);
     }
 
     /** Returns an applied flag per settlement (false: a newer delivery owns the message, or it is gone). */
@@ -105,7 +112,7 @@ final class QueueOps {
                     throw new IllegalArgumentException("unknown settle op '" + s.op() + "'");
             }
         }
-        return flags(scripts.list(Scripts.Name.SETTLE, keys.keys(), args.toArray()));
+        return flags(scripts.text(Scripts.Name.SETTLE, keys.keys(), args.toArray()));
     }
 
     /** {@code fences} holds member, attempt pairs. Returns an extended flag per pair. */
@@ -116,7 +123,7 @@ final class QueueOps {
         for (int i = 0; i < fences.size(); i++) {
             args[2 + i] = fences.get(i);
         }
-        return flags(scripts.list(Scripts.Name.EXTEND, keys.keys(), args));
+        return flags(scripts.text(Scripts.Name.EXTEND, keys.keys(), args));
     }
 
     boolean cancel(String id) {
@@ -298,10 +305,11 @@ final class QueueOps {
         return Long.parseLong(o.toString());
     }
 
-    private static boolean[] flags(List<Object> out) {
-        boolean[] flags = new boolean[out.size()];
+    /** settle.lua and extend.lua answer with one character per entry, '1' (applied) or '0'. */
+    private static boolean[] flags(String out) {
+        boolean[] flags = new boolean[out.length()];
         for (int i = 0; i < flags.length; i++) {
-            flags[i] = "1".equals(out.get(i).toString());
+            flags[i] = out.charAt(i) == '1';
         }
         return flags;
     }

@@ -48,6 +48,12 @@ final class Scripts {
         return run(name, RScript.ReturnType.LIST, keys, args);
     }
 
+    /** Runs a script returning a string ("" for a Lua empty string). */
+    String text(Name name, List<Object> keys, Object... args) {
+        Object result = run(name, RScript.ReturnType.VALUE, keys, args);
+        return result == null ? "" : result.toString();
+    }
+
     /** Runs a script returning an integer. */
     long number(Name name, List<Object> keys, Object... args) {
         Long result = run(name, RScript.ReturnType.LONG, keys, args);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -91,6 +92,35 @@ class LeaseTest {
         QueueStats stats = client.stats(queue);
         assertThat(stats.inFlight()).isEqualTo(1);
         assertThat(stats.dead()).isZero();
+    }
+
+    @Test
+    void claimReportsDueTimeAttemptAndTheServerClockToTheMicrosecond() {
+        String queue = "clock";
+        Instant due = Instant.ofEpochMilli(client.stats(queue).serverTime().toEpochMilli() - 5);
+        client.sendAt(queue, "job", due, SendOptions.id("c:1:2"));
+        client.send(queue, "later", Duration.ofHours(1), SendOptions.id("c:2"));
+        QueueOps ops = ops(queue);
+
+        QueueOps.ClaimResult result = ops.claim(10, 60_000, 5, 100);
+        QueueOps.Claimed claimed = result.messages().get(0);
+        assertThat(result.messages()).hasSize(1);
+        assertThat(claimed.id()).isEqualTo("c:1:2");
+        assertThat(claimed.attempt()).isEqualTo(1);
+        assertThat(claimed.dueMs()).isEqualTo(due.toEpochMilli());
+        assertThat(Envelope.parse(claimed.envelope()).payload()).isEqualTo("\"job\"");
+        long serverMicros = client.stats(queue).serverTime().toEpochMilli() * 1000;
+        assertThat(result.serverNowMicros()).isBetween(serverMicros - 5_000_000, serverMicros + 1_000);
+        assertThat(result.nextEventMs()).as("the in-flight lease ends before the later message is due")
+                .isBetween(result.serverNowMs() + 59_000, result.serverNowMs() + 60_000);
+        // the sub-millisecond digits are real: not all of several claims land on a whole millisecond
+        boolean fraction = false;
+        for (int i = 0; i < 20 && !fraction; i++) {
+            fraction = ops.claim(0, 60_000, 5, 100).serverNowMicros() % 1000 != 0;
+        }
+        assertThat(fraction).isTrue();
+
+        assertThat(ops.extend(60_000, List.of(claimed.member(), "1", claimed.member(), "2"))).containsExactly(true, false);
     }
 
     @Test

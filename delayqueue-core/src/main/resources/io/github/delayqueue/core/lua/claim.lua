@@ -1,9 +1,13 @@
 -- ARGV: 1 wake channel (unused), 2 how many to claim, 3 lease ms, 4 max attempts, 5 how many expired leases to reap
 -- First returns expired leases to the delayed set (or to the dead letters when attempts are used up),
 -- then moves up to ARGV[2] due messages in flight with a lease.
--- Returns: now, next event time ('' when none: the earliest due time or lease deadline),
---          then quadruples: member, attempt, due time, envelope.
-local now = now_ms()
+-- Returns: now in microseconds (the consumer sleeps until the next event to the microsecond, not to the
+--          millisecond below it), next event time in ms ('' when none: the earliest due time or lease deadline),
+--          then pairs: "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope.
+-- Two reply items per message rather than four: the client decodes every item into a string of its own.
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000) -- as now_ms()
+local now_us = string.format('%d', tonumber(clock[1]) * 1000000 + tonumber(clock[2]))
 local limit = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
 local max_attempts = tonumber(ARGV[4])
@@ -20,7 +24,7 @@ for _, member in ipairs(expired) do
   end
 end
 
-local out = { string.format('%d', now), '' }
+local out = { now_us, '' }
 if limit > 0 then
   local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit)
   if #due > 0 then
@@ -51,9 +55,7 @@ if limit > 0 then
         counts[#counts + 1] = attempt
         leases[#leases + 1] = deadline
         leases[#leases + 1] = members[i]
-        out[#out + 1] = members[i]
-        out[#out + 1] = attempt
-        out[#out + 1] = due[2 * i]
+        out[#out + 1] = attempt .. ':' .. due[2 * i] .. ':' .. members[i]
         out[#out + 1] = envelopes[i]
       end
       redis.call('HSET', KEYS[4], unpack(counts))

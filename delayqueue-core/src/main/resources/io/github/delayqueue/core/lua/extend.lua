@@ -1,15 +1,15 @@
 -- Extends the leases of running deliveries.
 -- ARGV: 1 wake channel (unused), 2 lease ms, then pairs: member, attempt
--- Returns one flag per pair: 1 extended, 0 the lease was already lost.
+-- Returns one string with a flag character per pair: 1 extended, 0 the lease was already lost.
 local deadline = string.format('%d', now_ms() + tonumber(ARGV[2]))
 local result = {}
 for j = 3, #ARGV, 2 do
   local member, attempt = ARGV[j], ARGV[j + 1]
   if is_current(id_of(member), member, attempt) then
     redis.call('ZADD', KEYS[3], 'XX', deadline, member)
-    result[#result + 1] = 1
+    result[#result + 1] = '1'
   else
-    result[#result + 1] = 0
+    result[#result + 1] = '0'
   end
 end
-return result
+return table.concat(result)

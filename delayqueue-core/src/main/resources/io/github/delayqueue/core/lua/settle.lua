@@ -6,7 +6,8 @@
 -- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
 -- (client encoding, protocol parsing, Lua strings), not the Redis commands.
 -- Every op is fenced: it applies only if the delivery is still the current one.
--- Returns one flag per op: 1 applied, 0 stale (lease lost to a newer delivery, or message gone).
+-- Returns one string with a flag character per op: 1 applied, 0 stale (lease lost to a newer delivery,
+-- or message gone). One reply of N bytes rather than N integer replies, each decoded and boxed by the client.
 local now = now_ms()
 local old_head = head_score(KEYS[2])
 local earliest = nil
@@ -41,7 +42,7 @@ while j <= #ARGV do
   members[n] = member
   ids[n] = id_of(member)
 end
-if #members == 0 then return result end
+if #members == 0 then return '' end
 local leases = redis.call('ZMSCORE', KEYS[3], unpack(members))
 local attempts = redis.call('HMGET', KEYS[4], unpack(ids))
 local acked_members, acked_ids = {}, {}
@@ -60,9 +61,9 @@ for i, member in ipairs(members) do
     else
       bury(id, member, now, attempt, texts[i])
     end
-    result[i] = 1
+    result[i] = '1'
   else
-    result[i] = 0
+    result[i] = '0'
   end
 end
 if #acked_ids > 0 then
@@ -74,4 +75,4 @@ if #acked_ids > 0 then
   redis.call('HDEL', KEYS[5], unpack(acked_ids))
 end
 if earliest ~= nil then wake_if_earlier(ARGV[1], earliest, old_head) end
-return result
+return table.concat(result)
