@@ -1,7 +1,6 @@
 package io.github.delayqueue.benchmarks;
 
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.time.LocalDateTime;
@@ -10,8 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-
-import com.sun.management.HotSpotDiagnosticMXBean;
 
 /**
  * Side-by-side benchmarks of delayqueue and Redisson's {@code RDelayedQueue} (issue #5). Run every
@@ -61,23 +58,6 @@ public final class Benchmarks {
         System.exit(0); // Redisson's and Netty's threads must not keep the JVM alive
     }
 
-    /**
-     * The {@code System.gc()} before each scenario would otherwise also hand the heap back to the OS (G1
-     * shrinks it after a full collection), so every scenario would start by page-faulting a fresh heap,
-     * a cost a long-running service never pays: measured on 2 cores, that made the 50k drain of ours
-     * 0.66–0.87 s instead of 0.50–0.58 s. {@code MaxHeapFreeRatio} is a manageable flag, set for this JVM
-     * only; both engines run in it.
-     */
-    private void keepHeapCommitted() {
-        try {
-            ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
-                    .setVMOption("MaxHeapFreeRatio", "100");
-            out.println("# heap: kept committed between scenarios (MaxHeapFreeRatio=100)");
-        } catch (RuntimeException e) {
-            out.println("# heap: could not keep it committed between scenarios: " + e);
-        }
-    }
-
     /** Runs the benchmarks with these flags, printing to {@code out}; returns the RESULT lines. */
     public static List<Result> run(PrintStream out, String... args) throws Exception {
         return new Benchmarks(new Settings(args), out).runAll();
@@ -93,7 +73,6 @@ public final class Benchmarks {
             OursSide ours = new OursSide(bench);
             RedissonSide redisson = new RedissonSide(bench);
             header(bench, ours);
-            keepHeapCommitted();
             if (settings.bool("warmup")) {
                 long w0 = System.nanoTime();
                 if (sides.contains("ours")) {
