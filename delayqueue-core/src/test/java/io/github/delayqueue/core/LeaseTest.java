@@ -99,16 +99,24 @@ class LeaseTest {
         String queue = "clock";
         Instant due = Instant.ofEpochMilli(client.stats(queue).serverTime().toEpochMilli() - 5);
         client.sendAt(queue, "job", due, SendOptions.id("c:1:2"));
+        client.sendAt(queue, "grüße € 😀\n:5:", due.plusMillis(1), SendOptions.id("c:ü").header("h", "ö:1"));
         client.send(queue, "later", Duration.ofHours(1), SendOptions.id("c:2"));
         QueueOps ops = ops(queue);
 
         QueueOps.ClaimResult result = ops.claim(10, 60_000, 5, 100);
+        assertThat(result.messages()).hasSize(2);
         QueueOps.Claimed claimed = result.messages().get(0);
-        assertThat(result.messages()).hasSize(1);
         assertThat(claimed.id()).isEqualTo("c:1:2");
         assertThat(claimed.attempt()).isEqualTo(1);
         assertThat(claimed.dueMs()).isEqualTo(due.toEpochMilli());
         assertThat(Envelope.parse(claimed.envelope()).payload()).isEqualTo("\"job\"");
+        // multi-byte UTF-8 and ':' in id, header and payload
+        QueueOps.Claimed unicode = result.messages().get(1);
+        assertThat(unicode.id()).isEqualTo("c:ü");
+        assertThat(unicode.dueMs()).isEqualTo(due.toEpochMilli() + 1);
+        Envelope envelope = Envelope.parse(unicode.envelope());
+        assertThat(envelope.payload()).isEqualTo("\"grüße € 😀\\n:5:\"");
+        assertThat(envelope.headers()).containsEntry("h", "ö:1");
         long serverMicros = client.stats(queue).serverTime().toEpochMilli() * 1000;
         assertThat(result.serverNowMicros()).isBetween(serverMicros - 5_000_000, serverMicros + 1_000);
         assertThat(result.nextEventMs()).as("the in-flight lease ends before the later message is due")
