@@ -14,6 +14,8 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class JacksonPayloadCodec implements PayloadCodec {
 
+    private static final int MAX_READERS = 1_000;
+
     private final JsonMapper mapper;
     /** One reader per handler payload type: it keeps the type resolved and its root deserializer found. */
     private final Map<Type, ObjectReader> readers = new ConcurrentHashMap<>();
@@ -44,8 +46,16 @@ public final class JacksonPayloadCodec implements PayloadCodec {
     public Object decode(String json, Type type) {
         ObjectReader reader = readers.get(type);
         if (reader == null) {
-            reader = readers.computeIfAbsent(type, t -> mapper.readerFor(mapper.getTypeFactory().constructType(t)));
+            reader = mapper.readerFor(mapper.getTypeFactory().constructType(type));
+            if (readers.size() < MAX_READERS) { // a caller making a new Type object per call must not grow it forever
+                readers.putIfAbsent(type, reader);
+            }
         }
         return reader.readValue(json);
+    }
+
+    /** For tests: how many per-type readers are cached. */
+    int cachedReaders() {
+        return readers.size();
     }
 }
