@@ -73,14 +73,8 @@ class HandlerPoolTest {
     @Test
     void blockingTasksEachGetTheirOwnThread() throws InterruptedException {
         HandlerPool p = pool(Duration.ofSeconds(60));
-        CountDownLatch allStarted = new CountDownLatch(32);
         CountDownLatch release = new CountDownLatch(1);
-        for (int i = 0; i < 32; i++) {
-            p.execute(() -> {
-                allStarted.countDown();
-                awaitQuietly(release);
-            });
-        }
+        CountDownLatch allStarted = startBlocking(p, 32, release);
         // a task queued behind a blocked one would never start: 32 must run at once
         assertThat(allStarted.await(10, TimeUnit.SECONDS)).as("32 blocking tasks running at once").isTrue();
         assertThat(p.threadCount()).isEqualTo(32);
@@ -129,13 +123,7 @@ class HandlerPoolTest {
     void idleThreadsEndAfterTheKeepAliveAndNewOnesStartForNewWork() throws Exception {
         HandlerPool p = pool(Duration.ofMillis(50));
         CountDownLatch release = new CountDownLatch(1);
-        CountDownLatch started = new CountDownLatch(4);
-        for (int i = 0; i < 4; i++) {
-            p.execute(() -> {
-                started.countDown();
-                awaitQuietly(release);
-            });
-        }
+        CountDownLatch started = startBlocking(p, 4, release);
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
         release.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> p.threadCount() == 0);
@@ -199,6 +187,18 @@ class HandlerPoolTest {
         });
         assertThatThrownBy(() -> failing.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
         assertThat(p.submit(() -> "still here").get(10, TimeUnit.SECONDS)).isEqualTo("still here");
+    }
+
+    /** Runs {@code n} tasks that each block until {@code release}; the returned latch counts their starts. */
+    private static CountDownLatch startBlocking(HandlerPool p, int n, CountDownLatch release) {
+        CountDownLatch started = new CountDownLatch(n);
+        for (int i = 0; i < n; i++) {
+            p.execute(() -> {
+                started.countDown();
+                awaitQuietly(release);
+            });
+        }
+        return started;
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

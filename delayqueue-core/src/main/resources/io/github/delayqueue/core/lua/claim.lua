@@ -5,9 +5,7 @@
 --          millisecond below it), next event time in ms ('' when none: the earliest due time or lease deadline),
 --          then pairs: "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope.
 -- Two reply items per message rather than four: the client decodes every item into a string of its own.
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000) -- as now_ms()
-local now_us = string.format('%d', tonumber(clock[1]) * 1000000 + tonumber(clock[2]))
+local now, now_us = clock()
 local limit = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
 local max_attempts = tonumber(ARGV[4])
@@ -24,7 +22,7 @@ for _, member in ipairs(expired) do
   end
 end
 
-local out = { now_us, '' }
+local out = { string.format('%d', now_us), '' }
 if limit > 0 then
   local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit)
   if #due > 0 then

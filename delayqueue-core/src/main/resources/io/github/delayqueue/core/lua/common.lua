@@ -16,9 +16,15 @@
 -- every hex digit, so format-1 members left from an older release still come first.
 if redis.replicate_commands then redis.replicate_commands() end
 
-local function now_ms()
+-- The Redis clock: milliseconds (the unit of every due time and lease) and microseconds
+local function clock()
   local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local seconds, micros = tonumber(t[1]), tonumber(t[2])
+  return seconds * 1000 + math.floor(micros / 1000), seconds * 1000000 + micros
+end
+
+local function now_ms()
+  return (clock())
 end
 
 local DIGITS64 = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'
