@@ -29,15 +29,21 @@ end
 
 local DIGITS64 = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'
 
--- n (an integer below 2^48) as 8 order-preserving base-64 digits
+-- n (an integer below 2^48) as 8 order-preserving base-64 digits. Unrolled, with one string.char call
+-- rather than a table of one-character strings joined: this runs once or twice per enqueue call, and
+-- the table version cost about twice as much (a loop of calls in one EVAL: 1.3-1.6 us against 0.6-0.8 us).
 local function encode8(n)
-  local chars = {}
-  for i = 8, 1, -1 do
-    local d = n % 64
-    chars[i] = string.sub(DIGITS64, d + 1, d + 1)
-    n = (n - d) / 64
-  end
-  return table.concat(chars)
+  local d8 = n % 64; n = (n - d8) / 64
+  local d7 = n % 64; n = (n - d7) / 64
+  local d6 = n % 64; n = (n - d6) / 64
+  local d5 = n % 64; n = (n - d5) / 64
+  local d4 = n % 64; n = (n - d4) / 64
+  local d3 = n % 64; n = (n - d3) / 64
+  local d2 = n % 64; n = (n - d2) / 64
+  local d1 = n % 64
+  local byte = string.byte
+  return string.char(byte(DIGITS64, d1 + 1), byte(DIGITS64, d2 + 1), byte(DIGITS64, d3 + 1), byte(DIGITS64, d4 + 1),
+    byte(DIGITS64, d5 + 1), byte(DIGITS64, d6 + 1), byte(DIGITS64, d7 + 1), byte(DIGITS64, d8 + 1))
 end
 
 local function id_of(member)
