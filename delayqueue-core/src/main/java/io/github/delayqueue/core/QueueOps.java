@@ -34,6 +34,9 @@ final class QueueOps {
     /** Most single sends combined into one script call (as {@code DelayQueueClient.SCRIPT_BATCH}). */
     static final int COMBINED = 500;
 
+    /** Most combined script calls under way at once per queue and mode (see {@link Combiner}). */
+    static final int CALLS = 2;
+
     private final Scripts scripts;
     private final QueueKeys keys;
     private final Combiner keeping = new Combiner(false);
@@ -192,23 +195,28 @@ final class QueueOps {
     }
 
     /**
-     * Group commit for single-message sends. A sender queues its message and, unless a script call of
-     * this queue (and mode) is already under way, starts one with every message queued so far (up to
-     * {@value #COMBINED}); then it waits for its own outcome. When a call completes, the messages queued
-     * meanwhile go out in the next call, started at once from the completing (Redisson) thread, so no
-     * sender thread has to wake up first to start it. A lone sender pays nothing extra; concurrent
-     * senders share script calls (the Redis cost of a call is mostly per call, not per message).
+     * Group commit for single-message sends. A sender queues its message and, unless {@value #CALLS}
+     * script calls of this queue (and mode) are already under way, starts one with every message queued
+     * so far (up to {@value #COMBINED}); then it waits for its own outcome. When a call completes, the
+     * messages queued meanwhile go out in the next call, started at once from the completing (Redisson)
+     * thread, so no sender thread has to wake up first to start it. A lone sender pays nothing extra;
+     * concurrent senders share script calls (the Redis cost of a call is mostly per call, not per message).
      *
-     * <p>Order: one call at a time, in queue order, and a call never holds one id twice (the later send
-     * waits for the next call), so sends of one id are written in the order they were queued.
-     * (Measured with 8 senders on 2 cores: allowing two calls under way at once was not faster and
-     * used more Redis CPU; the earlier design, where the sender that started a call also waited for it
-     * and handed on to the next sender, was about 25% slower.)
+     * <p>Two calls under way rather than one: with one, a sender that queues while a call runs waits for
+     * it, so two senders took turns and were no faster than one, and eight alternated between two halves.
+     * Measured on the 2-core benchmark box ({@code benchmarks.jar --sides=ours --scenarios=enqueue-rate
+     * --enqueue-count=40000 --repeat=3 --threads=N}, means of three): one call under way gave 7.5k, 12.6k
+     * and 20.4k msg/s with 2, 4 and 8 senders; two gave 10.9k, 17.6k and 29.9k; four gave 10.9k, 12.0k
+     * and 17.0k (mostly calls of one or two messages: the per-call cost again).
+     *
+     * <p>Order: a call never holds one id twice (the later send waits for the next call: enqueue.lua
+     * rejects such a batch). A thread's own sends are written in order, because each returns only after
+     * its call completed; sends of different threads that overlap in time may be written in either order.
      */
     private final class Combiner {
         private final boolean replace;
         private final ConcurrentLinkedQueue<Single> waiting = new ConcurrentLinkedQueue<>();
-        private boolean calling; // guarded by this
+        private int calls; // under way; guarded by this
 
         Combiner(boolean replace) {
             this.replace = replace;
@@ -233,11 +241,11 @@ final class QueueOps {
             return List.of(me.flag);
         }
 
-        /** Starts a call with the queued messages unless one is under way (its completion flushes again). */
+        /** Starts a call with the queued messages unless {@value #CALLS} are under way (each completion flushes again). */
         private void flush() {
             List<Single> batch;
             synchronized (this) {
-                if (calling) {
+                if (calls >= CALLS) {
                     return;
                 }
                 batch = new ArrayList<>();
@@ -252,7 +260,7 @@ final class QueueOps {
                 if (batch.isEmpty()) {
                     return;
                 }
-                calling = true;
+                calls++;
             }
             start(batch);
         }
@@ -270,7 +278,7 @@ final class QueueOps {
             }
             call.whenComplete((flags, error) -> {
                 synchronized (this) {
-                    calling = false;
+                    calls--;
                 }
                 flush(); // the messages queued during this call go out before this call's senders are woken
                 RuntimeException failure = error == null ? null : unwrap(error);
