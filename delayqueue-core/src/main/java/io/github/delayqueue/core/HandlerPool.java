@@ -74,6 +74,10 @@ final class HandlerPool extends AbstractExecutorService {
             }
             tasks.addLast(task);
             started = looking == 0 ? wakeOrCreate() : null;
+            if (looking == 0) { // the factory gave no thread: nobody would ever take the task
+                tasks.removeLast();
+                throw new RejectedExecutionException("the thread factory gave no handler thread");
+            }
         } finally {
             lock.unlock();
         }
@@ -93,7 +97,8 @@ final class HandlerPool extends AbstractExecutorService {
 
     /**
      * Gets one more worker looking for tasks: wakes the most recently idle one (and returns null), or
-     * creates a thread for the caller to {@link #start} after unlocking. Under the lock.
+     * creates a thread for the caller to {@link #start} after unlocking. Under the lock. Null and nothing
+     * counted if the factory gives no thread.
      */
     private Thread wakeOrCreate() {
         Idle sleeper = idle.pollFirst();
@@ -104,6 +109,9 @@ final class HandlerPool extends AbstractExecutorService {
             return null;
         }
         Thread t = factory.newThread(this::work);
+        if (t == null) {
+            return null;
+        }
         starting++;
         looking++;
         return t;

@@ -180,6 +180,19 @@ class HandlerPoolTest {
     }
 
     @Test
+    void aFactoryThatGivesNoThreadRejectsTheTaskAndLeavesThePoolUsable() throws Exception {
+        ThreadFactory named = Threads.named("test-handler");
+        AtomicInteger asked = new AtomicInteger();
+        HandlerPool p = new HandlerPool(work -> asked.incrementAndGet() == 1 ? null : named.newThread(work), 60,
+                TimeUnit.SECONDS);
+        pool = p;
+        assertThatThrownBy(() -> p.execute(() -> { })).isInstanceOf(RejectedExecutionException.class)
+                .hasMessageContaining("no handler thread");
+        // nothing was counted for the thread that never came: the next task gets a worker and runs
+        assertThat(p.submit(() -> "ran").get(10, TimeUnit.SECONDS)).isEqualTo("ran");
+    }
+
+    @Test
     void aFailingTaskDoesNotKillTheWorker() throws Exception {
         HandlerPool p = pool(Duration.ofSeconds(60));
         Future<?> failing = p.submit(() -> {
