@@ -34,7 +34,7 @@ class ConcurrentSendTest {
 
     ConcurrentSendTest(RedisContext redis) {
         this.redis = redis;
-        this.client = DelayQueueClient.create(redis.redisson(), ClientOptions.builder().keyPrefix(redis.prefix()).build());
+        this.client = redis.client();
     }
 
     @Test

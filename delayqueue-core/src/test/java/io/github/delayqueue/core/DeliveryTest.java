@@ -35,7 +35,7 @@ class DeliveryTest {
 
     @BeforeEach
     void setUp() {
-        client = DelayQueueClient.create(redis.redisson(), ClientOptions.builder().keyPrefix(redis.prefix()).build());
+        client = redis.client();
     }
 
     @AfterEach

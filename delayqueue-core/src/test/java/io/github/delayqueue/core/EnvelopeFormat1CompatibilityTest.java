@@ -28,7 +28,7 @@ class EnvelopeFormat1CompatibilityTest {
 
     EnvelopeFormat1CompatibilityTest(RedisContext redis) {
         this.redis = redis;
-        this.client = DelayQueueClient.create(redis.redisson(), ClientOptions.builder().keyPrefix(redis.prefix()).build());
+        this.client = redis.client();
     }
 
     /** Writes a message as release 0.1 did, due at {@code dueMs}. */

@@ -36,7 +36,7 @@ class IdentityTest {
 
     @BeforeAll
     void fillAndConsume() {
-        client = DelayQueueClient.create(redis.redisson(), ClientOptions.builder().keyPrefix(redis.prefix()).build());
+        client = redis.client();
         for (int batch = 0; batch < BACKGROUND / 10_000; batch++) {
             List<SendRequest> requests = new ArrayList<>(10_000);
             for (int i = 0; i < 10_000; i++) {

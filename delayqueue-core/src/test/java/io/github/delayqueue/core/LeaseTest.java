@@ -33,7 +33,7 @@ class LeaseTest {
 
     @BeforeEach
     void setUp() {
-        client = DelayQueueClient.create(redis.redisson(), ClientOptions.builder().keyPrefix(redis.prefix()).build());
+        client = redis.client();
     }
 
     @AfterEach

@@ -36,7 +36,7 @@ class RetryAndDeadLetterTest {
 
     @BeforeEach
     void setUp() {
-        client = DelayQueueClient.create(redis.redisson(), ClientOptions.builder().keyPrefix(redis.prefix()).build());
+        client = redis.client();
     }
 
     @AfterEach

@@ -29,7 +29,7 @@ class ShutdownTest {
 
     @BeforeEach
     void setUp() {
-        client = DelayQueueClient.create(redis.redisson(), ClientOptions.builder().keyPrefix(redis.prefix()).build());
+        client = redis.client();
     }
 
     @Test

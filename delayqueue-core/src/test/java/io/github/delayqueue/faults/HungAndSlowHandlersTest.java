@@ -15,7 +15,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.DelayQueueConsumer;
@@ -46,8 +45,7 @@ class HungAndSlowHandlersTest {
     @Test
     void hungHandlersAreGivenUpAndTheirMessagesRedelivered(RedisContext redis) throws Exception {
         String queue = "hung";
-        DelayQueueClient client = DelayQueueClient.create(redis.redisson(),
-                ClientOptions.builder().keyPrefix(redis.prefix()).build());
+        DelayQueueClient client = redis.client();
         CountDownLatch never = new CountDownLatch(1);
         Map<String, List<Integer>> attempts = new ConcurrentHashMap<>();
         Map<String, Long> hungAt = new ConcurrentHashMap<>();
@@ -119,8 +117,7 @@ class HungAndSlowHandlersTest {
     @Test
     void aHandlerThatIgnoresItsTimeoutDoesNotStallTheNextMessages(RedisContext redis) throws Exception {
         String queue = "deaf";
-        DelayQueueClient client = DelayQueueClient.create(redis.redisson(),
-                ClientOptions.builder().keyPrefix(redis.prefix()).build());
+        DelayQueueClient client = redis.client();
         CountDownLatch never = new CountDownLatch(1);
         List<String> handled = new CopyOnWriteArrayList<>();
         // concurrency 1: once the deaf handler is given up, its slot goes to the next message, which must
@@ -153,8 +150,7 @@ class HungAndSlowHandlersTest {
     @Test
     void slowHandlersAreNotRedeliveredWhileTheyRun(RedisContext redis) throws Exception {
         String queue = "slow";
-        DelayQueueClient client = DelayQueueClient.create(redis.redisson(),
-                ClientOptions.builder().keyPrefix(redis.prefix()).build());
+        DelayQueueClient client = redis.client();
         long handlerMs = VISIBILITY.toMillis() * 5;
         Map<String, AtomicInteger> starts = new ConcurrentHashMap<>();
         AtomicInteger finished = new AtomicInteger();

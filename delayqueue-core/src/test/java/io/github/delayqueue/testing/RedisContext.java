@@ -1,5 +1,7 @@
 package io.github.delayqueue.testing;
 
+import io.github.delayqueue.core.ClientOptions;
+import io.github.delayqueue.core.DelayQueueClient;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -10,4 +12,9 @@ import org.redisson.api.RedissonClient;
  * @param url      the server's URL, for tests that need a second client
  */
 public record RedisContext(RedissonClient redisson, String prefix, String url) {
+
+    /** A client with default options on {@link #redisson()}, its keys under {@link #prefix()}. */
+    public DelayQueueClient client() {
+        return DelayQueueClient.create(redisson, ClientOptions.builder().keyPrefix(prefix).build());
+    }
 }
