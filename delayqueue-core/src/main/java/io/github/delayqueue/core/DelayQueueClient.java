@@ -88,9 +88,10 @@ public final class DelayQueueClient {
 
     /**
      * Sends many messages in few round trips. All are validated before any is written. Returns their
-     * ids in order. Messages are written in chunks of {@value #SCRIPT_BATCH}, each atomically; if Redis
-     * fails mid-way, earlier chunks stay written (resend with ids and {@link SendMode#IF_ABSENT} to
-     * make the retry idempotent).
+     * ids in order. Messages are written in list order, so those due at the same instant are claimed in
+     * list order, in chunks of {@value #SCRIPT_BATCH} consecutive messages of one {@link SendMode}, each
+     * chunk atomically; if Redis fails mid-way, earlier chunks stay written (resend with ids and
+     * {@link SendMode#IF_ABSENT} to make the retry idempotent).
      */
     public List<String> sendAll(String queue, List<SendRequest> requests) {
         QueueOps ops = ops(queue);
@@ -99,8 +100,7 @@ public final class DelayQueueClient {
         Checks.require(requests.size() <= options.maxBatchSize(),
                 "too many messages in one batch: " + requests.size() + " > maxBatchSize " + options.maxBatchSize());
         List<String> ids = new ArrayList<>(requests.size());
-        List<String> replaceTriples = new ArrayList<>();
-        List<String> keepTriples = new ArrayList<>();
+        List<Run> runs = new ArrayList<>(1);
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < requests.size(); i++) {
             SendRequest r = requests.get(i);
@@ -112,18 +112,28 @@ public final class DelayQueueClient {
             Checks.require(seen.add(id), "duplicate id '" + id + "' in one batch" + where);
             String spec = dueSpec(r.delay(), r.dueAt(), where);
             String body = Envelope.body(o.headers(), encode(r.payload(), where));
-            List<String> target = o.mode() == SendMode.REPLACE ? replaceTriples : keepTriples;
-            target.add(id);
-            target.add(spec);
-            target.add(body);
+            boolean replace = o.mode() == SendMode.REPLACE;
+            Run run = runs.isEmpty() ? null : runs.get(runs.size() - 1);
+            if (run == null || run.replace() != replace) {
+                run = new Run(replace, new ArrayList<>());
+                runs.add(run);
+            }
+            run.triples().add(id);
+            run.triples().add(spec);
+            run.triples().add(body);
             ids.add(id);
         }
         redis("send to queue '" + queue + "'", () -> {
-            write(ops, true, replaceTriples);
-            write(ops, false, keepTriples);
+            for (Run run : runs) {
+                write(ops, run.replace(), run.triples());
+            }
             return null;
         });
         return ids;
+    }
+
+    /** Consecutive messages of one send mode: id, due spec, body per message. */
+    private record Run(boolean replace, List<String> triples) {
     }
 
     private static void write(QueueOps ops, boolean replace, List<String> triples) {

@@ -98,6 +98,22 @@ class DeliveryTest {
     }
 
     @Test
+    void equalDueTimesInOneBatchOfMixedSendModesAreDeliveredInListOrder() {
+        Instant due = Instant.ofEpochMilli(serverNowMs() + 300);
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            SendOptions options = i % 3 == 1 ? SendOptions.id("mixed-" + i).replaceExisting() : SendOptions.id("mixed-" + i);
+            batch.add(SendRequest.at("p" + i, due, options));
+        }
+        client.sendAll("mixed", batch);
+        List<Received> received = consume("mixed", ConsumerOptions.builder().concurrency(1).batchSize(1).build());
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 12);
+        assertThat(received).extracting(Received::payload)
+                .containsExactlyElementsOf(batch.stream().map(r -> (String) r.payload()).toList());
+    }
+
+    @Test
     void sleepingConsumerIsWokenBySoonerMessage() {
         ConsumerOptions slowPoll = ConsumerOptions.builder().maxPollInterval(Duration.ofSeconds(30)).build();
         List<Received> received = consume("wake", slowPoll);
