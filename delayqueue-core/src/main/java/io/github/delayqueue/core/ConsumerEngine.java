@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -62,7 +62,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         }
 
         void finish() {
-            running.remove(claimed.member(), this);
+            running.remove(this);
             if (slotHeld.compareAndSet(true, false)) {
                 slots.release();
                 int wanted = slotsWanted;
@@ -82,7 +82,8 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
     private final String queue;
 
     private final Semaphore slots;
-    private final Map<String, Delivery> running = new ConcurrentHashMap<>();
+    /** By identity, not member: a lease lost while a handler runs can bring the same member back as a second delivery. */
+    private final Set<Delivery> running = ConcurrentHashMap.newKeySet();
     private final LinkedBlockingQueue<QueueOps.Settlement> settlements = new LinkedBlockingQueue<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -240,7 +241,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         Delivery delivery = new Delivery(claimed);
         FutureTask<Void> task = new FutureTask<>(() -> handle(delivery), null);
         delivery.task = task;
-        running.put(claimed.member(), delivery);
+        running.add(delivery);
         try {
             workers.execute(task);
         } catch (RuntimeException e) {
@@ -419,7 +420,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
             long now = System.nanoTime();
             List<Delivery> extended = new ArrayList<>();
             List<String> fences = new ArrayList<>();
-            for (Delivery delivery : running.values()) {
+            for (Delivery delivery : running) {
                 if (now - delivery.startNanos > timeoutNanos) {
                     timeOut(delivery);
                 } else if (!delivery.settled.get()) {
@@ -451,7 +452,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         }
         delivery.timedOut = true;
         log.warn("Queue '{}': handler for message '{}' exceeded the handler timeout of {}; interrupting it, "
-                + "the message will be delivered again", queue, delivery.claimed.id(), options.handlerTimeout());
+                + "the message will be retried, or dead-lettered on its last attempt", queue, delivery.claimed.id(), options.handlerTimeout());
         failed(delivery, "handler timed out after " + options.handlerTimeout(), null);
         FutureTask<Void> task = delivery.task;
         if (task != null) {

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.redisson.client.codec.StringCodec;
+
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;
 
@@ -207,5 +209,38 @@ class LeaseTest {
         assertThat(client.stats(queue).pending()).isZero();
         assertThat(client.stats(queue).dead()).isZero();
         never.countDown();
+    }
+
+    @Test
+    void aRedeliveryToTheSameConsumerDoesNotHideTheDeliveryStillRunning() throws Exception {
+        String queue = "same-consumer";
+        CountDownLatch release = new CountDownLatch(1);
+        List<Integer> attempts = new CopyOnWriteArrayList<>();
+        // the lease keeper runs every 10 s here, so it cannot renew the lease we expire by hand below
+        consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            attempts.add(context.attempt());
+            release.await();
+        }, ConsumerOptions.builder().visibilityTimeout(Duration.ofSeconds(30)).maxPollInterval(Duration.ofMillis(100))
+                .build());
+        consumer.start();
+        client.send(queue, "long job", Duration.ZERO, SendOptions.id("long:1"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> attempts.size() == 1);
+
+        // the lease runs out while the handler still runs (as after a Redis outage longer than the lease):
+        // the same consumer claims the message again
+        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        var inflight = redis.redisson().<String>getScoredSortedSet((String) keys.keys().get(2), StringCodec.INSTANCE);
+        String member = inflight.first();
+        inflight.add(0, member);
+        try {
+            await().atMost(Duration.ofSeconds(5)).until(() -> attempts.size() == 2);
+            assertThat(attempts).containsExactly(1, 2);
+            assertThat(consumer.activeHandlers()).as("both deliveries are tracked (timeouts, shutdown)").isEqualTo(2);
+        } finally {
+            release.countDown();
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> consumer.activeHandlers() == 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).inFlight() == 0);
+        assertThat(client.stats(queue).pending()).isZero();
     }
 }
