@@ -17,6 +17,13 @@ final class Checks {
     static void positive(Duration value, String name) {
         require(value != null, name + " must not be null");
         require(!value.isNegative() && !value.isZero(), name + " must be positive, was " + value);
+        atMostMaxDelay(value, name);
+    }
+
+    /** Longer durations would overflow the engine's nanosecond and millisecond arithmetic later, on its own threads. */
+    static void atMostMaxDelay(Duration value, String name) {
+        require(value.compareTo(DelayQueueClient.MAX_DELAY) <= 0,
+                name + " must be at most " + DelayQueueClient.MAX_DELAY + ", was " + value);
     }
 
     static <T> T notNull(T value, String name) {

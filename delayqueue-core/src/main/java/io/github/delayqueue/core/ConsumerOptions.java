@@ -13,13 +13,14 @@ import java.time.Duration;
  *       loses its messages to another consumer after this; running handlers have their lease
  *       extended, so it bounds crash recovery, not handler duration.</li>
  *   <li>{@code handlerTimeout}: a handler running longer is interrupted and its lease no longer
- *       extended, so the message is delivered again (default 5 min).</li>
+ *       extended; the message is retried, or dead-lettered on its last attempt (default 5 min).</li>
  *   <li>{@code maxPollInterval}: longest an idle consumer sleeps without asking Redis, a safety net
  *       for lost wake-up signals (default 1 s).</li>
  *   <li>{@code shutdownTimeout}: how long {@link DelayQueueConsumer#stop()} waits for running
  *       handlers (default 30 s).</li>
  *   <li>{@code retry}: back-off and attempts ({@link RetryPolicy#DEFAULT}).</li>
  * </ul>
+ * Every duration here and in {@link RetryPolicy} is at most {@link DelayQueueClient#MAX_DELAY}.
  */
 public final class ConsumerOptions {
 
@@ -44,6 +45,7 @@ public final class ConsumerOptions {
         Checks.positive(b.maxPollInterval, "maxPollInterval");
         Checks.require(b.shutdownTimeout != null && !b.shutdownTimeout.isNegative(),
                 "shutdownTimeout must not be null or negative");
+        Checks.atMostMaxDelay(b.shutdownTimeout, "shutdownTimeout");
         this.concurrency = b.concurrency;
         this.batchSize = b.batchSize;
         this.visibilityTimeout = b.visibilityTimeout;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -116,6 +117,16 @@ class BadInputTest {
                         .visibilityTimeout(Duration.ofMillis(10)).build(), "at least 100ms"),
                 Arguments.of("null handler timeout", (Runnable) () -> ConsumerOptions.builder().handlerTimeout(null).build(),
                         "handlerTimeout must not be null"),
+                Arguments.of("handler timeout forever", (Runnable) () -> ConsumerOptions.builder()
+                        .handlerTimeout(ChronoUnit.FOREVER.getDuration()).build(), "handlerTimeout must be at most"),
+                Arguments.of("poll interval 11 years", (Runnable) () -> ConsumerOptions.builder()
+                        .maxPollInterval(Duration.ofDays(11 * 365)).build(), "maxPollInterval must be at most"),
+                Arguments.of("visibility forever", (Runnable) () -> ConsumerOptions.builder()
+                        .visibilityTimeout(ChronoUnit.FOREVER.getDuration()).build(), "visibilityTimeout must be at most"),
+                Arguments.of("shutdown timeout forever", (Runnable) () -> ConsumerOptions.builder()
+                        .shutdownTimeout(ChronoUnit.FOREVER.getDuration()).build(), "shutdownTimeout must be at most"),
+                Arguments.of("back-off forever", (Runnable) () -> new RetryPolicy(3, Duration.ofSeconds(1), 2,
+                        ChronoUnit.FOREVER.getDuration(), 0), "maxBackoff must be at most"),
                 Arguments.of("max attempts 0", (Runnable) () -> new RetryPolicy(0, Duration.ofSeconds(1), 2,
                         Duration.ofSeconds(1), 0), "maxAttempts"),
                 Arguments.of("jitter 2", (Runnable) () -> new RetryPolicy(1, Duration.ofSeconds(1), 2,

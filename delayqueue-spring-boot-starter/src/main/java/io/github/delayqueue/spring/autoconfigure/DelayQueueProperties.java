@@ -136,7 +136,7 @@ public class DelayQueueProperties {
          */
         private Duration visibilityTimeout = Duration.ofSeconds(30);
 
-        /** Longest a handler may run before it is interrupted and its message delivered again. */
+        /** Longest a handler may run before it is interrupted and its message retried (or dead-lettered on its last attempt). */
         private Duration handlerTimeout = Duration.ofMinutes(5);
 
         /** Longest an idle consumer waits without asking Redis, a safety net for lost wake-up signals. */
