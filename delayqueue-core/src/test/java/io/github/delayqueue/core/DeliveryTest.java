@@ -114,6 +114,23 @@ class DeliveryTest {
     }
 
     @Test
+    void aDelayCountsFromTheSendsArrivalRoundedUpToTheMillisecond() {
+        // the due time must not fall before arrival + delay to the microsecond: a claim compares due times
+        // with the Redis clock rounded down, so counting from the arrival rounded down could claim early
+        List<Received> received = consume("rounding", ConsumerOptions.DEFAULTS);
+        for (int i = 0; i < 20; i++) {
+            client.send("rounding", "r" + i, Duration.ofMillis(50));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 20);
+        List<Long> dueAfterArrivalMs = received.stream()
+                .map(r -> r.context().dueAt().toEpochMilli() - r.context().enqueuedAt().toEpochMilli()).toList();
+        // enqueuedAt is the arrival rounded down: the difference is 51 ms unless Redis read its clock on a
+        // whole millisecond (one chance in a thousand per send)
+        assertThat(dueAfterArrivalMs).allMatch(ms -> ms == 50 || ms == 51);
+        assertThat(dueAfterArrivalMs.stream().filter(ms -> ms == 51).count()).isGreaterThanOrEqualTo(18);
+    }
+
+    @Test
     void sleepingConsumerIsWokenBySoonerMessage() {
         ConsumerOptions slowPoll = ConsumerOptions.builder().maxPollInterval(Duration.ofSeconds(30)).build();
         List<Received> received = consume("wake", slowPoll);
@@ -147,6 +164,7 @@ class DeliveryTest {
         assertThat(context.queue()).isEqualTo("ctx");
         assertThat(context.headers()).containsEntry("tenant", "acme");
         assertThat(context.enqueuedAt().toEpochMilli()).isBetween(before, before + 1_000);
-        assertThat(context.dueAt()).isEqualTo(context.enqueuedAt().plusMillis(50));
+        // the delay counts from the arrival rounded up to the millisecond, enqueuedAt is it rounded down
+        assertThat(context.dueAt()).isBetween(context.enqueuedAt().plusMillis(50), context.enqueuedAt().plusMillis(51));
     }
 }

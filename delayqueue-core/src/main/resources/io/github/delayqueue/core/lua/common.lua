@@ -27,6 +27,13 @@ local function now_ms()
   return (clock())
 end
 
+-- What a relative due time counts from: the Redis clock rounded UP to the millisecond. A claim takes
+-- what is due at the clock rounded down, so a send received at 1000.4 ms with a 10 ms delay is due at
+-- 1011 and cannot be claimed before 1010.4 ms (counted from 1000 it could be, at 1010.0).
+local function delay_base(now_us)
+  return math.floor((now_us + 999) / 1000)
+end
+
 local DIGITS64 = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'
 
 -- n (an integer below 2^48) as 8 order-preserving base-64 digits. Unrolled, with one string.char call

@@ -1,7 +1,7 @@
 -- ARGV: 1 wake channel, 2 "1" replace existing ids / "0" keep them (if-absent),
 --       then triples: id, due ("+<delayMs>" from the Redis clock or "@<epochMs>"), body
 -- Returns one flag per message: 1 written, 0 kept the existing message (if-absent).
-local now = now_ms()
+local now, now_us = clock()
 local replace = ARGV[2] == '1'
 local old_head = head_score(KEYS[2])
 local ids = {}
@@ -43,7 +43,7 @@ for i, id in ipairs(ids) do
       if string.byte(spec, 1) == 64 then -- '@'
         due = tonumber(string.sub(spec, 2))
       else
-        due = now + tonumber(string.sub(spec, 2))
+        due = delay_base(now_us) + tonumber(string.sub(spec, 2))
       end
       last_spec, due_text = spec, string.format('%d', due)
     end

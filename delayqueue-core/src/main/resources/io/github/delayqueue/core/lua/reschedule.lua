@@ -9,7 +9,8 @@ local due
 if string.sub(ARGV[3], 1, 1) == '@' then
   due = tonumber(string.sub(ARGV[3], 2))
 else
-  due = now_ms() + tonumber(string.sub(ARGV[3], 2))
+  local _, now_us = clock()
+  due = delay_base(now_us) + tonumber(string.sub(ARGV[3], 2))
 end
 local old_head = head_score(KEYS[2])
 redis.call('ZADD', KEYS[2], 'XX', due, member)
