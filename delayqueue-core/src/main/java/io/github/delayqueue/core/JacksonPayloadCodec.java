@@ -9,8 +9,10 @@ import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * {@link PayloadCodec} on a Jackson 3 {@link JsonMapper}. Binds only to the declared type; it never
- * enables default typing, so a message cannot name a class to build.
+ * {@link PayloadCodec} on a Jackson 3 {@link JsonMapper}. Binds only to the declared type, with default
+ * typing off even when the application's mapper has it on, so a message cannot name a class to build.
+ * ({@code @JsonTypeInfo} on your own payload types still applies: that is a choice per type, bounded
+ * by the subtypes you declare.)
  */
 public final class JacksonPayloadCodec implements PayloadCodec {
 
@@ -27,9 +29,12 @@ public final class JacksonPayloadCodec implements PayloadCodec {
                 .build());
     }
 
-    /** A codec on the application's mapper, for example Spring Boot's. */
+    /**
+     * A codec on a copy of the application's mapper (for example Spring Boot's): its modules and
+     * features, without default typing.
+     */
     public JacksonPayloadCodec(JsonMapper mapper) {
-        this.mapper = Checks.notNull(mapper, "mapper");
+        this.mapper = Checks.notNull(mapper, "mapper").rebuild().deactivateDefaultTyping().build();
     }
 
     @Override

@@ -13,6 +13,9 @@ import org.junit.jupiter.api.Test;
 
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.DefaultTyping;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
 
 /** The default codec, with no Redis: binding to the declared type, and its per-type reader cache. */
 class JacksonPayloadCodecTest {
@@ -21,6 +24,21 @@ class JacksonPayloadCodecTest {
     }
 
     private final JacksonPayloadCodec codec = new JacksonPayloadCodec();
+
+    @Test
+    void anApplicationMapperWithDefaultTypingStillLetsNoMessageNameAClass() {
+        JsonMapper typing = JsonMapper.builder()
+                .activateDefaultTyping(BasicPolymorphicTypeValidator.builder().allowIfSubType(Object.class).build(),
+                        DefaultTyping.NON_FINAL)
+                .build();
+        String named = "[\"java.util.concurrent.atomic.AtomicLong\", 5]";
+        assertThat(typing.readValue(named, Object.class)).as("the mapper itself builds the named class")
+                .isInstanceOf(java.util.concurrent.atomic.AtomicLong.class);
+
+        JacksonPayloadCodec onTyping = new JacksonPayloadCodec(typing);
+        assertThat(onTyping.decode(named, Object.class)).isEqualTo(List.of("java.util.concurrent.atomic.AtomicLong", 5));
+        assertThat(onTyping.encode(new Order("o:3", 1, null))).doesNotContain("JacksonPayloadCodecTest");
+    }
 
     @Test
     void roundTripsRecordsAndGenericTypesAndIgnoresUnknownProperties() {
