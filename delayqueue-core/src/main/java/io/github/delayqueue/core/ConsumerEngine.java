@@ -168,8 +168,9 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         long backoffMs = 0;
         int failures = 0;
         // On this thread, not in start(): with a lazily connecting client, Redisson connects inside
-        // addListenerAsync and blocks for its whole retry budget while Redis is down. Before the first
-        // claim, so no wake-up sent after that claim is missed.
+        // addListenerAsync and blocks for its whole retry budget while Redis is down. Started before the first
+        // claim but not awaited: a wake-up published before the SUBSCRIBE completes (a round trip after start)
+        // is missed, and that message waits for the safety poll (maxPollInterval) at most.
         subscribe();
         while (state == State.RUNNING) {
             try {
