@@ -189,7 +189,10 @@ public final class DelayQueueClient {
         return moveDead(queue, "requeue", ids);
     }
 
-    /** Requeues every dead letter, in bounded batches. Returns how many were requeued. */
+    /**
+     * Requeues every dead letter, in bounded batches, except those whose id has a live message again
+     * (they stay dead letters). Returns how many were requeued.
+     */
     public long requeueAllDeadLetters(String queue) {
         return moveAllDead(queue, "requeue");
     }
@@ -212,20 +215,21 @@ public final class DelayQueueClient {
         if (ids.isEmpty()) {
             return 0;
         }
-        return redis(op + " dead letters of queue '" + queue + "'", () -> ops.moveDead(op, DEAD_BATCH, ids));
+        return redis(op + " dead letters of queue '" + queue + "'", () -> ops.moveDead(op, DEAD_BATCH, 0, ids));
     }
 
     private long moveAllDead(String queue, String op) {
         QueueOps ops = ops(queue);
         return redis(op + " dead letters of queue '" + queue + "'", () -> {
             long total = 0;
+            // requeue leaves an id that is live again among the dead letters: the next batch starts past those
+            long skipped = 0;
             long limit = ops.stats().dead(); // bounds the loop even if requeued messages die again meanwhile
-            while (total < limit) {
-                long moved = ops.moveDead(op, (int) Math.min(DEAD_BATCH, limit - total), List.of());
-                if (moved == 0) {
-                    break;
-                }
+            while (total + skipped < limit) {
+                int batch = (int) Math.min(DEAD_BATCH, limit - total - skipped);
+                long moved = ops.moveDead(op, batch, skipped, List.of());
                 total += moved;
+                skipped += batch - moved; // letters deleted meanwhile (a short batch) only end the loop sooner
             }
             return total;
         });

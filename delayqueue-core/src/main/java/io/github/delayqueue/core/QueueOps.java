@@ -146,7 +146,8 @@ final class QueueOps {
     }
 
     List<DeadLetter> listDead(int limit) {
-        List<Object> out = scripts.list(Scripts.Name.DEAD, keys.keys(), keys.wakeChannel(), "list", Integer.toString(limit));
+        List<Object> out = scripts.list(Scripts.Name.DEAD, keys.keys(), keys.wakeChannel(), "list", Integer.toString(limit),
+                "0");
         List<DeadLetter> letters = new ArrayList<>(out.size() / 5);
         for (int i = 0; i + 4 < out.size(); i += 5) {
             letters.add(deadLetter(out.get(i).toString(), out.get(i + 1).toString(), out.get(i + 2).toString(),
@@ -155,13 +156,17 @@ final class QueueOps {
         return letters;
     }
 
-    /** {@code op} is "requeue" or "purge"; no ids means the oldest {@code limit}. Returns how many were moved. */
-    long moveDead(String op, int limit, Collection<String> ids) {
-        Object[] args = new Object[3 + ids.size()];
+    /**
+     * {@code op} is "requeue" or "purge"; no ids means the oldest {@code limit} from position {@code offset} on.
+     * Returns how many were moved.
+     */
+    long moveDead(String op, int limit, long offset, Collection<String> ids) {
+        Object[] args = new Object[4 + ids.size()];
         args[0] = keys.wakeChannel();
         args[1] = op;
         args[2] = Integer.toString(limit);
-        int i = 3;
+        args[3] = Long.toString(offset);
+        int i = 4;
         for (String id : ids) {
             args[i++] = id;
         }

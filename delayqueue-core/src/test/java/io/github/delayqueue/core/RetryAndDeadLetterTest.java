@@ -14,6 +14,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.redisson.api.RScript;
+import org.redisson.client.codec.StringCodec;
+
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;
 
@@ -161,5 +164,30 @@ class RetryAndDeadLetterTest {
         assertThat(client.requeueDeadLetters(queue, List.of("x"))).isZero();
         assertThat(client.stats(queue).dead()).isEqualTo(1);
         assertThat(client.stats(queue).pending()).isEqualTo(1);
+    }
+
+    @Test
+    void requeueAllGoesPastMoreThanABatchOfDeadLettersWhoseIdsAreLiveAgain() {
+        String queue = "live-again";
+        int liveAgain = DelayQueueClient.DEAD_BATCH + 50;
+        int requeueable = 30;
+        client.send(queue, "prototype", Duration.ofDays(1), SendOptions.id("prototype"));
+        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        // the oldest dead letters have ids that were sent again since: requeue skips them, and must not stop there
+        redis.redisson().getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE, """
+                local envelope = redis.call('HGET', KEYS[1], 'prototype')
+                for i = 1, tonumber(ARGV[1]) + tonumber(ARGV[2]) do
+                  local id = 'd' .. i
+                  redis.call('ZADD', KEYS[6], i, id)
+                  redis.call('HSET', KEYS[7], id, envelope)
+                  redis.call('HSET', KEYS[8], id, '5:test')
+                  if i <= tonumber(ARGV[1]) then redis.call('HSET', KEYS[1], id, envelope) end
+                end
+                """, RScript.ReturnType.VALUE, keys.keys(), Integer.toString(liveAgain), Integer.toString(requeueable));
+
+        assertThat(client.requeueAllDeadLetters(queue)).isEqualTo(requeueable);
+        assertThat(client.stats(queue).dead()).isEqualTo(liveAgain);
+        assertThat(client.purgeAllDeadLetters(queue)).isEqualTo(liveAgain);
+        assertThat(client.stats(queue).dead()).isZero();
     }
 }

@@ -1,4 +1,5 @@
--- Dead-letter administration. ARGV: 1 wake channel, 2 op, 3 limit, then ids (none = oldest first up to limit).
+-- Dead-letter administration. ARGV: 1 wake channel, 2 op, 3 limit, 4 offset, then ids (none = the oldest
+-- first, from position offset, up to limit).
 --   op "list":    returns quintuples id, dead-at, "<attempts>:<reason>", envelope, ''
 --   op "requeue": back to the delayed set, due now, attempts reset; an id that is live again is skipped.
 --                 Returns the number requeued.
@@ -6,11 +7,12 @@
 local now = now_ms()
 local op = ARGV[2]
 local ids
-if #ARGV > 3 then
+if #ARGV > 4 then
   ids = {}
-  for j = 4, #ARGV do ids[#ids + 1] = ARGV[j] end
+  for j = 5, #ARGV do ids[#ids + 1] = ARGV[j] end
 else
-  ids = redis.call('ZRANGE', KEYS[6], 0, tonumber(ARGV[3]) - 1)
+  local offset = tonumber(ARGV[4])
+  ids = redis.call('ZRANGE', KEYS[6], offset, offset + tonumber(ARGV[3]) - 1)
 end
 local out = {}
 local count = 0
