@@ -24,9 +24,9 @@ public final class JacksonPayloadCodec implements PayloadCodec {
 
     /** A codec on Jackson's defaults (records, {@code java.time} types, unknown properties ignored). */
     public JacksonPayloadCodec() {
-        this(JsonMapper.builder()
+        this.mapper = JsonMapper.builder() // default typing is off unless enabled: no copy needed here
                 .disable(tools.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-                .build());
+                .build();
     }
 
     /**
