@@ -129,8 +129,22 @@ final class DelayHandlerBeanPostProcessor
                 source, "Declare the payload type: implements DelayMessageHandler<YourPayload>.");
         @SuppressWarnings("unchecked")
         DelayMessageHandler<Object> target = (DelayMessageHandler<Object>) handlerBean;
-        return new HandlerEndpoint(resolve(annotation.value(), "value", source), source, payloadType, target::handle,
+        // call the proxy through the method the class implements: the interface's default handle(T, context)
+        // would reach handle(T) on the target, past advice (a transaction, security) declared on handle(T)
+        MessageHandler<Object> handler = implementsHandleWithContext(targetClass) ? target::handle
+                : (payload, context) -> target.handle(payload);
+        return new HandlerEndpoint(resolve(annotation.value(), "value", source), source, payloadType, handler,
                 overrides(annotation, source));
+    }
+
+    private static boolean implementsHandleWithContext(Class<?> targetClass) {
+        for (Method method : targetClass.getMethods()) {
+            if (method.getName().equals("handle") && method.getDeclaringClass() != DelayMessageHandler.class
+                    && method.getParameterCount() == 2 && method.getParameterTypes()[1] == MessageContext.class) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean implementsHandle(Class<?> targetClass) {

@@ -278,6 +278,20 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @Test
+    void theProxyOfAClassHandlerIsCalledThroughTheMethodTheClassImplements() {
+        this.runner.withUserConfiguration(AdvisedHandlersConfig.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            List<String> advised = context.getBean("advised", List.class);
+            MessageContext delivery = new MessageContext("ORDER_TIMEOUT", "id-1", 1, java.time.Instant.EPOCH,
+                    java.time.Instant.EPOCH, Map.of());
+            // advice on handle(T) (a transaction, security) must apply when only handle(T) is implemented
+            definition(context, "ORDER_TIMEOUT").endpoint().handler().handle(new OrderTimeout("o-1", 5), delivery);
+            definition(context, "REMINDER").endpoint().handler().handle("text", delivery);
+            assertThat(advised).containsExactly("handle/1", "handle/2");
+        });
+    }
+
+    @Test
     void payloadTypesComeFromTheDeclarations() {
         this.runner.withUserConfiguration(ClassHandlerConfig.class, GenericHandlersConfig.class).run(context -> {
             assertThat(context).hasNotFailed();
@@ -486,6 +500,45 @@ class DelayQueueAutoConfigurationTests {
     static class ReminderImpl implements Reminders {
         @Override
         public void remind(String text) {
+        }
+    }
+
+    @DelayHandler("REMINDER")
+    static class ContextReminderHandler implements DelayMessageHandler<String> {
+        @Override
+        public void handle(String payload, MessageContext context) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class AdvisedHandlersConfig {
+        private final List<String> advised = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Bean
+        List<String> advised() {
+            return this.advised;
+        }
+
+        @Bean
+        Object orderHandler() {
+            return advise(new OrderHandler());
+        }
+
+        @Bean
+        Object contextReminderHandler() {
+            return advise(new ContextReminderHandler());
+        }
+
+        private Object advise(Object target) {
+            ProxyFactory factory = new ProxyFactory(target);
+            factory.setProxyTargetClass(true);
+            factory.addAdvice((org.aopalliance.intercept.MethodInterceptor) invocation -> {
+                if (invocation.getMethod().getName().equals("handle")) {
+                    this.advised.add("handle/" + invocation.getMethod().getParameterCount());
+                }
+                return invocation.proceed();
+            });
+            return factory.getProxy();
         }
     }
 
