@@ -100,6 +100,16 @@ final class DelayHandlerBeanPostProcessor
         return bean;
     }
 
+    /** Whether a bean of this type has {@code @DelayHandler} on its class or on a method. */
+    static boolean declaresHandlers(@Nullable Class<?> type) {
+        if (type == null || !AnnotationUtils.isCandidateClass(type, DelayHandler.class)) {
+            return false;
+        }
+        return AnnotatedElementUtils.hasAnnotation(type, DelayHandler.class) || !MethodIntrospector.selectMethods(type,
+                (MethodIntrospector.MetadataLookup<DelayHandler>) method -> AnnotatedElementUtils
+                        .findMergedAnnotation(method, DelayHandler.class)).isEmpty();
+    }
+
     @Override
     public void afterSingletonsInstantiated() {
         List<HandlerEndpoint> all;

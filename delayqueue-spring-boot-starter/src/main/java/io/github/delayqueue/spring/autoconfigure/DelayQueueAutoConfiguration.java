@@ -15,6 +15,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -92,6 +93,15 @@ public final class DelayQueueAutoConfiguration {
     @Bean
     static DelayHandlerBeanPostProcessor delayHandlerBeanPostProcessor() {
         return new DelayHandlerBeanPostProcessor();
+    }
+
+    /**
+     * Handler beans are created at startup even with {@code spring.main.lazy-initialization=true}: a lazy one
+     * would never be created, and its queue never consumed (as Boot does for {@code @Scheduled} beans).
+     */
+    @Bean
+    static LazyInitializationExcludeFilter delayHandlerLazyInitializationExcludeFilter() {
+        return (beanName, definition, beanType) -> DelayHandlerBeanPostProcessor.declaresHandlers(beanType);
     }
 
     @Bean

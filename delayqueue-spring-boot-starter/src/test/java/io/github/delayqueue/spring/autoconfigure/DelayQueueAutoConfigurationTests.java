@@ -25,6 +25,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.boot.DefaultApplicationArguments;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -275,6 +276,18 @@ class DelayQueueAutoConfigurationTests {
             assertThat(definition(context, "ORDER_TIMEOUT").endpoint().source()).contains(OrderHandler.class.getName());
             assertThat(definition(context, "REMINDER").endpoint().payloadType()).isEqualTo(String.class);
         });
+    }
+
+    @Test
+    void handlerBeansAreCreatedUnderLazyInitialization() {
+        // spring.main.lazy-initialization=true registers this post-processor; handler beans must still be created
+        this.runner.withBean(LazyInitializationBeanFactoryPostProcessor.class)
+                .withUserConfiguration(ClassHandlerConfig.class, MethodHandlerConfig.class)
+                .withPropertyValues("reminder.attempts=3").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(DefaultDelayQueueConsumerRegistry.class).definitions())
+                            .extracting(d -> d.queue().name()).contains("ORDER_TIMEOUT", "REMINDER");
+                });
     }
 
     @Test
