@@ -1,7 +1,9 @@
 package io.github.delayqueue.spring.autoconfigure;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.SendRequest;
@@ -12,9 +14,10 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * The sends of one transaction, written after it commits and dropped if it rolls back. One instance
- * per transaction (found among the current synchronizations, so a suspended outer transaction keeps
- * its own), sends in call order. The only class of the starter that needs spring-tx.
+ * The sends of one transaction, written after it commits and dropped if it rolls back, or if the
+ * nested transaction (savepoint) they were made in rolls back. One instance per transaction (found
+ * among the current synchronizations, so a suspended outer transaction keeps its own), sends in call
+ * order. The only class of the starter that needs spring-tx.
  */
 final class AfterCommitSends implements TransactionSynchronization {
 
@@ -24,6 +27,8 @@ final class AfterCommitSends implements TransactionSynchronization {
     }
 
     private final List<Pending> pending = new ArrayList<>();
+    /** How many sends were pending when each savepoint we were told of was created. */
+    private final Map<Object, Integer> savepoints = new IdentityHashMap<>();
     private boolean sent;
 
     /** Whether a send now would be deferred: an actual transaction with synchronization is active. */
@@ -46,6 +51,24 @@ final class AfterCommitSends implements TransactionSynchronization {
             TransactionSynchronizationManager.registerSynchronization(sends);
         }
         sends.pending.add(new Pending(queue, prepared));
+    }
+
+    @Override
+    public void savepoint(Object savepoint) {
+        this.savepoints.put(savepoint, this.pending.size());
+    }
+
+    @Override
+    public void savepointRollback(Object savepoint) {
+        // a savepoint we were not told of was created before our first send: all of ours came after it
+        Integer mark = this.savepoints.remove(savepoint);
+        int keep = mark == null ? 0 : mark;
+        if (keep < this.pending.size()) {
+            List<Pending> dropped = this.pending.subList(keep, this.pending.size());
+            log.debug("Nested transaction rolled back: dropped {} delay queue send(s)",
+                    dropped.stream().mapToInt(p -> p.requests().size()).sum());
+            dropped.clear();
+        }
     }
 
     @Override

@@ -25,6 +25,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -217,6 +218,36 @@ class DelayQueueStarterIntegrationTests {
         assertThat(this.inbox.find(ItQueues.TX, (run + "-rolled-back")::equals)).isEmpty();
         assertThat(this.jdbc.queryForList("select id from orders where id like ?", String.class, run + "%"))
                 .containsExactly(run + "-committed");
+    }
+
+    @Test
+    void sendsOfARolledBackNestedTransactionAreDroppedAndTheRestArrive() {
+        String run = "nested-" + System.nanoTime();
+        TransactionTemplate nested = new TransactionTemplate(this.transactions.getTransactionManager());
+        nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+        this.transactions.executeWithoutResult(status -> {
+            this.template.send(ItQueues.TX, run + "-outer", Duration.ZERO);
+            nested.executeWithoutResult(inner -> {
+                this.template.send(ItQueues.TX, run + "-dropped-1", Duration.ZERO);
+                inner.setRollbackOnly();
+            });
+            nested.executeWithoutResult(inner -> this.template.send(ItQueues.TX, run + "-nested", Duration.ZERO));
+        });
+        // the first send of this transaction is made inside the savepoint that is rolled back
+        this.transactions.executeWithoutResult(status -> {
+            nested.executeWithoutResult(inner -> {
+                this.template.send(ItQueues.TX, run + "-dropped-2", Duration.ZERO);
+                inner.setRollbackOnly();
+            });
+            this.template.send(ItQueues.TX, run + "-after", Duration.ZERO);
+        });
+
+        for (String kept : List.of("-outer", "-nested", "-after")) {
+            await().atMost(DEADLINE).until(() -> this.inbox.find(ItQueues.TX, (run + kept)::equals).isPresent());
+        }
+        await().pollDelay(Duration.ofMillis(300)).until(() -> true); // time enough for a wrongly sent one to arrive
+        assertThat(this.inbox.of(ItQueues.TX)).filteredOn(d -> ((String) d.payload()).startsWith(run))
+                .extracting(Inbox.Delivery::payload).containsExactlyInAnyOrder(run + "-outer", run + "-nested", run + "-after");
     }
 
     @Test
