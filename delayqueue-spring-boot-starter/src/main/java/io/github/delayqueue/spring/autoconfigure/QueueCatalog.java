@@ -37,7 +37,8 @@ final class QueueCatalog {
     QueueCatalog(List<DelayQueueCode> codes, DelayQueueProperties properties, RedissonClient redisson,
             PayloadCodec codec) {
         this.codes = List.copyOf(codes);
-        this.settings = new QueueSettings(properties);
+        this.settings = new QueueSettings(properties,
+                codes.stream().map(DelayQueueCode::code).collect(java.util.stream.Collectors.toSet()));
         this.codec = new EncodedPayloadCodec(codec);
         QueueSettings settings = this.settings;
         Map<QueueSettings.ClientKey, DelayQueueClient> clients = new HashMap<>();

@@ -2,6 +2,7 @@ package io.github.delayqueue.spring.autoconfigure;
 
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.ConsumerOptions;
@@ -22,12 +23,17 @@ final class QueueSettings {
     private static final Queue INHERIT_ALL = new Queue();
 
     private final DelayQueueProperties properties;
+    private final Set<String> declared;
 
-    QueueSettings(DelayQueueProperties properties) {
+    QueueSettings(DelayQueueProperties properties, Set<String> declared) {
         this.properties = properties;
+        this.declared = Set.copyOf(declared);
     }
 
-    /** The overrides of the code: exact key, else a relaxed match (environment variables lose case and dashes). */
+    /**
+     * The overrides of the code: exact key, else a relaxed match (environment variables lose case and dashes),
+     * never a key that is exactly another declared queue's code.
+     */
     Queue overrides(String code) {
         Map<String, Queue> queues = this.properties.getQueues();
         Queue exact = queues.get(code);
@@ -36,7 +42,7 @@ final class QueueSettings {
         }
         String relaxed = relaxed(code);
         for (Map.Entry<String, Queue> entry : queues.entrySet()) {
-            if (relaxed(entry.getKey()).equals(relaxed)) {
+            if (relaxed(entry.getKey()).equals(relaxed) && !this.declared.contains(entry.getKey())) {
                 return entry.getValue();
             }
         }

@@ -237,6 +237,17 @@ class DelayQueueAutoConfigurationTests {
                         .concurrency()).isEqualTo(4));
     }
 
+    @Test
+    void aKeyThatIsOneQueuesCodeIsNotAppliedToAnotherQueueThatMatchesItRelaxedly() {
+        this.runner.withPropertyValues(ORDERS + ",io.github.delayqueue.spring.autoconfigure.fixtures.clash",
+                "delayqueue.queues.ORDER_TIMEOUT.concurrency=4").run(context -> {
+                    QueueSettings settings = context.getBean(QueueCatalog.class).settings();
+                    assertThat(settings.consumerOptions("ORDER_TIMEOUT", HandlerOverrides.NONE).concurrency()).isEqualTo(4);
+                    assertThat(settings.consumerOptions("order-timeout", HandlerOverrides.NONE).concurrency())
+                            .isEqualTo(ConsumerOptions.DEFAULTS.concurrency());
+                });
+    }
+
     // ---- consumers --------------------------------------------------------------------------------
 
     @Test
