@@ -17,7 +17,8 @@ import java.time.Duration;
  *   <li>{@code maxPollInterval}: longest an idle consumer sleeps without asking Redis, a safety net
  *       for lost wake-up signals (default 1 s).</li>
  *   <li>{@code shutdownTimeout}: how long {@link DelayQueueConsumer#stop()} waits for running
- *       handlers (default 30 s).</li>
+ *       handlers (default 25 s: with the few seconds acknowledging takes, within Spring Boot's default
+ *       30 s per shutdown phase).</li>
  *   <li>{@code retry}: back-off and attempts ({@link RetryPolicy#DEFAULT}).</li>
  * </ul>
  * Every duration here and in {@link RetryPolicy} is at most {@link DelayQueueClient#MAX_DELAY}.
@@ -108,7 +109,7 @@ public final class ConsumerOptions {
         private Duration visibilityTimeout = Duration.ofSeconds(30);
         private Duration handlerTimeout = Duration.ofMinutes(5);
         private Duration maxPollInterval = Duration.ofSeconds(1);
-        private Duration shutdownTimeout = Duration.ofSeconds(30);
+        private Duration shutdownTimeout = Duration.ofSeconds(25);
         private RetryPolicy retry = RetryPolicy.DEFAULT;
 
         private Builder() {

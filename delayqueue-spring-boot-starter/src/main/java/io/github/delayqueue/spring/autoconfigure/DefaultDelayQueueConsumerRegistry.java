@@ -31,7 +31,7 @@ final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsumerRegis
     static final int PHASE = Integer.MAX_VALUE - 100;
 
     /** Extra time for the engine to acknowledge finished handlers after its shutdown timeout. */
-    private static final Duration SETTLE_GRACE = Duration.ofSeconds(5);
+    static final Duration SETTLE_GRACE = Duration.ofSeconds(5);
 
     private static final Logger log = LoggerFactory.getLogger(DefaultDelayQueueConsumerRegistry.class);
 

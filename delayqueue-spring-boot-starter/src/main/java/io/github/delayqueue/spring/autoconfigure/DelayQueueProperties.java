@@ -144,9 +144,10 @@ public class DelayQueueProperties {
 
         /**
          * How long shutdown waits for running handlers; unfinished messages stay in Redis and are
-         * delivered again. Keep it within 'spring.lifecycle.timeout-per-shutdown-phase'.
+         * delivered again. Keep it 5s below 'spring.lifecycle.timeout-per-shutdown-phase' (30s by default),
+         * the time the starter allows for acknowledging.
          */
-        private Duration shutdownTimeout = Duration.ofSeconds(30);
+        private Duration shutdownTimeout = Duration.ofSeconds(25);
 
         private final Retry retry = new Retry();
 

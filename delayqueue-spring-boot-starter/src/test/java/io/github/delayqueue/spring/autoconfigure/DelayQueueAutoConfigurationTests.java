@@ -139,6 +139,13 @@ class DelayQueueAutoConfigurationTests {
     // ---- properties -----------------------------------------------------------------------------
 
     @Test
+    void theDefaultShutdownTimeoutAndTheTimeToAcknowledgeFitInBootsDefaultShutdownPhase() {
+        Duration phase = new org.springframework.boot.autoconfigure.context.LifecycleProperties().getTimeoutPerShutdownPhase();
+        Duration ours = new DelayQueueProperties().getConsumer().getShutdownTimeout();
+        assertThat(ours.plus(DefaultDelayQueueConsumerRegistry.SETTLE_GRACE)).isLessThanOrEqualTo(phase);
+    }
+
+    @Test
     void defaultsEqualTheEngineDefaults() {
         this.runner.withUserConfiguration(ClassHandlerConfig.class).run(context -> {
             DelayQueueProperties properties = context.getBean(DelayQueueProperties.class);
