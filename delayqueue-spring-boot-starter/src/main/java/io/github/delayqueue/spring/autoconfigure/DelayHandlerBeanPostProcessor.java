@@ -20,6 +20,8 @@ import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayMessageHandler;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
@@ -28,6 +30,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.MethodIntrospector;
@@ -48,8 +51,11 @@ import org.springframework.util.ReflectionUtils;
 final class DelayHandlerBeanPostProcessor
         implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware, EnvironmentAware, Ordered {
 
+    private static final Logger log = LoggerFactory.getLogger(DelayHandlerBeanPostProcessor.class);
+
     private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
-    private final List<HandlerEndpoint> endpoints = new ArrayList<>();
+    private final List<HandlerEndpoint> endpoints = new ArrayList<>(); // guards registered too
+    private boolean registered;
     private @Nullable BeanFactory beanFactory;
     private @Nullable Environment environment;
 
@@ -89,13 +95,24 @@ final class DelayHandlerBeanPostProcessor
             this.nonAnnotatedClasses.add(targetClass);
             return bean;
         }
+        if (this.beanFactory instanceof ConfigurableListableBeanFactory factory && factory.containsBeanDefinition(beanName)
+                && factory.getBeanDefinition(beanName).isPrototype()) {
+            throw new DelayQueueConfigurationException("@DelayHandler on prototype bean '" + beanName + "' ("
+                    + targetClass.getName() + "): every instance would claim to be the queue's handler.",
+                    "Make the bean a singleton (the default scope).");
+        }
         List<HandlerEndpoint> found = new ArrayList<>();
         if (onClass != null) {
             found.add(classEndpoint(bean, beanName, targetClass, onClass));
         }
         onMethods.forEach((method, annotation) -> found.add(methodEndpoint(bean, beanName, targetClass, method, annotation)));
         synchronized (this.endpoints) {
-            this.endpoints.addAll(found);
+            if (this.registered) {
+                log.warn("@DelayHandler on bean '{}' ({}), created after startup, is ignored: handlers are bound "
+                        + "when the singletons are instantiated", beanName, targetClass.getName());
+            } else {
+                this.endpoints.addAll(found);
+            }
         }
         return bean;
     }
@@ -115,6 +132,8 @@ final class DelayHandlerBeanPostProcessor
         List<HandlerEndpoint> all;
         synchronized (this.endpoints) {
             all = List.copyOf(this.endpoints);
+            this.endpoints.clear();
+            this.registered = true;
         }
         requireNonNull(this.beanFactory).getBean(DefaultDelayQueueConsumerRegistry.class).register(all);
     }

@@ -309,6 +309,13 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @Test
+    void aPrototypeHandlerBeanFailsStartupClearly() {
+        this.runner.withUserConfiguration(PrototypeHandlerConfig.class, PrototypeConsumersConfig.class)
+                .run(context -> assertThat(configFailure(context))
+                        .hasMessageContaining("@DelayHandler on prototype bean 'orderHandler'"));
+    }
+
+    @Test
     void theProxyOfAClassHandlerIsCalledThroughTheMethodTheClassImplements() {
         this.runner.withUserConfiguration(AdvisedHandlersConfig.class).run(context -> {
             assertThat(context).hasNotFailed();
@@ -531,6 +538,28 @@ class DelayQueueAutoConfigurationTests {
     static class ReminderImpl implements Reminders {
         @Override
         public void remind(String text) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PrototypeHandlerConfig {
+        @Bean
+        @org.springframework.context.annotation.Scope("prototype")
+        OrderHandler orderHandler() {
+            return new OrderHandler();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PrototypeConsumersConfig {
+        @Bean
+        Object first(OrderHandler handler) {
+            return handler;
+        }
+
+        @Bean
+        Object second(OrderHandler handler) {
+            return handler;
         }
     }
 
