@@ -453,7 +453,8 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         }
         delivery.timedOut = true;
         log.warn("Queue '{}': handler for message '{}' exceeded the handler timeout of {}; interrupting it, "
-                + "the message will be retried, or dead-lettered on its last attempt", queue, delivery.claimed.id(), options.handlerTimeout());
+                + "the message will be retried, or dead-lettered on its last attempt", queue, delivery.claimed.id(),
+                options.handlerTimeout());
         failed(delivery, "handler timed out after " + options.handlerTimeout(), null);
         FutureTask<Void> task = delivery.task;
         if (task != null) {

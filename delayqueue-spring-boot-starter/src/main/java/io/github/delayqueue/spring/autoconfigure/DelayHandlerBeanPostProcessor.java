@@ -88,9 +88,7 @@ final class DelayHandlerBeanPostProcessor
             return bean;
         }
         DelayHandler onClass = AnnotatedElementUtils.findMergedAnnotation(targetClass, DelayHandler.class);
-        Map<Method, DelayHandler> onMethods = MethodIntrospector.selectMethods(targetClass,
-                (MethodIntrospector.MetadataLookup<DelayHandler>) method -> AnnotatedElementUtils
-                        .findMergedAnnotation(method, DelayHandler.class));
+        Map<Method, DelayHandler> onMethods = handlerMethods(targetClass);
         if (onClass == null && onMethods.isEmpty()) {
             this.nonAnnotatedClasses.add(targetClass);
             return bean;
@@ -122,9 +120,12 @@ final class DelayHandlerBeanPostProcessor
         if (type == null || !AnnotationUtils.isCandidateClass(type, DelayHandler.class)) {
             return false;
         }
-        return AnnotatedElementUtils.hasAnnotation(type, DelayHandler.class) || !MethodIntrospector.selectMethods(type,
-                (MethodIntrospector.MetadataLookup<DelayHandler>) method -> AnnotatedElementUtils
-                        .findMergedAnnotation(method, DelayHandler.class)).isEmpty();
+        return AnnotatedElementUtils.hasAnnotation(type, DelayHandler.class) || !handlerMethods(type).isEmpty();
+    }
+
+    private static Map<Method, DelayHandler> handlerMethods(Class<?> type) {
+        return MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<DelayHandler>) method ->
+                AnnotatedElementUtils.findMergedAnnotation(method, DelayHandler.class));
     }
 
     @Override
