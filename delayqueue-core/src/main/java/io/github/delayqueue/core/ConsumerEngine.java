@@ -1,6 +1,8 @@
 package io.github.delayqueue.core;
 
+import java.io.InterruptedIOException;
 import java.lang.reflect.Type;
+import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,6 +51,8 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         final AtomicBoolean slotHeld = new AtomicBoolean(true);
         volatile FutureTask<Void> task;
         volatile boolean timedOut;
+        /** Set before shutdown interrupts the handler: whatever it does next, its work was abandoned. */
+        volatile boolean cutOff;
         volatile boolean leaseLostLogged;
 
         Delivery(QueueOps.Claimed claimed) {
@@ -375,13 +379,20 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
                 @SuppressWarnings("unchecked")
                 T typed = (T) payload;
                 handler.handle(typed, context);
+                if (delivery.cutOff) {
+                    // returned after shutdown interrupted it (catch, restore the flag, return): the work was
+                    // abandoned, so the message stays in flight and is redelivered after its lease
+                    return;
+                }
                 delivery.settle('A', 0, null);
             } catch (Throwable e) {
                 if (delivery.timedOut) {
                     return; // the lease keeper settled it already
                 }
-                if (state != State.RUNNING && (e instanceof InterruptedException || Thread.currentThread().isInterrupted())) {
-                    return; // interrupted by shutdown: stays in flight and is redelivered after its lease
+                if (delivery.cutOff || (state != State.RUNNING && interruptedBy(e))) {
+                    // failed because the application is stopping (even with the interrupt wrapped in another
+                    // exception): stays in flight, no attempt spent, redelivered after its lease
+                    return;
                 }
                 failed(delivery, describe(e), e);
                 if (e instanceof Error && !(e instanceof AssertionError)) {
@@ -406,6 +417,21 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
                     claimed.attempt(), maxAttempts, backoff.toMillis(), reason);
             delivery.settle('R', backoff.toMillis(), reason);
         }
+    }
+
+    /** Whether {@code e} or its causes is an interrupt, or this thread's interrupt flag is set. */
+    private static boolean interruptedBy(Throwable e) {
+        if (Thread.currentThread().isInterrupted()) {
+            return true;
+        }
+        Throwable t = e;
+        for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) { // bounded: causes can form a cycle
+            if (t instanceof InterruptedException || t instanceof InterruptedIOException
+                    || t instanceof ClosedByInterruptException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String describe(Throwable e) {
@@ -572,6 +598,9 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
                 log.warn("Queue '{}': {} handlers still running after the shutdown timeout of {}; interrupting them, "
                         + "their messages will be delivered again after their lease", queue, running.size(),
                         options.shutdownTimeout());
+            }
+            for (Delivery delivery : running) {
+                delivery.cutOff = true; // before the interrupt, so a handler returning because of it is not acked
             }
             workers.shutdownNow();
             keeper.shutdownNow();

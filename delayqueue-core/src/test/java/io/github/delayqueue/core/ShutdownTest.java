@@ -94,6 +94,56 @@ class ShutdownTest {
     }
 
     @Test
+    void aHandlerThatReturnsWhenInterruptedAtShutdownIsNotAcknowledged() throws Exception {
+        String queue = "cut-off-returns";
+        AtomicInteger started = new AtomicInteger();
+        AtomicInteger returned = new AtomicInteger();
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            started.incrementAndGet();
+            try {
+                Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // the usual idiom: restore the flag and return normally
+                returned.incrementAndGet();
+                return;
+            }
+        }, ConsumerOptions.builder().shutdownTimeout(Duration.ofMillis(300)).build());
+        consumer.start();
+        client.send(queue, "work", Duration.ZERO, SendOptions.id("cut:1"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> started.get() == 1);
+
+        consumer.stopAsync().get(10, TimeUnit.SECONDS);
+        assertThat(returned.get()).as("the handler saw the interrupt and returned").isEqualTo(1);
+        QueueStats stats = client.stats(queue);
+        assertThat(stats.inFlight()).as("work abandoned by shutdown stays in flight").isEqualTo(1);
+        assertThat(stats.dead()).isZero();
+    }
+
+    @Test
+    void aHandlerThatWrapsTheShutdownInterruptKeepsItsAttemptOnTheLastAttempt() throws Exception {
+        String queue = "cut-off-wraps";
+        AtomicInteger started = new AtomicInteger();
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            started.incrementAndGet();
+            try {
+                Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+                // a library under the handler wraps the interrupt and clears the flag
+                throw new IllegalStateException("I/O aborted", e);
+            }
+        }, ConsumerOptions.builder().shutdownTimeout(Duration.ofMillis(300))
+                .retry(new RetryPolicy(1, Duration.ofSeconds(1), 2.0, Duration.ofMinutes(5), 0.2)).build());
+        consumer.start();
+        client.send(queue, "work", Duration.ZERO, SendOptions.id("wrap:1"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> started.get() == 1);
+
+        consumer.stopAsync().get(10, TimeUnit.SECONDS);
+        QueueStats stats = client.stats(queue);
+        assertThat(stats.dead()).as("not dead-lettered because the application was stopping").isZero();
+        assertThat(stats.inFlight()).as("left in flight for the next consumer").isEqualTo(1);
+    }
+
+    @Test
     void startTwiceAndStopTwice() {
         DelayQueueConsumer consumer = client.newConsumer("twice", String.class, (p, c) -> { }, ConsumerOptions.DEFAULTS);
         consumer.start();
