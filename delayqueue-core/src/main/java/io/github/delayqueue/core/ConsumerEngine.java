@@ -105,6 +105,9 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
 
     private volatile State state = State.NEW;
     private volatile boolean subscribed;
+    /** Failed subscriptions in a row; the next attempt waits 1 s doubling up to a minute after the last. */
+    private volatile int subscribeFailures;
+    private volatile long nextSubscribeNanos;
     private volatile boolean settlerDone;
     private Thread poller;
     private Thread settler;
@@ -198,7 +201,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
                 }
                 failures = 0;
                 backoffMs = 0;
-                if (!subscribed) {
+                if (!subscribed && System.nanoTime() - nextSubscribeNanos >= 0) {
                     subscribe();
                 }
                 for (QueueOps.Claimed claimed : result.messages()) {
@@ -327,18 +330,40 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
                 if (error == null) {
                     listenerId = id;
                     subscribed = true;
+                    if (subscribeFailures > 0) {
+                        subscribeFailures = 0;
+                        log.info("Queue '{}': subscribed to wake-ups again", queue);
+                    }
                     if (state != State.RUNNING) {
                         unsubscribe();
                     }
                 } else {
-                    subscribed = false; // the poller subscribes again after its next successful claim
-                    log.debug("Queue '{}': wake-up subscription failed, relying on polling until it works: {}", queue,
-                            error.toString());
+                    subscriptionFailed(error);
                 }
             });
         } catch (RuntimeException e) {
-            subscribed = false;
-            log.debug("Queue '{}': wake-up subscription failed: {}", queue, e.toString());
+            subscriptionFailed(e);
+        }
+    }
+
+    /**
+     * Polls without wake-ups until a later subscription works: tried again after a successful claim, 1 s
+     * after the first failure, doubling up to a minute. Said once at WARN (an ACL without channel
+     * permission denies it on every try), then at DEBUG.
+     */
+    private void subscriptionFailed(Throwable error) {
+        subscribed = false;
+        int failures = ++subscribeFailures; // only one subscription is under way at a time
+        long backoffMs = Math.min(60_000L, 1_000L << Math.min(failures - 1, 6));
+        nextSubscribeNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMs);
+        if (failures == 1 && state == State.RUNNING) {
+            log.warn("Queue '{}': could not subscribe to wake-ups on channel '{}' ({}); polling every {} instead, "
+                    + "so messages sent meanwhile may be up to that late. Allow the channel in the Redis ACL "
+                    + "(see docs/redis-layout.md)", queue, ops.keys().wakeChannel(), error.toString(),
+                    options.maxPollInterval());
+        } else {
+            log.debug("Queue '{}': wake-up subscription failed again ({} in a row): {}", queue, failures,
+                    error.toString());
         }
     }
 

@@ -74,10 +74,13 @@ local function reserve_sequence(n)
   return redis.call('INCRBY', KEYS[9], n) - n + 1
 end
 
--- Wakes sleeping consumers when a message becomes due before the current head.
+-- Wakes sleeping consumers when a message becomes due before the current head. pcall: a user whose ACL
+-- denies the channel (Redis 7's default 'acl-pubsub-default resetchannels') gets an error from PUBLISH
+-- after the script's writes; a wake-up is an optimisation, so it must never fail a write that was made.
+-- Consumers of such a user fall back to their timed poll.
 local function wake_if_earlier(channel, due, old_head)
   if old_head == nil or due < old_head then
-    redis.call('PUBLISH', channel, string.format('%d', due))
+    redis.pcall('PUBLISH', channel, string.format('%d', due))
   end
 end
 

@@ -1,0 +1,162 @@
+package io.github.delayqueue.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.slf4j.LoggerFactory;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.github.delayqueue.core.ClientOptions;
+import io.github.delayqueue.core.ConsumerOptions;
+import io.github.delayqueue.core.DelayQueueClient;
+import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.RetryPolicy;
+import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.core.SendRequest;
+import io.github.delayqueue.testing.TestRedis;
+
+/**
+ * A Redis ACL user without channel permissions (Redis 7's default {@code acl-pubsub-default resetchannels}):
+ * wake-ups cannot be published or subscribed to, and nothing else may fail because of it.
+ */
+class RestrictedAclTest {
+
+    private static final String USER = "dq-acl-" + UUID.randomUUID().toString().substring(0, 8);
+    private static final String PASSWORD = "pw-" + UUID.randomUUID();
+
+    private static RedissonClient redisson;
+    private static DelayQueueClient client;
+
+    @BeforeAll
+    static void createUser() throws IOException {
+        // the smallest rule set docs/redis-layout.md names, with no channel at all
+        command("ACL", "SETUSER", USER, "reset", "on", ">" + PASSWORD, "~*", "resetchannels", "+@all");
+        Config config = new Config();
+        URI url = URI.create(TestRedis.url());
+        config.setUsername(USER);
+        config.setPassword(PASSWORD);
+        config.useSingleServer().setAddress("redis://" + url.getHost() + ":" + url.getPort()).setTimeout(2_000)
+                .setSubscriptionTimeout(1_000).setRetryAttempts(1);
+        redisson = Redisson.create(config);
+        client = DelayQueueClient.create(redisson, ClientOptions.builder().keyPrefix(TestRedis.uniquePrefix()).build());
+    }
+
+    @AfterAll
+    static void dropUser() throws IOException {
+        try {
+            if (redisson != null) {
+                redisson.getKeys().unlinkByPattern(client.options().keyPrefix() + ":*");
+                redisson.shutdown();
+            }
+        } finally {
+            command("ACL", "DELUSER", USER);
+        }
+    }
+
+    @Test
+    void sendsRetriesReschedulesAndRequeuesSucceedWithoutChannelPermission() {
+        String queue = "acl-writes";
+        assertThat(client.send(queue, "a", Duration.ZERO, SendOptions.id("a"))).isEqualTo("a");
+        assertThat(client.sendAll(queue, List.of(
+                SendRequest.of("b", Duration.ofHours(1), SendOptions.id("b"))))).hasSize(1);
+        assertThat(client.reschedule(queue, "b", Duration.ofMinutes(1))).isTrue();
+        assertThat(client.stats(queue).pending()).isEqualTo(2);
+
+        AtomicInteger calls = new AtomicInteger();
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            calls.incrementAndGet();
+            throw new IllegalStateException("always fails");
+        }, ConsumerOptions.builder().maxPollInterval(Duration.ofMillis(100))
+                .retry(new RetryPolicy(2, Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0))
+                .build());
+        consumer.start();
+        try {
+            // attempt 1 fails: a retry (settle publishes a wake-up); attempt 2 fails: a dead letter
+            await().atMost(Duration.ofSeconds(10)).until(() -> client.stats(queue).dead() == 1);
+            assertThat(calls.get()).isEqualTo(2);
+            assertThat(client.requeueDeadLetters(queue, List.of("a"))).isEqualTo(1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() >= 3);
+        } finally {
+            consumer.stop();
+        }
+    }
+
+    @Test
+    void aConsumerWhoseSubscriptionIsDeniedPollsAndSaysSoOnce() {
+        String queue = "acl-consumer";
+        Logger logger = (Logger) LoggerFactory.getLogger(DelayQueueConsumer.class);
+        Level level = logger.getLevel();
+        logger.setLevel(Level.DEBUG);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        AtomicInteger delivered = new AtomicInteger();
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, (p, c) -> delivered.incrementAndGet(),
+                ConsumerOptions.builder().maxPollInterval(Duration.ofMillis(50)).build());
+        try {
+            consumer.start();
+            for (int i = 0; i < 5; i++) {
+                client.send(queue, "m" + i, Duration.ofMillis(20));
+                int expected = i + 1;
+                await().atMost(Duration.ofSeconds(5)).until(() -> delivered.get() == expected);
+            }
+            // the subscription is tried again with a back-off and denied again: said once at WARN
+            await().atMost(Duration.ofSeconds(20)).until(() -> wakeUpLines(appender, Level.DEBUG, queue).stream()
+                    .anyMatch(m -> m.contains("failed again")));
+            List<String> warned = wakeUpLines(appender, Level.WARN, queue);
+            assertThat(warned).hasSize(1);
+            assertThat(warned.get(0)).contains(queue).contains("polling every");
+        } finally {
+            consumer.stop();
+            logger.detachAppender(appender);
+            logger.setLevel(level);
+        }
+    }
+
+    private static List<String> wakeUpLines(ListAppender<ILoggingEvent> appender, Level level, String queue) {
+        return List.copyOf(appender.list).stream().filter(e -> e.getLevel() == level)
+                .map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains("wake-up") && m.contains("'" + queue + "'")).toList();
+    }
+
+    /** One command on the test server as its default user, in RESP; returns the first reply line. */
+    private static String command(String... words) throws IOException {
+        URI url = URI.create(TestRedis.url());
+        try (Socket socket = new Socket(url.getHost(), url.getPort())) {
+            StringBuilder out = new StringBuilder("*").append(words.length).append("\r\n");
+            for (String word : words) {
+                out.append('$').append(word.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(word)
+                        .append("\r\n");
+            }
+            OutputStream stream = socket.getOutputStream();
+            stream.write(out.toString().getBytes(StandardCharsets.UTF_8));
+            stream.flush();
+            String reply = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8))
+                    .readLine();
+            if (reply == null || reply.startsWith("-")) {
+                throw new IOException(String.join(" ", words[0], words[1]) + " failed: " + reply);
+            }
+            return reply;
+        }
+    }
+}
