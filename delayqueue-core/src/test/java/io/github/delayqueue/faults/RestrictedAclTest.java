@@ -52,13 +52,7 @@ class RestrictedAclTest {
     static void createUser() throws IOException {
         // the smallest rule set docs/redis-layout.md names, with no channel at all
         command("ACL", "SETUSER", USER, "reset", "on", ">" + PASSWORD, "~*", "resetchannels", "+@all");
-        Config config = new Config();
-        URI url = URI.create(TestRedis.url());
-        config.setUsername(USER);
-        config.setPassword(PASSWORD);
-        config.useSingleServer().setAddress("redis://" + url.getHost() + ":" + url.getPort()).setTimeout(2_000)
-                .setSubscriptionTimeout(1_000).setRetryAttempts(1);
-        redisson = Redisson.create(config);
+        redisson = newClient(USER);
         client = DelayQueueClient.create(redisson, ClientOptions.builder().keyPrefix(TestRedis.uniquePrefix()).build());
     }
 
@@ -137,6 +131,68 @@ class RestrictedAclTest {
     private static List<String> wakeUpLines(ListAppender<ILoggingEvent> appender, Level level, String queue) {
         return List.copyOf(appender.list).stream().filter(e -> e.getLevel() == level)
                 .map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains("wake-up") && m.contains("'" + queue + "'")).toList();
+    }
+
+    /**
+     * The rule set docs/redis-layout.md gives as the smallest that works: the prefix's keys and channels,
+     * and the commands the client and the scripts run. A send, a delivery woken by pub/sub (the poll is an
+     * hour), a retry, a dead letter, stats, cancel and reschedule all work under it.
+     */
+    @Test
+    void theDocumentedSmallestRuleSetIsEnough() throws IOException {
+        String user = USER + "-min";
+        String prefix = TestRedis.uniquePrefix();
+        command(minimalRules(user, prefix));
+        RedissonClient minimal = newClient(user);
+        try {
+            DelayQueueClient restricted = DelayQueueClient.create(minimal,
+                    ClientOptions.builder().keyPrefix(prefix).build());
+            String queue = "acl-minimal";
+            AtomicInteger calls = new AtomicInteger();
+            DelayQueueConsumer consumer = restricted.newConsumer(queue, String.class, (payload, context) -> {
+                if (calls.incrementAndGet() == 1) {
+                    throw new IllegalStateException("first attempt fails");
+                }
+            }, ConsumerOptions.builder().maxPollInterval(Duration.ofHours(1))
+                    .retry(new RetryPolicy(3, Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0)).build());
+            consumer.start();
+            try {
+                // the first claim (at start) finds nothing and sleeps for an hour: only a wake-up delivers these
+                await().atMost(Duration.ofSeconds(5)).until(() -> restricted.stats(queue).inFlight() == 0);
+                await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1)).until(() -> true);
+                restricted.send(queue, "x", Duration.ofMillis(50), SendOptions.id("x"));
+                await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() == 2);
+                await().atMost(Duration.ofSeconds(5)).until(() -> restricted.stats(queue).pending() == 0);
+                restricted.send(queue, "y", Duration.ofHours(1), SendOptions.id("y"));
+                assertThat(restricted.reschedule(queue, "y", Duration.ofHours(2))).isTrue();
+                assertThat(restricted.cancel(queue, "y")).isTrue();
+                assertThat(restricted.deadLetters(queue, 10)).isEmpty();
+            } finally {
+                consumer.stop();
+            }
+            redisson.getKeys().unlinkByPattern(prefix + ":*"); // SCAN: the test's cleanup, not the library's
+        } finally {
+            minimal.shutdown();
+            command("ACL", "DELUSER", user);
+        }
+    }
+
+    /** The rules of docs/redis-layout.md for {@code user} and key prefix {@code prefix}. */
+    private static String[] minimalRules(String user, String prefix) {
+        return new String[] {"ACL", "SETUSER", user, "reset", "on", ">" + PASSWORD, "~" + prefix + ":*", "resetchannels",
+                "&" + prefix + ":*", "+ping", "+evalsha", "+script|load", "+subscribe", "+unsubscribe",
+                "+time", "+publish", "+zadd", "+zrem", "+zrange", "+zrangebyscore", "+zscore", "+zmscore", "+zcard",
+                "+zcount", "+hset", "+hget", "+hmget", "+hdel", "+hexists", "+incrby"};
+    }
+
+    private static RedissonClient newClient(String user) {
+        Config config = new Config();
+        URI url = URI.create(TestRedis.url());
+        config.setUsername(user);
+        config.setPassword(PASSWORD);
+        config.useSingleServer().setAddress("redis://" + url.getHost() + ":" + url.getPort()).setTimeout(2_000)
+                .setSubscriptionTimeout(1_000).setRetryAttempts(1);
+        return Redisson.create(config);
     }
 
     /** One command on the test server as its default user, in RESP; returns the first reply line. */
