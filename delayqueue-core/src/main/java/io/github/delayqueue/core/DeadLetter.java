@@ -6,6 +6,8 @@ import java.util.Map;
 /**
  * A message that was given up on.
  *
+ * @param key        this dead letter's own key, for {@code requeueDeadLetters} and {@code purgeDeadLetters}:
+ *                   an id that died twice (sent again under the same id in between) has two dead letters
  * @param id         the message id
  * @param payload    the payload as stored (JSON), or the raw stored envelope if it could not be read
  * @param headers    the headers sent with it
@@ -15,6 +17,6 @@ import java.util.Map;
  * @param deadAt     when it died (Redis clock)
  * @param enqueuedAt when it was first sent (Redis clock), or {@code null} if the envelope is unreadable
  */
-public record DeadLetter(String id, String payload, Map<String, String> headers, int attempts, String reason,
+public record DeadLetter(String key, String id, String payload, Map<String, String> headers, int attempts, String reason,
         Instant deadAt, Instant enqueuedAt) {
 }

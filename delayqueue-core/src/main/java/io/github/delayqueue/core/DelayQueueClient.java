@@ -182,11 +182,15 @@ public final class DelayQueueClient {
     }
 
     /**
-     * Sends the given dead letters again, due now, with their attempts reset. An id that has a live
-     * message again is left in the dead letters. Returns how many were requeued.
+     * Sends the given dead letters again, due now, with their attempts reset, each under its message id.
+     * {@code keys} are {@link DeadLetter#key()}s: each names one dead letter, so an id that died twice
+     * has two, requeued or purged one at a time. A dead letter whose id has a live message again is left
+     * in the dead letters, as is a key that names no dead letter. Returns how many were requeued.
+     *
+     * @throws IllegalArgumentException if a key is not of the form {@link DeadLetter#key()} gives
      */
-    public long requeueDeadLetters(String queue, Collection<String> ids) {
-        return moveDead(queue, "requeue", ids);
+    public long requeueDeadLetters(String queue, Collection<String> keys) {
+        return moveDead(queue, "requeue", keys);
     }
 
     /**
@@ -197,9 +201,13 @@ public final class DelayQueueClient {
         return moveAllDead(queue, "requeue");
     }
 
-    /** Deletes the given dead letters. Returns how many existed. */
-    public long purgeDeadLetters(String queue, Collection<String> ids) {
-        return moveDead(queue, "purge", ids);
+    /**
+     * Deletes the given dead letters, named by their {@link DeadLetter#key()}s. Returns how many existed.
+     *
+     * @throws IllegalArgumentException if a key is not of the form {@link DeadLetter#key()} gives
+     */
+    public long purgeDeadLetters(String queue, Collection<String> keys) {
+        return moveDead(queue, "purge", keys);
     }
 
     /** Deletes every dead letter, in bounded batches. Returns how many were deleted. */
@@ -207,15 +215,20 @@ public final class DelayQueueClient {
         return moveAllDead(queue, "purge");
     }
 
-    private long moveDead(String queue, String op, Collection<String> ids) {
+    private long moveDead(String queue, String op, Collection<String> keys) {
         QueueOps ops = ops(queue);
-        Checks.require(ids != null, "ids must not be null");
-        Checks.require(ids.size() <= DEAD_BATCH, "at most " + DEAD_BATCH + " ids per call, was " + ids.size());
-        ids.forEach(id -> validateId(id, ""));
-        if (ids.isEmpty()) {
+        Checks.require(keys != null, "keys must not be null");
+        Checks.require(keys.size() <= DEAD_BATCH, "at most " + DEAD_BATCH + " keys per call, was " + keys.size());
+        List<String> stored = new ArrayList<>(keys.size());
+        for (String key : keys) {
+            String raw = DeadLetterKeys.stored(key);
+            validateId(DeadLetterKeys.id(raw), " (in dead-letter key '" + key + "')");
+            stored.add(raw);
+        }
+        if (stored.isEmpty()) {
             return 0;
         }
-        return redis(op + " dead letters of queue '" + queue + "'", () -> ops.moveDead(op, DEAD_BATCH, 0, ids));
+        return redis(op + " dead letters of queue '" + queue + "'", () -> ops.moveDead(op, DEAD_BATCH, 0, stored));
     }
 
     private long moveAllDead(String queue, String op) {

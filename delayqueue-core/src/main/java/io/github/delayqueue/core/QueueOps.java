@@ -157,32 +157,34 @@ final class QueueOps {
     }
 
     /**
-     * {@code op} is "requeue" or "purge"; no ids means the oldest {@code limit} from position {@code offset} on.
+     * {@code op} is "requeue" or "purge"; no keys (stored form) means the oldest {@code limit} from position {@code offset} on.
      * Returns how many were moved.
      */
-    long moveDead(String op, int limit, long offset, Collection<String> ids) {
-        Object[] args = new Object[4 + ids.size()];
+    long moveDead(String op, int limit, long offset, Collection<String> storedKeys) {
+        Object[] args = new Object[4 + storedKeys.size()];
         args[0] = keys.wakeChannel();
         args[1] = op;
         args[2] = Integer.toString(limit);
         args[3] = Long.toString(offset);
         int i = 4;
-        for (String id : ids) {
-            args[i++] = id;
+        for (String key : storedKeys) {
+            args[i++] = key;
         }
         return scripts.number(Scripts.Name.DEAD, keys.keys(), args);
     }
 
-    private static DeadLetter deadLetter(String id, String deadAt, String reason, String stored) {
+    private static DeadLetter deadLetter(String key, String deadAt, String reason, String stored) {
+        String id = DeadLetterKeys.id(key);
+        String shown = DeadLetterKeys.shown(key);
         int colon = reason.indexOf(':');
         int attempts = colon > 0 ? parseIntOr(reason.substring(0, colon), 0) : 0;
         String text = colon >= 0 ? reason.substring(colon + 1) : reason;
         Instant died = Instant.ofEpochMilli((long) Double.parseDouble(deadAt));
         try {
             Envelope envelope = Envelope.parse(stored);
-            return new DeadLetter(id, envelope.payload(), envelope.headers(), attempts, text, died, envelope.enqueuedAt());
+            return new DeadLetter(shown, id, envelope.payload(), envelope.headers(), attempts, text, died, envelope.enqueuedAt());
         } catch (IllegalArgumentException e) {
-            return new DeadLetter(id, stored, java.util.Map.of(), attempts, text, died, null);
+            return new DeadLetter(shown, id, stored, java.util.Map.of(), attempts, text, died, null);
         }
     }
 

@@ -131,9 +131,9 @@ class RetryAndDeadLetterTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 5);
 
         healthy.set(true);
-        assertThat(client.requeueDeadLetters(queue, List.of("m0", "unknown"))).isEqualTo(1);
+        assertThat(client.requeueDeadLetters(queue, List.of(keyOf(queue, "m0"), "--------:unknown"))).isEqualTo(1);
         await().atMost(Duration.ofSeconds(5)).until(() -> handled.contains("m0@1"));
-        assertThat(client.purgeDeadLetters(queue, List.of("m1"))).isEqualTo(1);
+        assertThat(client.purgeDeadLetters(queue, List.of(keyOf(queue, "m1")))).isEqualTo(1);
         assertThat(client.stats(queue).dead()).isEqualTo(3);
 
         assertThat(client.requeueAllDeadLetters(queue)).isEqualTo(3);
@@ -149,6 +149,46 @@ class RetryAndDeadLetterTest {
     }
 
     @Test
+    void anIdThatDiesTwiceLeavesTwoDeadLettersEachWithItsOwnReason() {
+        String queue = "dies-twice";
+        List<String> handled = new CopyOnWriteArrayList<>();
+        AtomicBoolean healthy = new AtomicBoolean(false);
+        consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            if (!healthy.get()) {
+                throw new IllegalStateException("failed " + payload);
+            }
+            handled.add(payload);
+        }, ConsumerOptions.builder().retry(new RetryPolicy(1, Duration.ofMillis(10), 1, Duration.ofMillis(10), 0)).build());
+        consumer.start();
+        client.send(queue, "first", Duration.ZERO, SendOptions.id("job-1"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 1);
+        client.send(queue, "second", Duration.ZERO, SendOptions.id("job-1"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 2);
+
+        List<DeadLetter> letters = client.deadLetters(queue, 10);
+        assertThat(letters).extracting(DeadLetter::id).containsExactly("job-1", "job-1");
+        assertThat(letters).extracting(DeadLetter::payload).containsExactly("\"first\"", "\"second\"");
+        assertThat(letters).extracting(DeadLetter::reason).containsExactly(
+                "java.lang.IllegalStateException: failed first", "java.lang.IllegalStateException: failed second");
+        assertThat(letters.get(0).key()).isNotEqualTo(letters.get(1).key());
+
+        // each op names the dead letter it acts on: the second is purged, the first requeued
+        assertThat(client.purgeDeadLetters(queue, List.of(letters.get(1).key()))).isEqualTo(1);
+        assertThat(client.deadLetters(queue, 10)).extracting(DeadLetter::payload).containsExactly("\"first\"");
+        healthy.set(true);
+        assertThat(client.requeueDeadLetters(queue, List.of(letters.get(0).key()))).isEqualTo(1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> handled.contains("first"));
+        assertThat(client.stats(queue).dead()).isZero();
+    }
+
+    @Test
+    void aDeadLetterKeyThatIsNoKeyIsRejected() {
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> client.requeueDeadLetters("keys", List.of("job-1")))
+                .withMessageContaining("not a dead-letter key: 'job-1'");
+    }
+
+    @Test
     void requeueSkipsAnIdThatIsLiveAgain() {
         String queue = "requeue-live";
         consumer = client.newConsumer(queue, String.class, (payload, context) -> {
@@ -161,9 +201,13 @@ class RetryAndDeadLetterTest {
         consumer = null;
         client.send(queue, "second", Duration.ofHours(1), SendOptions.id("x"));
 
-        assertThat(client.requeueDeadLetters(queue, List.of("x"))).isZero();
+        assertThat(client.requeueDeadLetters(queue, List.of(keyOf(queue, "x")))).isZero();
         assertThat(client.stats(queue).dead()).isEqualTo(1);
         assertThat(client.stats(queue).pending()).isEqualTo(1);
+    }
+
+    private String keyOf(String queue, String id) {
+        return client.deadLetters(queue, 1000).stream().filter(d -> d.id().equals(id)).findFirst().orElseThrow().key();
     }
 
     @Test

@@ -89,7 +89,7 @@ class RestrictedAclTest {
             // attempt 1 fails: a retry (settle publishes a wake-up); attempt 2 fails: a dead letter
             await().atMost(Duration.ofSeconds(10)).until(() -> client.stats(queue).dead() == 1);
             assertThat(calls.get()).isEqualTo(2);
-            assertThat(client.requeueDeadLetters(queue, List.of("a"))).isEqualTo(1);
+            assertThat(client.requeueDeadLetters(queue, List.of(client.deadLetters(queue, 1).get(0).key()))).isEqualTo(1);
             await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() >= 3);
         } finally {
             consumer.stop();

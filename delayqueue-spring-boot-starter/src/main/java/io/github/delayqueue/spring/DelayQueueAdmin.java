@@ -34,14 +34,18 @@ public interface DelayQueueAdmin {
     /** The oldest dead letters of the queue, at most {@code limit} (1 to 1000). */
     List<DeadLetter> deadLetters(DelayQueueCode code, int limit);
 
-    /** Sends the given dead letters again, due now, attempts reset. Returns how many were requeued. */
-    long requeue(DelayQueueCode code, Collection<String> ids);
+    /**
+     * Sends the given dead letters again, due now, attempts reset. {@code keys} are {@link DeadLetter#key()}s
+     * (an id that died twice has two dead letters, each with its own key). A dead letter whose id is live
+     * again stays. Returns how many were requeued.
+     */
+    long requeue(DelayQueueCode code, Collection<String> keys);
 
     /** Requeues every dead letter of the queue. Returns how many were requeued. */
     long requeueAll(DelayQueueCode code);
 
-    /** Deletes the given dead letters. Returns how many existed. */
-    long purge(DelayQueueCode code, Collection<String> ids);
+    /** Deletes the dead letters with the given {@link DeadLetter#key()}s. Returns how many existed. */
+    long purge(DelayQueueCode code, Collection<String> keys);
 
     /** Deletes every dead letter of the queue. Returns how many were deleted. */
     long purgeAll(DelayQueueCode code);

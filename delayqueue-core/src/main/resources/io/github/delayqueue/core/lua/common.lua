@@ -6,10 +6,13 @@
 --   3 inflight  ZSET  member -> lease deadline (ms, Redis clock)
 --   4 attempts  HASH  id -> deliveries so far (absent until first claim); also the fencing token
 --   5 errors    HASH  id -> last handler error (absent until a failure)
---   6 dead      ZSET  id -> time it was dead-lettered
---   7 deadmsg   HASH  id -> envelope of a dead letter
---   8 deaderr   HASH  id -> "<attempts>:<reason>"
+--   6 dead      ZSET  dead key -> time it was dead-lettered
+--   7 deadmsg   HASH  dead key -> envelope of a dead letter
+--   8 deaderr   HASH  dead key -> "<attempts>:<reason>"
 --   9 sequence  STRING counter giving every send a sequence number
+-- A dead key is "\31<seq8><id>", <seq8> a number of the send counter taken when it died, so an id that
+-- dies twice leaves two dead letters (releases before 2026-11-24 keyed a dead letter by its bare id; an id
+-- never holds a control character, so such keys are told apart by their first byte and still read).
 -- A ZSET member is "~<seq8><id>" (format 1: "<seq12><id>"): equal due times are claimed in send order
 -- because a ZSET orders equal scores by member bytes. <seq8> and <enqueued8> are numbers written with 8
 -- digits of an alphabet in ASCII order, so byte order is numeric order; the leading '~' sorts after
@@ -92,15 +95,30 @@ local function forget(id, member)
   redis.call('HDEL', KEYS[5], id)
 end
 
--- Moves a live message to the dead letters with its reason.
+-- Moves a live message to the dead letters with its reason, under a dead key of its own.
 local function bury(id, member, now, attempts, reason)
   local envelope = redis.call('HGET', KEYS[1], id)
   forget(id, member)
   if envelope then
-    redis.call('HSET', KEYS[7], id, envelope)
-    redis.call('HSET', KEYS[8], id, attempts .. ':' .. reason)
-    redis.call('ZADD', KEYS[6], now, id)
+    local key = '\31' .. encode8(reserve_sequence(1)) .. id
+    redis.call('HSET', KEYS[7], key, envelope)
+    redis.call('HSET', KEYS[8], key, attempts .. ':' .. reason)
+    redis.call('ZADD', KEYS[6], now, key)
   end
+end
+
+-- The message id of a dead key (a bare id in releases before 2026-11-24)
+local function dead_id(key)
+  if string.byte(key, 1) == 31 then return string.sub(key, 10) end
+  return key
+end
+
+-- Deletes dead letters by dead key (variadic: one command per key set, whatever the count)
+local function delete_dead(keys)
+  if #keys == 0 then return end
+  redis.call('ZREM', KEYS[6], unpack(keys))
+  redis.call('HDEL', KEYS[7], unpack(keys))
+  redis.call('HDEL', KEYS[8], unpack(keys))
 end
 
 -- A delivery is current only while its member is in flight and its attempt number is the latest.

@@ -46,9 +46,9 @@ final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
     }
 
     @Override
-    public long requeue(DelayQueueCode code, Collection<String> ids) {
+    public long requeue(DelayQueueCode code, Collection<String> keys) {
         QueueCatalog.Queue queue = this.catalog.require(code);
-        return queue.client().requeueDeadLetters(queue.name(), ids);
+        return queue.client().requeueDeadLetters(queue.name(), keys);
     }
 
     @Override
@@ -58,9 +58,9 @@ final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
     }
 
     @Override
-    public long purge(DelayQueueCode code, Collection<String> ids) {
+    public long purge(DelayQueueCode code, Collection<String> keys) {
         QueueCatalog.Queue queue = this.catalog.require(code);
-        return queue.client().purgeDeadLetters(queue.name(), ids);
+        return queue.client().purgeDeadLetters(queue.name(), keys);
     }
 
     @Override

@@ -146,7 +146,7 @@ class DelayQueueStarterIntegrationTests {
         assertThat(this.failing.calls.get() - before).isEqualTo(3);
         assertThat(this.admin.stats(ItQueues.FAILING).dead()).isGreaterThanOrEqualTo(1);
 
-        assertThat(this.admin.purge(ItQueues.FAILING, List.of(id))).isEqualTo(1);
+        assertThat(this.admin.purge(ItQueues.FAILING, List.of(dead.key()))).isEqualTo(1);
         assertThat(this.admin.deadLetters(ItQueues.FAILING, 100)).noneMatch(d -> d.id().equals(id));
     }
 
@@ -158,8 +158,8 @@ class DelayQueueStarterIntegrationTests {
                 .stream().filter(d -> d.id().equals(id)).findFirst(), java.util.Optional::isPresent).orElseThrow();
         assertThat(dead.reason()).isNotBlank().containsIgnoringCase("OrderTimeout");
         assertThat(dead.payload()).isEqualTo("[\"not\",\"an\",\"order\"]");
-        assertThat(this.admin.requeue(ItQueues.ORDER_TIMEOUT, List.of("no-such-id"))).isZero();
-        this.admin.purge(ItQueues.ORDER_TIMEOUT, List.of(id));
+        assertThat(this.admin.requeue(ItQueues.ORDER_TIMEOUT, List.of("--------:no-such-id"))).isZero();
+        this.admin.purge(ItQueues.ORDER_TIMEOUT, List.of(dead.key()));
     }
 
     @Test
