@@ -168,6 +168,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         long maxSleepMs = options.maxPollInterval().toMillis();
         int maxAttempts = options.retry().maxAttempts();
         int reapLimit = Math.max(options.batchSize(), 100);
+        long deadRetentionMs = options.deadLetterRetention().toMillis();
         // With a backlog, claim at least this many at once (waiting up to BACKLOG_WAIT_MS for free slots):
         // claiming each slot as it frees costs a round trip and a script call per message.
         int minClaim = Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
@@ -193,7 +194,8 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
                 int wanted = Math.min(options.batchSize(), free);
                 beforeClaim();
                 long sent = System.nanoTime();
-                QueueOps.ClaimResult result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit);
+                QueueOps.ClaimResult result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs,
+                        options.deadLetterMaxCount());
                 long received = System.nanoTime();
                 backlog = result.messages().size() == wanted;
                 if (failures > 0) {

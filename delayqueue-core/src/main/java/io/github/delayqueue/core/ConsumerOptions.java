@@ -20,6 +20,9 @@ import java.time.Duration;
  *       handlers (default 25 s: with the few seconds acknowledging takes, within Spring Boot's default
  *       30 s per shutdown phase).</li>
  *   <li>{@code retry}: back-off and attempts ({@link RetryPolicy#DEFAULT}).</li>
+ *   <li>{@code deadLetterRetention}: dead letters older than this are deleted (default 14 days).</li>
+ *   <li>{@code deadLetterMaxCount}: the oldest dead letters beyond this many are deleted (default 100,000).
+ *       Both are enforced by the claim script the consumer runs anyway, at most 100 deletions per claim.</li>
  * </ul>
  * Every duration here and in {@link RetryPolicy} is at most {@link DelayQueueClient#MAX_DELAY}.
  */
@@ -35,6 +38,8 @@ public final class ConsumerOptions {
     private final Duration maxPollInterval;
     private final Duration shutdownTimeout;
     private final RetryPolicy retry;
+    private final Duration deadLetterRetention;
+    private final int deadLetterMaxCount;
 
     private ConsumerOptions(Builder b) {
         Checks.require(b.concurrency >= 1 && b.concurrency <= 10_000,
@@ -47,6 +52,8 @@ public final class ConsumerOptions {
         Checks.require(b.shutdownTimeout != null && !b.shutdownTimeout.isNegative(),
                 "shutdownTimeout must not be null or negative");
         Checks.atMostMaxDelay(b.shutdownTimeout, "shutdownTimeout");
+        Checks.positive(b.deadLetterRetention, "deadLetterRetention");
+        Checks.require(b.deadLetterMaxCount >= 1, "deadLetterMaxCount must be at least 1, was " + b.deadLetterMaxCount);
         this.concurrency = b.concurrency;
         this.batchSize = b.batchSize;
         this.visibilityTimeout = b.visibilityTimeout;
@@ -54,6 +61,8 @@ public final class ConsumerOptions {
         this.maxPollInterval = b.maxPollInterval;
         this.shutdownTimeout = b.shutdownTimeout;
         this.retry = Checks.notNull(b.retry, "retry");
+        this.deadLetterRetention = b.deadLetterRetention;
+        this.deadLetterMaxCount = b.deadLetterMaxCount;
     }
 
     public static Builder builder() {
@@ -64,7 +73,7 @@ public final class ConsumerOptions {
     public Builder toBuilder() {
         return builder().concurrency(concurrency).batchSize(batchSize).visibilityTimeout(visibilityTimeout)
                 .handlerTimeout(handlerTimeout).maxPollInterval(maxPollInterval).shutdownTimeout(shutdownTimeout)
-                .retry(retry);
+                .retry(retry).deadLetterRetention(deadLetterRetention).deadLetterMaxCount(deadLetterMaxCount);
     }
 
     public int concurrency() {
@@ -95,11 +104,20 @@ public final class ConsumerOptions {
         return retry;
     }
 
+    public Duration deadLetterRetention() {
+        return deadLetterRetention;
+    }
+
+    public int deadLetterMaxCount() {
+        return deadLetterMaxCount;
+    }
+
     @Override
     public String toString() {
         return "ConsumerOptions[concurrency=" + concurrency + ", batchSize=" + batchSize + ", visibilityTimeout="
                 + visibilityTimeout + ", handlerTimeout=" + handlerTimeout + ", maxPollInterval=" + maxPollInterval
-                + ", shutdownTimeout=" + shutdownTimeout + ", retry=" + retry + "]";
+                + ", shutdownTimeout=" + shutdownTimeout + ", retry=" + retry + ", deadLetterRetention=" + deadLetterRetention
+                + ", deadLetterMaxCount=" + deadLetterMaxCount + "]";
     }
 
     /** Builder for {@link ConsumerOptions}; {@link #build()} checks the values. */
@@ -111,6 +129,8 @@ public final class ConsumerOptions {
         private Duration maxPollInterval = Duration.ofSeconds(1);
         private Duration shutdownTimeout = Duration.ofSeconds(25);
         private RetryPolicy retry = RetryPolicy.DEFAULT;
+        private Duration deadLetterRetention = Duration.ofDays(14);
+        private int deadLetterMaxCount = 100_000;
 
         private Builder() {
         }
@@ -147,6 +167,16 @@ public final class ConsumerOptions {
 
         public Builder retry(RetryPolicy retry) {
             this.retry = retry;
+            return this;
+        }
+
+        public Builder deadLetterRetention(Duration deadLetterRetention) {
+            this.deadLetterRetention = deadLetterRetention;
+            return this;
+        }
+
+        public Builder deadLetterMaxCount(int deadLetterMaxCount) {
+            this.deadLetterMaxCount = deadLetterMaxCount;
             return this;
         }
 

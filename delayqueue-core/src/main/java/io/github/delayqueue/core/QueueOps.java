@@ -76,9 +76,10 @@ final class QueueOps {
         return args;
     }
 
-    ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit) {
+    ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead) {
         List<Object> out = scripts.list(Scripts.Name.CLAIM, keys.keys(), keys.wakeChannel(), Integer.toString(limit),
-                Long.toString(leaseMs), Integer.toString(maxAttempts), Integer.toString(reapLimit));
+                Long.toString(leaseMs), Integer.toString(maxAttempts), Integer.toString(reapLimit),
+                Long.toString(deadRetentionMs), Integer.toString(maxDead));
         long nowMicros = Long.parseLong(out.get(0).toString());
         String next = out.get(1).toString();
         List<Claimed> claimed = new ArrayList<>((out.size() - 2) / 2);

@@ -25,6 +25,8 @@ import io.github.delayqueue.testing.RedisExtension;
 @ExtendWith(RedisExtension.class)
 class LeaseTest {
 
+    private static final long KEEP_DEAD_MS = Duration.ofDays(14).toMillis();
+
     private final RedisContext redis;
     private DelayQueueClient client;
     private DelayQueueConsumer consumer;
@@ -54,7 +56,7 @@ class LeaseTest {
         String queue = "crash";
         client.send(queue, "job", Duration.ZERO, SendOptions.id("job:1"));
         // a consumer that claims and then dies: nothing ever acks this delivery
-        QueueOps.ClaimResult dead = ops(queue).claim(10, 300, 5, 100);
+        QueueOps.ClaimResult dead = ops(queue).claim(10, 300, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE);
         assertThat(dead.messages()).hasSize(1);
         QueueOps.Claimed stale = dead.messages().get(0);
         assertThat(stale.attempt()).isEqualTo(1);
@@ -85,8 +87,8 @@ class LeaseTest {
         String queue = "fence";
         client.send(queue, "job", Duration.ZERO, SendOptions.id("f:1"));
         QueueOps ops = ops(queue);
-        QueueOps.Claimed first = ops.claim(1, 100, 5, 100).messages().get(0);
-        await().atMost(Duration.ofSeconds(3)).until(() -> ops.claim(1, 60_000, 5, 100).messages().size() == 1);
+        QueueOps.Claimed first = ops.claim(1, 100, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages().get(0);
+        await().atMost(Duration.ofSeconds(3)).until(() -> ops.claim(1, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages().size() == 1);
 
         assertThat(ops.extend(60_000, List.of(first.member(), "1"))).containsExactly(false);
         assertThat(ops.settle(List.of(new QueueOps.Settlement('R', first.member(), 1, 0, "x"),
@@ -105,7 +107,7 @@ class LeaseTest {
         client.send(queue, "later", Duration.ofHours(1), SendOptions.id("c:2"));
         QueueOps ops = ops(queue);
 
-        QueueOps.ClaimResult result = ops.claim(10, 60_000, 5, 100);
+        QueueOps.ClaimResult result = ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE);
         assertThat(result.messages()).hasSize(2);
         QueueOps.Claimed claimed = result.messages().get(0);
         assertThat(claimed.id()).isEqualTo("c:1:2");
@@ -126,7 +128,7 @@ class LeaseTest {
         // the sub-millisecond digits are real: not all of several claims land on a whole millisecond
         boolean fraction = false;
         for (int i = 0; i < 20 && !fraction; i++) {
-            fraction = ops.claim(0, 60_000, 5, 100).serverNowMicros() % 1000 != 0;
+            fraction = ops.claim(0, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).serverNowMicros() % 1000 != 0;
         }
         assertThat(fraction).isTrue();
 
@@ -140,7 +142,7 @@ class LeaseTest {
             client.send(queue, "job " + id, Duration.ZERO, SendOptions.id(id));
         }
         QueueOps ops = ops(queue);
-        List<QueueOps.Claimed> claimed = ops.claim(10, 60_000, 5, 100).messages();
+        List<QueueOps.Claimed> claimed = ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();
         assertThat(claimed).extracting(QueueOps.Claimed::id).containsExactly("ack:1", "retry:2:x", "dead:3", "stale:4");
         String reason = "java.lang.IllegalStateException: a: b\nsecond line with : and \"quotes\"";
 

@@ -189,6 +189,36 @@ class RetryAndDeadLetterTest {
     }
 
     @Test
+    void deadLettersPastTheirRetentionOrBeyondTheCountAreDeletedByTheConsumer() {
+        String queue = "retention";
+        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        long now = client.stats(queue).serverTime().toEpochMilli();
+        // 250 dead letters written as a consumer would: 150 died 20 days ago, 100 an hour ago
+        redis.redisson().getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE, """
+                for i = 1, 250 do
+                  local key = 'old-' .. i
+                  local at = tonumber(ARGV[1]) - 3600000
+                  if i <= 150 then at = tonumber(ARGV[1]) - 20 * 86400000 end
+                  redis.call('ZADD', KEYS[6], at + i, key)
+                  redis.call('HSET', KEYS[7], key, '20:0:"x"')
+                  redis.call('HSET', KEYS[8], key, '5:test')
+                end
+                """, RScript.ReturnType.VALUE, keys.keys(), Long.toString(now));
+        consumer = client.newConsumer(queue, String.class, (p, c) -> { }, ConsumerOptions.builder()
+                .maxPollInterval(Duration.ofMillis(20)).deadLetterRetention(Duration.ofDays(14)).deadLetterMaxCount(60)
+                .build());
+        consumer.start();
+
+        // over a few polls (at most 100 deletions per claim): the 150 past retention go, then the oldest 40 of the
+        // other 100, leaving the newest 60, each with its hash fields gone too
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 60);
+        assertThat(client.deadLetters(queue, 100)).extracting(DeadLetter::id)
+                .containsExactlyElementsOf(java.util.stream.IntStream.rangeClosed(191, 250).mapToObj(i -> "old-" + i).toList());
+        assertThat(redis.redisson().getMap(keys.keys().get(6).toString(), StringCodec.INSTANCE).size()).isEqualTo(60);
+        assertThat(redis.redisson().getMap(keys.keys().get(7).toString(), StringCodec.INSTANCE).size()).isEqualTo(60);
+    }
+
+    @Test
     void requeueSkipsAnIdThatIsLiveAgain() {
         String queue = "requeue-live";
         consumer = client.newConsumer(queue, String.class, (payload, context) -> {

@@ -1,6 +1,9 @@
--- ARGV: 1 wake channel (unused), 2 how many to claim, 3 lease ms, 4 max attempts, 5 how many expired leases to reap
--- First returns expired leases to the delayed set (or to the dead letters when attempts are used up),
--- then moves up to ARGV[2] due messages in flight with a lease.
+-- ARGV: 1 wake channel (unused), 2 how many to claim, 3 lease ms, 4 max attempts, 5 how many expired leases to reap,
+--       6 dead-letter retention ms, 7 most dead letters kept
+-- First deletes dead letters past their retention or beyond the count (at most DEAD_TRIM per call: a claim
+-- runs at least once per poll interval, so a backlog of old dead letters goes within seconds, and when none
+-- is due for deletion this costs one ZRANGEBYSCORE and one ZCARD), then returns expired leases to the delayed
+-- set (or to the dead letters when attempts are used up), then moves up to ARGV[2] due messages in flight.
 -- Returns: now in microseconds (the consumer sleeps until the next event to the microsecond, not to the
 --          millisecond below it), next event time in ms ('' when none: the earliest due time or lease deadline),
 --          then pairs: "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope.
@@ -9,6 +12,14 @@ local now, now_us = clock()
 local limit = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
 local max_attempts = tonumber(ARGV[4])
+
+local DEAD_TRIM = 100
+local expired_dead = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[6]), 'LIMIT', 0, DEAD_TRIM)
+delete_dead(expired_dead)
+local trim = math.min(redis.call('ZCARD', KEYS[6]) - tonumber(ARGV[7]), DEAD_TRIM - #expired_dead)
+if trim > 0 then
+  delete_dead(redis.call('ZRANGE', KEYS[6], 0, trim - 1))
+end
 
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, tonumber(ARGV[5]))
 for _, member in ipairs(expired) do

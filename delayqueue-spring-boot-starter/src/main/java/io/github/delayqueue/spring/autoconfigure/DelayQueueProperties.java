@@ -151,6 +151,8 @@ public class DelayQueueProperties {
 
         private final Retry retry = new Retry();
 
+        private final DeadLetter deadLetter = new DeadLetter();
+
         public boolean isEnabled() {
             return this.enabled;
         }
@@ -209,6 +211,39 @@ public class DelayQueueProperties {
 
         public Retry getRetry() {
             return this.retry;
+        }
+
+        public DeadLetter getDeadLetter() {
+            return this.deadLetter;
+        }
+
+        /**
+         * How long dead letters are kept. The consumer deletes the excess in its claim script, at most 100
+         * per poll.
+         */
+        public static class DeadLetter {
+
+            /** Dead letters older than this are deleted. */
+            private Duration retention = Duration.ofDays(14);
+
+            /** Most dead letters kept per queue; the oldest beyond this are deleted. */
+            private int maxCount = 100_000;
+
+            public Duration getRetention() {
+                return this.retention;
+            }
+
+            public void setRetention(Duration retention) {
+                this.retention = retention;
+            }
+
+            public int getMaxCount() {
+                return this.maxCount;
+            }
+
+            public void setMaxCount(int maxCount) {
+                this.maxCount = maxCount;
+            }
         }
 
         /** Retries of failed handlers: exponential back-off with jitter, then dead letters. */
@@ -303,6 +338,8 @@ public class DelayQueueProperties {
 
         private final Retry retry = new Retry();
 
+        private final DeadLetter deadLetter = new DeadLetter();
+
         public @Nullable String getKeyPrefix() {
             return this.keyPrefix;
         }
@@ -377,6 +414,36 @@ public class DelayQueueProperties {
 
         public Retry getRetry() {
             return this.retry;
+        }
+
+        public DeadLetter getDeadLetter() {
+            return this.deadLetter;
+        }
+
+        /** Dead-letter retention overrides of one queue. */
+        public static class DeadLetter {
+
+            /** Dead letters of this queue older than this are deleted. */
+            private @Nullable Duration retention;
+
+            /** Most dead letters kept for this queue; the oldest beyond this are deleted. */
+            private @Nullable Integer maxCount;
+
+            public @Nullable Duration getRetention() {
+                return this.retention;
+            }
+
+            public void setRetention(@Nullable Duration retention) {
+                this.retention = retention;
+            }
+
+            public @Nullable Integer getMaxCount() {
+                return this.maxCount;
+            }
+
+            public void setMaxCount(@Nullable Integer maxCount) {
+                this.maxCount = maxCount;
+            }
         }
 
         /** Retry overrides of one queue. */

@@ -99,6 +99,8 @@ final class QueueSettings {
                 .maxPollInterval(first(q.getMaxPollInterval(), global.getMaxPollInterval()))
                 .shutdownTimeout(first(q.getShutdownTimeout(), global.getShutdownTimeout()))
                 .retry(policy)
+                .deadLetterRetention(first(q.getDeadLetter().getRetention(), global.getDeadLetter().getRetention()))
+                .deadLetterMaxCount(first(q.getDeadLetter().getMaxCount(), global.getDeadLetter().getMaxCount()))
                 .build();
     }
 

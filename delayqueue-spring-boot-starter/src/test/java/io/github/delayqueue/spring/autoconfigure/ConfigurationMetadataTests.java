@@ -31,7 +31,8 @@ class ConfigurationMetadataTests {
 
         Set<String> declared = new TreeSet<>();
         walk("delayqueue", DelayQueueProperties.class, declared);
-        assertThat(declared).hasSize(18).contains("delayqueue.queues", "delayqueue.consumer.retry.jitter");
+        assertThat(declared).hasSize(20).contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
+                "delayqueue.consumer.dead-letter.max-count");
         assertThat(descriptions.keySet()).filteredOn(name -> name.startsWith("delayqueue."))
                 .containsExactlyInAnyOrderElementsOf(declared);
         assertThat(descriptions).containsKey("management.health.delayqueue.enabled").hasSize(declared.size() + 1);

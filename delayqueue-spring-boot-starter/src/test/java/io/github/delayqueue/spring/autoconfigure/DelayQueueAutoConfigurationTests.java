@@ -171,7 +171,8 @@ class DelayQueueAutoConfigurationTests {
                 "delayqueue.consumer.handler-timeout=1m", "delayqueue.consumer.max-poll-interval=500ms",
                 "delayqueue.consumer.shutdown-timeout=5s", "delayqueue.consumer.retry.max-attempts=9",
                 "delayqueue.consumer.retry.initial-backoff=2s", "delayqueue.consumer.retry.multiplier=3",
-                "delayqueue.consumer.retry.max-backoff=1h", "delayqueue.consumer.retry.jitter=0")
+                "delayqueue.consumer.retry.max-backoff=1h", "delayqueue.consumer.retry.jitter=0",
+                "delayqueue.consumer.dead-letter.retention=3d", "delayqueue.consumer.dead-letter.max-count=500")
                 .run(context -> {
                     ConsumerOptions o = consumerOptions(context, "ORDER_TIMEOUT");
                     assertThat(o.concurrency()).isEqualTo(3);
@@ -181,6 +182,8 @@ class DelayQueueAutoConfigurationTests {
                     assertThat(o.maxPollInterval()).isEqualTo(Duration.ofMillis(500));
                     assertThat(o.shutdownTimeout()).isEqualTo(Duration.ofSeconds(5));
                     assertThat(o.retry()).isEqualTo(new RetryPolicy(9, Duration.ofSeconds(2), 3, Duration.ofHours(1), 0));
+                    assertThat(o.deadLetterRetention()).isEqualTo(Duration.ofDays(3));
+                    assertThat(o.deadLetterMaxCount()).isEqualTo(500);
                     ClientOptions client = context.getBean(QueueCatalog.class).find("REMINDER").orElseThrow().client()
                             .options();
                     assertThat(client.keyPrefix()).isEqualTo("app");
@@ -203,6 +206,8 @@ class DelayQueueAutoConfigurationTests {
                 "delayqueue.queues.ORDER_TIMEOUT.retry.multiplier=1.5",
                 "delayqueue.queues.ORDER_TIMEOUT.retry.max-backoff=10s",
                 "delayqueue.queues.ORDER_TIMEOUT.retry.jitter=0.5",
+                "delayqueue.queues.ORDER_TIMEOUT.dead-letter.retention=1h",
+                "delayqueue.queues.ORDER_TIMEOUT.dead-letter.max-count=10",
                 "delayqueue.queues.ORDER_TIMEOUT.key-prefix=orders",
                 "delayqueue.queues.ORDER_TIMEOUT.max-payload-size=2KB",
                 "delayqueue.queues.REMINDER.concurrency=8", "delayqueue.queues.REMINDER.retry.max-attempts=4",
@@ -218,6 +223,8 @@ class DelayQueueAutoConfigurationTests {
                     assertThat(order.shutdownTimeout()).isEqualTo(Duration.ofSeconds(3));
                     assertThat(order.retry()).isEqualTo(
                             new RetryPolicy(2, Duration.ofMillis(100), 1.5, Duration.ofSeconds(10), 0.5));
+                    assertThat(order.deadLetterRetention()).isEqualTo(Duration.ofHours(1));
+                    assertThat(order.deadLetterMaxCount()).isEqualTo(10);
                     // the handler method sets concurrency = 2, maxAttempts = ${reminder.attempts}, visibilityTimeout = 45s
                     ConsumerOptions reminder = definition(context, "REMINDER").options();
                     assertThat(reminder.concurrency()).isEqualTo(2);
@@ -413,6 +420,19 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @Test
+    void failsForDeadLetterSettingsTheEngineRejects() {
+        this.runner.withUserConfiguration(ClassHandlerConfig.class)
+                .withPropertyValues("delayqueue.queues.ORDER_TIMEOUT.dead-letter.max-count=0")
+                .run(context -> assertThat(configFailure(context))
+                        .hasMessageContaining("Invalid consumer settings for queue 'ORDER_TIMEOUT'")
+                        .hasMessageContaining("deadLetterMaxCount must be at least 1"));
+        this.runner.withUserConfiguration(ClassHandlerConfig.class)
+                .withPropertyValues("delayqueue.consumer.dead-letter.retention=0s")
+                .run(context -> assertThat(configFailure(context))
+                        .hasMessageContaining("deadLetterRetention must be positive"));
+    }
+
+    @Test
     void failsForTwoEnumsDeclaringOneCode() {
         this.runner.withPropertyValues("delayqueue.scan-packages=io.github.delayqueue.spring.autoconfigure.fixtures.duplicate")
                 .run(context -> assertThat(configFailure(context))
@@ -489,6 +509,8 @@ class DelayQueueAutoConfigurationTests {
     }
 
     private static void assertSameOptions(ConsumerOptions actual, ConsumerOptions expected) {
+        assertThat(actual.deadLetterRetention()).isEqualTo(expected.deadLetterRetention());
+        assertThat(actual.deadLetterMaxCount()).isEqualTo(expected.deadLetterMaxCount());
         assertThat(actual.concurrency()).isEqualTo(expected.concurrency());
         assertThat(actual.batchSize()).isEqualTo(expected.batchSize());
         assertThat(actual.visibilityTimeout()).isEqualTo(expected.visibilityTimeout());
