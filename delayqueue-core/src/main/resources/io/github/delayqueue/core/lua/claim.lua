@@ -33,16 +33,38 @@ for _, member in ipairs(expired) do
   end
 end
 
+-- A score we never write (by hand or by another tool): not a whole number of milliseconds, infinite, or
+-- beyond what a Lua number holds exactly. Such a member goes to the dead letters with its reason rather
+-- than stalling the batch it was claimed in (+inf is never due: swept here, a few per call, for the same end).
+local MAX_SCORE = 9007199254740991
+local function bad_score(score)
+  local n = tonumber(score)
+  return n == nil or n ~= math.floor(n) or n > MAX_SCORE or n < -MAX_SCORE
+end
+local function bury_bad_score(member, score)
+  local id = id_of(member)
+  local attempts = tonumber(redis.call('HGET', KEYS[4], id) or '0')
+  bury(id, member, now, attempts, 'due time ' .. score .. ' in the delayed set is not a whole number of '
+    .. 'milliseconds (written by something other than delayqueue)')
+end
+local too_late = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. MAX_SCORE, '+inf', 'WITHSCORES', 'LIMIT', 0, 10)
+for k = 1, #too_late, 2 do bury_bad_score(too_late[k], too_late[k + 1]) end
+
 local out = { string.format('%d', now_us), '' }
 if limit > 0 then
   local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit)
-  if #due > 0 then
-    -- variadic ZREM / HMGET / ZADD: a few commands per batch rather than four per message
-    local members, ids = {}, {}
-    for k = 1, #due, 2 do
+  -- variadic ZREM / HMGET / ZADD: a few commands per batch rather than four per message
+  local members, ids, scores = {}, {}, {}
+  for k = 1, #due, 2 do
+    if bad_score(due[k + 1]) then
+      bury_bad_score(due[k], due[k + 1])
+    else
       members[#members + 1] = due[k]
       ids[#ids + 1] = id_of(due[k])
+      scores[#scores + 1] = string.format('%d', tonumber(due[k + 1]))
     end
+  end
+  if #members > 0 then
     redis.call('ZREM', KEYS[2], unpack(members))
     local envelopes = redis.call('HMGET', KEYS[1], unpack(ids))
     local deadline = string.format('%d', now + lease)
@@ -64,7 +86,7 @@ if limit > 0 then
         counts[#counts + 1] = attempt
         leases[#leases + 1] = deadline
         leases[#leases + 1] = members[i]
-        out[#out + 1] = attempt .. ':' .. due[2 * i] .. ':' .. members[i]
+        out[#out + 1] = attempt .. ':' .. scores[i] .. ':' .. members[i]
         out[#out + 1] = envelopes[i]
       end
       redis.call('HSET', KEYS[4], unpack(counts))

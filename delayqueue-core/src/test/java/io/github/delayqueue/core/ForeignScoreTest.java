@@ -1,0 +1,88 @@
+package io.github.delayqueue.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.redisson.api.RScoredSortedSet;
+import org.redisson.api.RScript;
+import org.redisson.client.codec.StringCodec;
+
+import io.github.delayqueue.testing.RedisContext;
+import io.github.delayqueue.testing.RedisExtension;
+
+/**
+ * A score in the delayed set that delayqueue never writes (set by hand or by another tool) sends that one
+ * message to the dead letters; the rest of its batch is delivered at once, on its first attempt.
+ */
+@ExtendWith(RedisExtension.class)
+class ForeignScoreTest {
+
+    private final RedisContext redis;
+    private DelayQueueClient client;
+    private DelayQueueConsumer consumer;
+
+    ForeignScoreTest(RedisContext redis) {
+        this.redis = redis;
+    }
+
+    @BeforeEach
+    void setUp() {
+        client = redis.client();
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (consumer != null) {
+            consumer.stop();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "1.5", "-inf", "inf", "1e300" })
+    void aMessageWithAForeignScoreIsDeadLetteredAndTheRestOfItsBatchIsDelivered(String score) {
+        String queue = "foreign-score" + score; // a queue of its own per case
+        for (String id : List.of("a", "b", "c")) {
+            client.send(queue, id, Duration.ZERO, SendOptions.id(id));
+        }
+        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        String delayed = keys.keys().get(1).toString();
+        String memberOfB = redis.redisson().getScoredSortedSet(delayed, StringCodec.INSTANCE).valueRange(0, -1)
+                .stream().map(Object::toString).filter(m -> m.endsWith("b")).findFirst().orElseThrow();
+        // ZADD with the score as text: the way redis-cli or another tool writes it
+        redis.redisson().getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE,
+                "return redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])", RScript.ReturnType.LONG,
+                List.of(delayed), score, memberOfB);
+
+        Set<String> delivered = ConcurrentHashMap.newKeySet();
+        consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            assertThat(context.attempt()).isEqualTo(1);
+            delivered.add(payload);
+        }, ConsumerOptions.builder().batchSize(10).build());
+        consumer.start();
+
+        // the default lease is 30 s: well within it, so the batch did not wait out a lease
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(delivered).containsExactlyInAnyOrder("a", "c");
+            assertThat(client.deadLetters(queue, 10)).singleElement().satisfies(dead -> {
+                assertThat(dead.id()).isEqualTo("b");
+                assertThat(dead.payload()).isEqualTo("\"b\"");
+                assertThat(dead.reason()).contains("not a whole number of milliseconds");
+            });
+        });
+        RScoredSortedSet<Object> delayedSet = redis.redisson().getScoredSortedSet(delayed, StringCodec.INSTANCE);
+        assertThat(delayedSet.size()).isZero();
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.stats(queue).inFlight() == 0);
+        assertThat(delivered).containsExactlyInAnyOrder("a", "c");
+    }
+}
