@@ -18,6 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -77,6 +78,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         }
     }
 
+    private final Function<String, ExecutorService> executors;
     private final RedissonClient redisson;
     private final QueueOps ops;
     private final PayloadCodec codec;
@@ -118,6 +120,13 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
 
     ConsumerEngine(RedissonClient redisson, QueueOps ops, PayloadCodec codec, Type payloadType,
             MessageHandler<T> handler, ConsumerOptions options) {
+        this(redisson, ops, codec, payloadType, handler, options, Threads::handlerExecutor);
+    }
+
+    /** {@code executors} makes the handler executor from its thread name prefix (tests give one that rejects). */
+    ConsumerEngine(RedissonClient redisson, QueueOps ops, PayloadCodec codec, Type payloadType,
+            MessageHandler<T> handler, ConsumerOptions options, Function<String, ExecutorService> executors) {
+        this.executors = executors;
         this.redisson = redisson;
         this.ops = ops;
         this.codec = codec;
@@ -139,7 +148,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
             throw new IllegalStateException("consumer of queue '" + queue + "' was already started");
         }
         state = State.RUNNING;
-        workers = Threads.handlerExecutor("delayqueue-handler-" + queue);
+        workers = executors.apply("delayqueue-handler-" + queue);
         keeper = Executors.newSingleThreadScheduledExecutor(Threads.named("delayqueue-lease-" + queue));
         long period = Math.max(20, options.visibilityTimeout().toMillis() / 3);
         keeper.scheduleWithFixedDelay(this::keepLeases, period, period, TimeUnit.MILLISECONDS);
@@ -175,6 +184,8 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         boolean backlog = false;
         long backoffMs = 0;
         int failures = 0;
+        int rejections = 0;
+        long rejectedBackoffMs = 0;
         // On this thread, not in start(): with a lazily connecting client, Redisson connects inside
         // addListenerAsync and blocks for its whole retry budget while Redis is down. Started before the first
         // claim but not awaited: a wake-up published before the SUBSCRIBE completes (a round trip after start)
@@ -206,8 +217,25 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
                 if (!subscribed && System.nanoTime() - nextSubscribeNanos >= 0) {
                     subscribe();
                 }
-                for (QueueOps.Claimed claimed : result.messages()) {
-                    dispatch(claimed);
+                List<QueueOps.Claimed> messages = result.messages();
+                boolean rejected = false;
+                for (int i = 0; i < messages.size() && !rejected; i++) {
+                    Throwable rejection = dispatch(messages.get(i));
+                    if (rejection != null) {
+                        rejected = true;
+                        rejections++;
+                        rejectedBackoffMs = Math.min(Math.max(100, rejectedBackoffMs * 2), 5_000);
+                        handBack(messages.subList(i, messages.size()), rejection, rejections, rejectedBackoffMs);
+                    }
+                }
+                if (rejected) {
+                    pause(rejectedBackoffMs); // give the executor time; other consumers may take the messages meanwhile
+                    continue;
+                }
+                if (rejections > 0 && !messages.isEmpty()) {
+                    log.info("Queue '{}': the handler executor accepts work again after {} rejections", queue, rejections);
+                    rejections = 0;
+                    rejectedBackoffMs = 0;
                 }
                 if (result.messages().size() == wanted) {
                     continue; // probably more are due
@@ -246,7 +274,8 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         }
     }
 
-    private void dispatch(QueueOps.Claimed claimed) throws InterruptedException {
+    /** Hands a claimed message to a handler thread; returns why the executor refused it, or null. */
+    private Throwable dispatch(QueueOps.Claimed claimed) throws InterruptedException {
         slots.acquire(); // never blocks: only this thread acquires, and it claimed at most the free slots
         Delivery delivery = new Delivery(claimed);
         FutureTask<Void> task = new FutureTask<>(() -> handle(delivery), null);
@@ -254,9 +283,47 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         running.add(delivery);
         try {
             workers.execute(task);
+            return null;
+        } catch (Throwable e) { // RejectedExecutionException, or an Error such as "unable to create native thread"
+            delivery.settled.set(true); // never ran: the lease keeper must not extend it
+            delivery.finish();
+            return e;
+        }
+    }
+
+    /**
+     * Gives messages the executor refused back to the delayed set at their due time, their attempt not
+     * counted, so this or another consumer takes them at once rather than after their lease. If that
+     * write fails too, they stay in flight and are redelivered after their lease.
+     */
+    private void handBack(List<QueueOps.Claimed> refused, Throwable rejection, int rejections, long backoffMs) {
+        if (rejections == 1 || rejections % 20 == 0) {
+            log.warn("Queue '{}': the handler executor refused {} messages ({} in a row: {}); handed back to the queue "
+                    + "without counting the attempt, claiming again in {} ms", queue, refused.size(), rejections,
+                    rejection.toString(), backoffMs);
+        }
+        List<QueueOps.Settlement> back = new ArrayList<>(refused.size());
+        for (QueueOps.Claimed claimed : refused) {
+            back.add(new QueueOps.Settlement('H', claimed.member(), claimed.attempt(), claimed.dueMs(), null));
+        }
+        try {
+            ops.settle(back);
         } catch (RuntimeException e) {
-            delivery.finish(); // left in flight: redelivered after its lease
-            throw e;
+            log.warn("Queue '{}': could not hand back {} refused messages; they will be delivered again after their "
+                    + "lease: {}", queue, refused.size(), e.toString());
+        }
+    }
+
+    /** Sleeps {@code millis} unless stopped; unlike {@link #await}, wake-ups and freed slots do not end it. */
+    private void pause(long millis) throws InterruptedException {
+        long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
+        lock.lock();
+        try {
+            while (state == State.RUNNING && nanos > 0) {
+                nanos = changed.awaitNanos(nanos);
+            }
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -27,7 +27,10 @@ final class QueueOps {
         }
     }
 
-    /** One finished delivery to settle: {@code op} is A(ck), R(etry) or D(ead). */
+    /**
+     * One finished delivery to settle: {@code op} is A(ck), R(etry), D(ead) or H(and back: never run,
+     * {@code delayMs} then holds its due time).
+     */
     record Settlement(char op, String member, int attempt, long delayMs, String text) {
     }
 
@@ -107,6 +110,9 @@ final class QueueOps {
                 case 'R':
                     args.add("R" + s.attempt() + ":" + s.delayMs() + ":" + s.member());
                     args.add(s.text() == null ? "" : s.text());
+                    break;
+                case 'H':
+                    args.add("H" + s.attempt() + ":" + s.delayMs() + ":" + s.member());
                     break;
                 case 'D':
                     args.add("D" + s.attempt() + ":" + s.member());

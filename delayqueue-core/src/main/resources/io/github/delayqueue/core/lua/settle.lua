@@ -3,6 +3,8 @@
 --   "A<attempt>:<member>"                  ack: the message is done and deleted
 --   "R<attempt>:<delay ms>:<member>", text  retry: back to the delayed set in <delay ms>, text its last error
 --   "D<attempt>:<member>", text             dead: to the dead letters with text as the reason
+--   "H<attempt>:<due ms>:<member>"           hand back: never run (the handler executor rejected it), so back
+--                                           to the delayed set at its due time and the attempt not counted
 -- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
 -- (client encoding, protocol parsing, Lua strings), not the Redis commands.
 -- Every op is fenced: it applies only if the delivery is still the current one.
@@ -27,6 +29,11 @@ while j <= #ARGV do
   local member
   if op == 'A' then
     member = string.sub(entry, colon + 1)
+    j = j + 1
+  elseif op == 'H' then
+    local second = string.find(entry, ':', colon + 1, true)
+    delays[n] = tonumber(string.sub(entry, colon + 1, second - 1))
+    member = string.sub(entry, second + 1)
     j = j + 1
   else
     if op == 'R' then
@@ -57,6 +64,17 @@ for i, member in ipairs(members) do
       redis.call('ZREM', KEYS[3], member)
       redis.call('ZADD', KEYS[2], due, member)
       redis.call('HSET', KEYS[5], id, texts[i])
+      if earliest == nil or due < earliest then earliest = due end
+    elseif op == 'H' then
+      local due = delays[i]
+      redis.call('ZREM', KEYS[3], member)
+      redis.call('ZADD', KEYS[2], due, member)
+      local previous = tonumber(attempt) - 1
+      if previous > 0 then
+        redis.call('HSET', KEYS[4], id, string.format('%d', previous))
+      else
+        redis.call('HDEL', KEYS[4], id)
+      end
       if earliest == nil or due < earliest then earliest = due end
     else
       bury(id, member, now, attempt, texts[i])
