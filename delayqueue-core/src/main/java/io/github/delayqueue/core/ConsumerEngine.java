@@ -6,6 +6,7 @@ import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -150,7 +151,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         state = State.RUNNING;
         workers = executors.apply("delayqueue-handler-" + queue);
         keeper = Executors.newSingleThreadScheduledExecutor(Threads.named("delayqueue-lease-" + queue));
-        long period = Math.max(20, options.visibilityTimeout().toMillis() / 3);
+        long period = leasePeriodMs();
         keeper.scheduleWithFixedDelay(this::keepLeases, period, period, TimeUnit.MILLISECONDS);
         topic = redisson.getTopic(ops.keys().wakeChannel(), StringCodec.INSTANCE);
         settler = Threads.named("delayqueue-settler-" + queue).newThread(this::settleLoop);
@@ -257,12 +258,12 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
-            } catch (RuntimeException e) {
+            } catch (Throwable e) { // an Error too: the poller must not end while the consumer runs
                 failures++;
                 backoffMs = Math.min(Math.max(100, backoffMs * 2), Math.max(1_000, Math.min(maxSleepMs * 5, 10_000)));
                 if (failures == 1 || failures % 20 == 0) {
-                    log.warn("Queue '{}': polling Redis failed ({} in a row), retrying in {} ms: {}", queue, failures,
-                            backoffMs, e.toString());
+                    loopFailed(e, "Queue '{}': polling Redis failed ({} in a row), retrying in {} ms: {}", failures,
+                            backoffMs);
                 }
                 try {
                     await(backoffMs, NOT_SLEEPING);
@@ -562,8 +563,35 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
                     }
                 }
             }
-        } catch (RuntimeException e) {
-            log.warn("Queue '{}': extending leases failed: {}", queue, e.toString());
+        } catch (Throwable e) { // a scheduled task that throws is never run again: no lease would be extended
+            loopFailed(e, "Queue '{}': extending leases failed, trying again in {} ms: {}", leasePeriodMs());
+        }
+    }
+
+    private long leasePeriodMs() {
+        return Math.max(20, options.visibilityTimeout().toMillis() / 3);
+    }
+
+    /**
+     * Logs a failure of an engine loop, which then backs off and goes on: a RuntimeException (mostly Redis
+     * unreachable) at WARN in one line, anything else (an Error) at ERROR with its stack trace. Never throws:
+     * a logger that fails must not end the loop either.
+     */
+    private void loopFailed(Throwable e, String message, Object... args) {
+        try {
+            Object[] all = new Object[args.length + 2];
+            all[0] = queue;
+            System.arraycopy(args, 0, all, 1, args.length);
+            all[all.length - 1] = e.toString();
+            if (e instanceof RuntimeException) {
+                log.warn(message, all);
+            } else {
+                Object[] withTrace = Arrays.copyOf(all, all.length + 1);
+                withTrace[withTrace.length - 1] = e;
+                log.error(message, withTrace);
+            }
+        } catch (Throwable ignored) {
+            // nothing left to tell it with
         }
     }
 
@@ -635,15 +663,14 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
+            } catch (Throwable e) { // an Error too: the settler must not end while deliveries finish
                 if (settlerDone) {
-                    log.warn("Queue '{}': could not settle {} finished deliveries at shutdown; they will be delivered "
-                            + "again after their lease: {}", queue, batch.size() + settlements.size(), e.toString());
+                    loopFailed(e, "Queue '{}': could not settle {} finished deliveries at shutdown; they will be "
+                            + "delivered again after their lease: {}", batch.size() + settlements.size());
                     return;
                 }
                 backoffMs = Math.min(Math.max(100, backoffMs * 2), 5_000);
-                log.warn("Queue '{}': settling {} deliveries failed, retrying in {} ms: {}", queue, batch.size(),
-                        backoffMs, e.toString());
+                loopFailed(e, "Queue '{}': settling {} deliveries failed, retrying in {} ms: {}", batch.size(), backoffMs);
                 try {
                     Thread.sleep(backoffMs);
                 } catch (InterruptedException ie) {
