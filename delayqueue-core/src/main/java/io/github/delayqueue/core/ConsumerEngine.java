@@ -112,6 +112,8 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
     private volatile int subscribeFailures;
     private volatile long nextSubscribeNanos;
     private volatile boolean settlerDone;
+    /** Settlements the settler holds in its current batch (not in {@link #settlements} any more). */
+    private volatile int settling;
     private Thread poller;
     private Thread settler;
     private ExecutorService workers;
@@ -192,8 +194,25 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
         // claim but not awaited: a wake-up published before the SUBSCRIBE completes (a round trip after start)
         // is missed, and that message waits for the safety poll (maxPollInterval) at most.
         subscribe();
+        int unsettledLimit = Math.max(2 * SETTLE_BATCH, 2 * options.concurrency());
+        boolean settleBacklog = false;
         while (state == State.RUNNING) {
             try {
+                // back-pressure: while settling fails or lags, claim nothing more; finished deliveries waiting
+                // to be settled stay bounded (at most this plus the running handlers), whatever Redis answers
+                if (settlements.size() + settling >= unsettledLimit) {
+                    if (!settleBacklog) {
+                        settleBacklog = true;
+                        log.warn("Queue '{}': {} finished deliveries wait to be settled; claiming paused until they are",
+                                queue, settlements.size() + settling);
+                    }
+                    pause(20);
+                    continue;
+                }
+                if (settleBacklog) {
+                    settleBacklog = false;
+                    log.info("Queue '{}': settling caught up; claiming again", queue);
+                }
                 int free = slots.availablePermits();
                 if (free == 0) {
                     awaitSlots(1, maxSleepMs);
@@ -657,8 +676,10 @@ final class ConsumerEngine<T> implements DelayQueueConsumer {
                         linger(batch);
                     }
                 }
+                settling = batch.size();
                 ops.settle(batch);
                 batch.clear();
+                settling = 0;
                 backoffMs = 0;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

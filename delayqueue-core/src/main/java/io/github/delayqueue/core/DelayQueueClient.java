@@ -340,7 +340,7 @@ public final class DelayQueueClient {
     private static <R> R redis(String what, Supplier<R> call) {
         try {
             return call.get();
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | UnsupportedRedisException e) {
             throw e;
         } catch (RuntimeException e) {
             throw new DelayQueueException("could not " + what + ": " + e, e);

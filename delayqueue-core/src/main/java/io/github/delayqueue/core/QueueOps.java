@@ -238,7 +238,7 @@ final class QueueOps {
 
         List<Object> send(List<String> triple) {
             Single me = new Single(triple);
-            scripts.ensureLoaded(Scripts.Name.ENQUEUE); // so that no Redisson thread ever loads it blocking
+            scripts.ensureLoaded(Scripts.Name.ENQUEUE, keys.keys()); // so that no Redisson thread ever loads it blocking
             waiting.add(me);
             flush();
             boolean interrupted = false;

@@ -31,7 +31,26 @@ final class Scripts {
         }
     }
 
+    /**
+     * Run once per client before its first script: every script may use commands of Redis 6.2 (settle.lua's
+     * ZMSCORE), and on an older server a script fails only when it reaches one, after its writes (a settle
+     * that failed that way was retried for ever while every message was redelivered). A server that does
+     * not know ZMSCORE is refused up front; one whose ACL denies it (NOPERM) is not a version problem and
+     * fails where the command runs.
+     */
+    private static final String PROBE = """
+            local ok, err = pcall(redis.call, 'ZMSCORE', KEYS[1], '-')
+            if ok then return '' end
+            local message = type(err) == 'table' and err.err or tostring(err)
+            if not string.find(string.lower(message), 'unknown', 1, true) then return '' end
+            local version = 'unknown'
+            local read, info = pcall(redis.call, 'INFO', 'server')
+            if read and type(info) == 'string' then version = string.match(info, 'redis_version:([^\\r\\n]+)') or version end
+            return version
+            """;
+
     private final RScript script;
+    private volatile boolean serverChecked;
     private final Map<Name, String> sources = new EnumMap<>(Name.class);
     private final Map<Name, String> shas = new ConcurrentHashMap<>();
 
@@ -66,7 +85,7 @@ final class Scripts {
      * reply (Redis restarted or flushed its scripts) reloads it without blocking.
      */
     CompletionStage<List<Object>> listAsync(Name name, List<Object> keys, Object... args) {
-        CompletionStage<List<Object>> first = script.evalShaAsync(RScript.Mode.READ_WRITE, sha(name),
+        CompletionStage<List<Object>> first = script.evalShaAsync(RScript.Mode.READ_WRITE, sha(name, keys),
                 RScript.ReturnType.LIST, keys, args);
         return first.handle((result, error) -> {
             if (error == null) {
@@ -86,20 +105,38 @@ final class Scripts {
 
     private <R> R run(Name name, RScript.ReturnType type, List<Object> keys, Object[] args) {
         try {
-            return script.evalSha(RScript.Mode.READ_WRITE, sha(name), type, keys, args);
+            return script.evalSha(RScript.Mode.READ_WRITE, sha(name, keys), type, keys, args);
         } catch (RedisNoScriptException e) {
             return script.evalSha(RScript.Mode.READ_WRITE, load(name), type, keys, args);
         }
     }
 
-    /** Loads a script unless this instance has its SHA already. */
-    void ensureLoaded(Name name) {
-        sha(name);
+    /** Loads a script unless this instance has its SHA already; {@code keys} are the keys it will run on. */
+    void ensureLoaded(Name name, List<Object> keys) {
+        sha(name, keys);
     }
 
-    private String sha(Name name) {
+    private String sha(Name name, List<Object> keys) {
         String sha = shas.get(name);
-        return sha != null ? sha : load(name);
+        if (sha != null) {
+            return sha;
+        }
+        checkServer(keys);
+        return load(name);
+    }
+
+    /** Throws {@link UnsupportedRedisException} on a server older than 6.2; see {@link #PROBE}. */
+    private void checkServer(List<Object> keys) {
+        if (serverChecked) {
+            return;
+        }
+        String sha = script.scriptLoad(PROBE); // SCRIPT LOAD and EVALSHA, as every script: no EVAL in the ACL
+        String version = script.evalSha(RScript.Mode.READ_ONLY, sha, RScript.ReturnType.VALUE, List.of(keys.get(1)));
+        if (version != null && !version.isEmpty()) {
+            throw new UnsupportedRedisException("delayqueue needs Redis 6.2 or newer (its scripts use ZMSCORE), but the "
+                    + "server is Redis " + version + " and does not know ZMSCORE; upgrade Redis");
+        }
+        serverChecked = true;
     }
 
     private String load(Name name) {

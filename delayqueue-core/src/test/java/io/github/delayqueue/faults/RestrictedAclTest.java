@@ -43,7 +43,7 @@ import io.github.delayqueue.testing.TestRedis;
 class RestrictedAclTest {
 
     private static final String USER = "dq-acl-" + UUID.randomUUID().toString().substring(0, 8);
-    private static final String PASSWORD = "pw-" + UUID.randomUUID();
+    static final String PASSWORD = "pw-" + UUID.randomUUID();
 
     private static RedissonClient redisson;
     private static DelayQueueClient client;
@@ -185,7 +185,7 @@ class RestrictedAclTest {
                 "+zcount", "+hset", "+hget", "+hmget", "+hdel", "+hexists", "+incrby"};
     }
 
-    private static RedissonClient newClient(String user) {
+    static RedissonClient newClient(String user) {
         Config config = new Config();
         URI url = URI.create(TestRedis.url());
         config.setUsername(user);
@@ -196,7 +196,7 @@ class RestrictedAclTest {
     }
 
     /** One command on the test server as its default user, in RESP; returns the first reply line. */
-    private static String command(String... words) throws IOException {
+    static String command(String... words) throws IOException {
         URI url = URI.create(TestRedis.url());
         try (Socket socket = new Socket(url.getHost(), url.getPort())) {
             StringBuilder out = new StringBuilder("*").append(words.length).append("\r\n");
