@@ -37,6 +37,13 @@ final class QueueOps {
     /** Most single sends combined into one script call (as {@code DelayQueueClient.SCRIPT_BATCH}). */
     static final int COMBINED = 500;
 
+    /**
+     * Most envelope bytes one claim returns (at least one message is claimed, whatever its size): a claim
+     * of a full batch of 1 MiB payloads would otherwise build a 100 MiB reply inside Redis, blocking it
+     * for seconds while other consumers' leases run out.
+     */
+    static final int CLAIM_BYTES = 1024 * 1024;
+
     /** Most combined script calls under way at once per queue and mode (see {@link Combiner}). */
     static final int CALLS = 2;
 
@@ -82,7 +89,7 @@ final class QueueOps {
     ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead) {
         List<Object> out = scripts.list(Scripts.Name.CLAIM, keys.keys(), keys.wakeChannel(), Integer.toString(limit),
                 Long.toString(leaseMs), Integer.toString(maxAttempts), Integer.toString(reapLimit),
-                Long.toString(deadRetentionMs), Integer.toString(maxDead));
+                Long.toString(deadRetentionMs), Integer.toString(maxDead), Integer.toString(CLAIM_BYTES));
         long nowMicros = Long.parseLong(out.get(0).toString());
         String next = out.get(1).toString();
         List<Claimed> claimed = new ArrayList<>((out.size() - 2) / 2);

@@ -1,5 +1,6 @@
 -- ARGV: 1 wake channel (unused), 2 how many to claim, 3 lease ms, 4 max attempts, 5 how many expired leases to reap,
---       6 dead-letter retention ms, 7 most dead letters kept
+--       6 dead-letter retention ms, 7 most dead letters kept, 8 byte budget: envelopes are claimed while their
+--       bytes stay within it (at least one is, whatever its size), so one reply cannot hold 100 x 1 MiB
 -- First deletes dead letters past their retention or beyond the count (at most DEAD_TRIM per call: a claim
 -- runs at least once per poll interval, so a backlog of old dead letters goes within seconds, and when none
 -- is due for deletion this costs one ZRANGEBYSCORE and one ZCARD), then returns expired leases to the delayed
@@ -65,8 +66,25 @@ if limit > 0 then
     end
   end
   if #members > 0 then
-    redis.call('ZREM', KEYS[2], unpack(members))
     local envelopes = redis.call('HMGET', KEYS[1], unpack(ids))
+    -- the byte budget: the first members whose envelopes fit; the rest stay in the delayed set, due
+    local budget, bytes, taken = tonumber(ARGV[8]), 0, #members
+    for i = 1, #members do
+      local size = envelopes[i] and #envelopes[i] or 0
+      if i > 1 and bytes + size > budget then
+        taken = i - 1
+        break
+      end
+      bytes = bytes + size
+    end
+    if taken < #members then
+      for i = #members, taken + 1, -1 do
+        members[i] = nil
+        ids[i] = nil
+        envelopes[i] = nil
+      end
+    end
+    redis.call('ZREM', KEYS[2], unpack(members))
     local deadline = string.format('%d', now + lease)
     local live = {}
     local live_ids = {}
