@@ -42,6 +42,8 @@ public final class DelayQueueClient {
     private final ClientOptions options;
     private final Scripts scripts;
     private final Map<String, QueueOps> queues = new ConcurrentHashMap<>();
+    /** The lease keeper and settler threads, shared by this client's consumers. */
+    private final SharedThreads shared = new SharedThreads();
 
     private DelayQueueClient(RedissonClient redisson, ClientOptions options) {
         this.redisson = Checks.notNull(redisson, "redisson");
@@ -258,7 +260,7 @@ public final class DelayQueueClient {
         Checks.notNull(payloadType, "payloadType");
         Checks.notNull(handler, "handler");
         Checks.notNull(consumerOptions, "consumerOptions");
-        return new ConsumerEngine<>(redisson, ops, options.codec(), payloadType, handler, consumerOptions);
+        return new ConsumerEngine<>(redisson, shared, ops, options.codec(), payloadType, handler, consumerOptions);
     }
 
     /** Typed convenience for {@link #newConsumer(String, Type, MessageHandler, ConsumerOptions)}. */

@@ -1,11 +1,14 @@
 package io.github.delayqueue.core;
 
+import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
 
 /** Named threads; virtual threads for handlers when the JVM has them (Java 21+), found reflectively. */
 final class Threads {
@@ -39,6 +42,27 @@ final class Threads {
             return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), virtual);
         }
         return new HandlerPool(named(name), 60, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Logs a failure of an engine loop, which then backs off and goes on: a RuntimeException (mostly Redis
+     * unreachable) at WARN in one line, anything else (an Error) at ERROR with its stack trace. The message's
+     * last placeholder receives the failure's text. Never throws: a logger that fails must not end the loop.
+     */
+    static void loopFailed(Logger log, Throwable e, String message, Object... args) {
+        try {
+            Object[] all = Arrays.copyOf(args, args.length + 1);
+            all[args.length] = e.toString();
+            if (e instanceof RuntimeException) {
+                log.warn(message, all);
+            } else {
+                Object[] withTrace = Arrays.copyOf(all, all.length + 1);
+                withTrace[all.length] = e;
+                log.error(message, withTrace);
+            }
+        } catch (Throwable ignored) {
+            // nothing left to tell it with
+        }
     }
 
     static boolean virtualThreadsAvailable() {

@@ -91,7 +91,7 @@ class DispatchRejectionTest {
         Map<String, Integer> attempts = new ConcurrentHashMap<>();
         // a lease far longer than the wait below: only a hand-back can bring the messages back in time
         ConsumerOptions options = ConsumerOptions.builder().visibilityTimeout(Duration.ofMinutes(5)).build();
-        consumer = new ConsumerEngine<String>(redis.redisson(), ops, ClientOptions.builder().build().codec(), String.class,
+        consumer = new ConsumerEngine<String>(redis.redisson(), new SharedThreads(), ops, ClientOptions.builder().build().codec(), String.class,
                 (payload, context) -> attempts.put(payload, context.attempt()), options, name -> refusing(2));
         consumer.start();
 

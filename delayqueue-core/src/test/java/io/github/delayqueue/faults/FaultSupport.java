@@ -124,6 +124,17 @@ public final class FaultSupport {
         return threads;
     }
 
+    /** The engine threads that a client's consumers share ({@code delayqueue-<role>-<n>}: lease, settler). */
+    static List<Thread> sharedEngineThreads(String role) {
+        List<Thread> threads = new ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().matches("delayqueue-" + role + "-\\d+")) {
+                threads.add(t);
+            }
+        }
+        return threads;
+    }
+
     static long threadCpuNanos(List<Thread> threads) {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         long total = 0;

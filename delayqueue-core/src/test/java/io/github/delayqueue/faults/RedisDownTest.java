@@ -85,8 +85,8 @@ class RedisDownTest {
                 await().atMost(Duration.ofSeconds(5)).until(() -> !FaultSupport.engineThreads(queue, "poller").isEmpty());
                 List<Thread> poller = FaultSupport.engineThreads(queue, "poller");
                 List<Thread> engine = new ArrayList<>(poller);
-                engine.addAll(FaultSupport.engineThreads(queue, "settler"));
-                engine.addAll(FaultSupport.engineThreads(queue, "lease"));
+                engine.addAll(FaultSupport.sharedEngineThreads("settler"));
+                engine.addAll(FaultSupport.sharedEngineThreads("lease"));
                 long pollerCpu0 = FaultSupport.threadCpuNanos(poller);
                 long engineCpu0 = FaultSupport.threadCpuNanos(engine);
                 long processCpu0 = FaultSupport.processCpuNanos();

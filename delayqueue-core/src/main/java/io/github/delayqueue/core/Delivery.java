@@ -1,0 +1,98 @@
+package io.github.delayqueue.core;
+
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One claimed message, from its dispatch until its handler finished and its slot was freed. It settles
+ * once (the first of ack, retry, dead letter or hand-back wins) and frees its slot once.
+ */
+final class Delivery {
+
+    /** What a delivery reports to: its consumer. */
+    interface Owner {
+
+        void settle(QueueOps.Settlement settlement);
+
+        /** {@code slotReleased}: this call freed the delivery's handler slot (only the first call does). */
+        void finished(Delivery delivery, boolean slotReleased);
+    }
+
+    final QueueOps.Claimed claimed;
+    final long startNanos = System.nanoTime();
+    private final Owner owner;
+    private final AtomicBoolean settled = new AtomicBoolean();
+    private final AtomicBoolean slotHeld = new AtomicBoolean(true);
+    private volatile FutureTask<Void> task;
+    private volatile boolean timedOut;
+    /** Set before shutdown interrupts the handler: whatever it does next, its work was abandoned. */
+    private volatile boolean cutOff;
+    private volatile boolean leaseLostLogged;
+
+    Delivery(QueueOps.Claimed claimed, Owner owner) {
+        this.claimed = claimed;
+        this.owner = owner;
+    }
+
+    /** Settles the delivery unless it was settled already; see {@link QueueOps.Settlement} for the ops. */
+    void settle(char op, long delayMs, String text) {
+        if (settled.compareAndSet(false, true)) {
+            owner.settle(new QueueOps.Settlement(op, claimed.member(), claimed.attempt(), delayMs, text));
+        }
+    }
+
+    boolean isSettled() {
+        return settled.get();
+    }
+
+    /** The executor refused it: nothing to settle from here on (it is handed back), no lease to extend. */
+    void neverRun() {
+        settled.set(true);
+    }
+
+    void finish() {
+        owner.finished(this, slotHeld.compareAndSet(true, false));
+    }
+
+    void runOn(FutureTask<Void> task) {
+        this.task = task;
+    }
+
+    /** Interrupts the handler (if it runs); used by the handler timeout. */
+    void interrupt() {
+        FutureTask<Void> running = task;
+        if (running != null) {
+            running.cancel(true);
+        }
+    }
+
+    /** Marks it timed out; false if it was already. */
+    boolean timeOut() {
+        if (timedOut) {
+            return false;
+        }
+        timedOut = true;
+        return true;
+    }
+
+    boolean timedOut() {
+        return timedOut;
+    }
+
+    void cutOff() {
+        cutOff = true;
+    }
+
+    boolean isCutOff() {
+        return cutOff;
+    }
+
+    /** True the first time only: a lost lease is logged once per delivery. */
+    boolean firstLeaseLoss() {
+        if (leaseLostLogged) {
+            return false;
+        }
+        leaseLostLogged = true;
+        return true;
+    }
+}

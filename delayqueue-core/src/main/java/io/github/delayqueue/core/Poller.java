@@ -1,0 +1,278 @@
+package io.github.delayqueue.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The claiming loop of one consumer, on its own thread ({@code delayqueue-poller-<queue>-1}): claims up
+ * to {@code min(batchSize, free handler slots)} due messages per script call, hands them to the consumer's
+ * handlers, and sleeps until the next due time or lease deadline the claim reported (to the microsecond,
+ * on the Redis clock), a wake-up, a freed slot, or at most {@code maxPollInterval}.
+ */
+final class Poller {
+
+    private static final Logger log = LoggerFactory.getLogger(DelayQueueConsumer.class);
+    private static final long NOT_SLEEPING = Long.MIN_VALUE;
+    private static final long BACKLOG_WAIT_MS = 5;
+
+    private final String queue;
+    private final QueueOps ops;
+    private final ConsumerOptions options;
+    private final Semaphore slots;
+    private final Settler settler;
+    private final WakeUps wakeUps;
+    private final BooleanSupplier running;
+    /** Hands a claimed message to a handler thread; returns why the executor refused it, or null. */
+    private final Function<QueueOps.Claimed, Throwable> dispatch;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    // guarded by lock
+    private boolean wakeRequested;
+    private long sleepingUntilServerMs = NOT_SLEEPING;
+
+    /**
+     * Free slots the poller waits for (0: it is not waiting for slots). Under a backlog it waits for
+     * half a batch rather than claiming one message per round trip as each handler finishes.
+     */
+    private volatile int slotsWanted;
+
+    Poller(String queue, QueueOps ops, ConsumerOptions options, Semaphore slots, Settler settler, WakeUps wakeUps,
+            BooleanSupplier running, Function<QueueOps.Claimed, Throwable> dispatch) {
+        this.queue = queue;
+        this.ops = ops;
+        this.options = options;
+        this.slots = slots;
+        this.settler = settler;
+        this.wakeUps = wakeUps;
+        this.running = running;
+        this.dispatch = dispatch;
+    }
+
+    void run() {
+        long leaseMs = options.visibilityTimeout().toMillis();
+        long maxSleepMs = options.maxPollInterval().toMillis();
+        int maxAttempts = options.retry().maxAttempts();
+        int reapLimit = Math.max(options.batchSize(), 100);
+        long deadRetentionMs = options.deadLetterRetention().toMillis();
+        // With a backlog, claim at least this many at once (waiting up to BACKLOG_WAIT_MS for free slots):
+        // claiming each slot as it frees costs a round trip and a script call per message.
+        int minClaim = Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
+        // back-pressure: while settling fails or lags, claim nothing more, so finished deliveries waiting to
+        // be settled stay bounded (at most this plus the running handlers), whatever Redis answers
+        int unsettledLimit = Math.max(2 * Settler.BATCH, 2 * options.concurrency());
+        boolean backlog = false;
+        boolean settleBacklog = false;
+        long backoffMs = 0;
+        int failures = 0;
+        int rejections = 0;
+        long rejectedBackoffMs = 0;
+        wakeUps.subscribe();
+        while (running.getAsBoolean()) {
+            try {
+                if (settler.unsettled() >= unsettledLimit) {
+                    if (!settleBacklog) {
+                        settleBacklog = true;
+                        log.warn("Queue '{}': {} finished deliveries wait to be settled; claiming paused until they are",
+                                queue, settler.unsettled());
+                    }
+                    pause(20);
+                    continue;
+                }
+                if (settleBacklog) {
+                    settleBacklog = false;
+                    log.info("Queue '{}': settling caught up; claiming again", queue);
+                }
+                int free = slots.availablePermits();
+                if (free == 0) {
+                    awaitSlots(1, maxSleepMs);
+                    continue;
+                }
+                if (backlog && free < minClaim) {
+                    awaitSlots(minClaim, BACKLOG_WAIT_MS);
+                    free = slots.availablePermits();
+                }
+                int wanted = Math.min(options.batchSize(), free);
+                beforeClaim();
+                long sent = System.nanoTime();
+                QueueOps.ClaimResult result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs,
+                        options.deadLetterMaxCount());
+                long received = System.nanoTime();
+                backlog = result.messages().size() == wanted;
+                if (failures > 0) {
+                    log.info("Queue '{}': Redis answers again after {} failed polls", queue, failures);
+                }
+                failures = 0;
+                backoffMs = 0;
+                wakeUps.retryIfDue();
+                List<QueueOps.Claimed> messages = result.messages();
+                boolean rejected = false;
+                for (int i = 0; i < messages.size() && !rejected; i++) {
+                    Throwable rejection = dispatch.apply(messages.get(i));
+                    if (rejection != null) {
+                        rejected = true;
+                        rejections++;
+                        rejectedBackoffMs = Math.min(Math.max(100, rejectedBackoffMs * 2), 5_000);
+                        handBack(messages.subList(i, messages.size()), rejection, rejections, rejectedBackoffMs);
+                    }
+                }
+                if (rejected) {
+                    pause(rejectedBackoffMs); // give the executor time; other consumers may take the messages meanwhile
+                    continue;
+                }
+                if (rejections > 0 && !messages.isEmpty()) {
+                    log.info("Queue '{}': the handler executor accepts work again after {} rejections", queue, rejections);
+                    rejections = 0;
+                    rejectedBackoffMs = 0;
+                }
+                if (messages.size() == wanted) {
+                    continue; // probably more are due
+                }
+                long untilServerMs = result.serverNowMs() + maxSleepMs;
+                long sleepNanos = TimeUnit.MILLISECONDS.toNanos(maxSleepMs);
+                if (result.nextEventMs() >= 0 && result.nextEventMs() < untilServerMs) {
+                    // to the microsecond: the server read its clock about half a round trip before the reply
+                    // arrived, and dispatching took some of the time since
+                    long clockReadAt = received - (received - sent) / 2;
+                    long eventAt = clockReadAt
+                            + TimeUnit.MICROSECONDS.toNanos(result.nextEventMs() * 1000 - result.serverNowMicros());
+                    untilServerMs = result.nextEventMs();
+                    sleepNanos = eventAt - System.nanoTime();
+                }
+                if (sleepNanos > 0) {
+                    awaitNanos(sleepNanos, untilServerMs);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (Throwable e) { // an Error too: the poller must not end while the consumer runs
+                failures++;
+                backoffMs = Math.min(Math.max(100, backoffMs * 2), Math.max(1_000, Math.min(maxSleepMs * 5, 10_000)));
+                if (failures == 1 || failures % 20 == 0) {
+                    Threads.loopFailed(log, e, "Queue '{}': polling Redis failed ({} in a row), retrying in {} ms: {}",
+                            queue, failures, backoffMs);
+                }
+                try {
+                    await(backoffMs, NOT_SLEEPING);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+    }
+
+    /**
+     * Gives messages the executor refused back to the delayed set at their due time, their attempt not
+     * counted, so this or another consumer takes them at once rather than after their lease. If that
+     * write fails too, they stay in flight and are redelivered after their lease.
+     */
+    private void handBack(List<QueueOps.Claimed> refused, Throwable rejection, int rejections, long backoffMs) {
+        if (rejections == 1 || rejections % 20 == 0) {
+            log.warn("Queue '{}': the handler executor refused {} messages ({} in a row: {}); handed back to the queue "
+                    + "without counting the attempt, claiming again in {} ms", queue, refused.size(), rejections,
+                    rejection.toString(), backoffMs);
+        }
+        List<QueueOps.Settlement> back = new ArrayList<>(refused.size());
+        for (QueueOps.Claimed claimed : refused) {
+            back.add(new QueueOps.Settlement('H', claimed.member(), claimed.attempt(), claimed.dueMs(), null));
+        }
+        try {
+            ops.settle(back);
+        } catch (RuntimeException e) {
+            log.warn("Queue '{}': could not hand back {} refused messages; they will be delivered again after their "
+                    + "lease: {}", queue, refused.size(), e.toString());
+        }
+    }
+
+    /** A handler freed its slot: wakes the poller if it waits for that many free slots (not one sleeping until a due time). */
+    void slotFreed() {
+        int wanted = slotsWanted;
+        if (wanted > 0 && slots.availablePermits() >= wanted) {
+            signal(false);
+        }
+    }
+
+    /** Waits up to {@code millis} until at least {@code wanted} handler slots are free. */
+    private void awaitSlots(int wanted, long millis) throws InterruptedException {
+        slotsWanted = wanted;
+        try {
+            if (slots.availablePermits() < wanted) { // re-read: a handler may have finished meanwhile
+                await(millis, NOT_SLEEPING);
+            }
+        } finally {
+            slotsWanted = 0;
+        }
+    }
+
+    private void beforeClaim() {
+        lock.lock();
+        try {
+            wakeRequested = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sleeps up to {@code millis}, or until woken by a sooner message, a freed slot, or a stop. */
+    private void await(long millis, long untilServerMs) throws InterruptedException {
+        awaitNanos(TimeUnit.MILLISECONDS.toNanos(millis), untilServerMs);
+    }
+
+    private void awaitNanos(long nanos, long untilServerMs) throws InterruptedException {
+        lock.lock();
+        try {
+            sleepingUntilServerMs = untilServerMs;
+            while (!wakeRequested && running.getAsBoolean() && nanos > 0) {
+                nanos = changed.awaitNanos(nanos);
+            }
+            wakeRequested = false;
+        } finally {
+            sleepingUntilServerMs = NOT_SLEEPING;
+            lock.unlock();
+        }
+    }
+
+    /** Sleeps {@code millis} unless stopped; unlike {@link #await}, wake-ups and freed slots do not end it. */
+    private void pause(long millis) throws InterruptedException {
+        long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
+        lock.lock();
+        try {
+            while (running.getAsBoolean() && nanos > 0) {
+                nanos = changed.awaitNanos(nanos);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Wakes the poller: a wake-up message ({@code message} true, naming the due time it announces, or
+     * {@link Long#MIN_VALUE}) only when that is before its planned wake; anything else (a freed slot, a stop)
+     * always.
+     */
+    void signal(boolean message, long dueServerMs) {
+        lock.lock();
+        try {
+            if (!message || sleepingUntilServerMs == NOT_SLEEPING || dueServerMs < sleepingUntilServerMs) {
+                wakeRequested = true;
+                changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void signal(boolean message) {
+        signal(message, Long.MIN_VALUE);
+    }
+}
