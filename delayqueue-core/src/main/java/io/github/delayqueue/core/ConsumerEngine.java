@@ -5,6 +5,9 @@ import java.lang.reflect.Type;
 import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -173,20 +176,22 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
                 log.warn("Queue '{}': message '{}' cannot be decoded as {}; moved to dead letters: {}", queue,
                         claimed.id(), payloadType.getTypeName(), e.toString());
                 delivery.settle('D', 0, "undecodable payload for " + payloadType.getTypeName() + ": " + describe(e));
+                afterDelivery(delivery, null, DeliveryOutcome.DEAD_LETTERED, e);
                 return;
             }
             MessageContext context = new MessageContext(queue, claimed.id(), claimed.attempt(),
                     Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers());
+            delivery.context = context;
             try {
-                @SuppressWarnings("unchecked")
-                T typed = (T) payload;
-                handler.handle(typed, context);
+                invoke(context, payload, 0);
                 if (delivery.isCutOff()) {
                     // returned after shutdown interrupted it (catch, restore the flag, return): the work was
                     // abandoned, so the message stays in flight and is redelivered after its lease
+                    afterDelivery(delivery, context, DeliveryOutcome.ABANDONED, null);
                     return;
                 }
                 delivery.settle('A', 0, null);
+                afterDelivery(delivery, context, DeliveryOutcome.ACKNOWLEDGED, null);
             } catch (Throwable e) {
                 if (delivery.timedOut()) {
                     return; // the lease keeper settled it already
@@ -194,9 +199,17 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
                 if (delivery.isCutOff() || (state != State.RUNNING && interruptedBy(e))) {
                     // failed because the application is stopping (even with the interrupt wrapped in another
                     // exception): stays in flight, no attempt spent, redelivered after its lease
+                    afterDelivery(delivery, context, DeliveryOutcome.ABANDONED, e);
                     return;
                 }
-                failed(delivery, describe(e), e);
+                if (e instanceof RetryLaterException later) {
+                    log.debug("Queue '{}': message '{}' asked to be retried in {} ms (attempt {} not counted): {}", queue,
+                            claimed.id(), later.delay().toMillis(), claimed.attempt(), later.getMessage());
+                    delivery.settle('L', later.delay().toMillis(), null);
+                    afterDelivery(delivery, context, DeliveryOutcome.RETRY_LATER, e);
+                    return;
+                }
+                failed(delivery, context, e);
                 if (e instanceof Error && !(e instanceof AssertionError)) {
                     throw (Error) e;
                 }
@@ -206,18 +219,96 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
         }
     }
 
-    private void failed(Delivery delivery, String reason, Throwable error) {
+    /** Runs interceptor {@code index} (the handler after the last) around the rest. */
+    @SuppressWarnings("unchecked")
+    private void invoke(MessageContext context, Object payload, int index) throws Exception {
+        List<DeliveryInterceptor> interceptors = options.interceptors();
+        if (index == interceptors.size()) {
+            handler.handle((T) payload, context);
+        } else {
+            interceptors.get(index).aroundHandle(context, payload, () -> invoke(context, payload, index + 1));
+        }
+    }
+
+    /** The default rule for a failure: dead letter for a noRetryFor exception or on the last attempt, else retry. */
+    private FailureAction proposed(int attempt, Throwable error) {
+        if (attempt >= options.retry().maxAttempts() || noRetryFor(error)) {
+            return FailureAction.deadLetter();
+        }
+        return FailureAction.retryAfter(options.retry().backoffAfter(attempt));
+    }
+
+    private boolean noRetryFor(Throwable error) {
+        if (options.noRetryFor().isEmpty()) {
+            return false;
+        }
+        Throwable t = error;
+        for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) { // bounded: causes can form a cycle
+            for (Class<? extends Throwable> type : options.noRetryFor()) {
+                if (type.isInstance(t)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private void failed(Delivery delivery, MessageContext context, Throwable error) {
         QueueOps.Claimed claimed = delivery.claimed;
         int maxAttempts = options.retry().maxAttempts();
-        if (claimed.attempt() >= maxAttempts) {
-            log.warn("Queue '{}': message '{}' failed on its last attempt ({} of {}); moved to dead letters", queue,
-                    claimed.id(), claimed.attempt(), maxAttempts, error);
-            delivery.settle('D', 0, reason);
-        } else {
-            Duration backoff = options.retry().backoffAfter(claimed.attempt());
-            log.info("Queue '{}': message '{}' failed on attempt {} of {}, retrying in {} ms: {}", queue, claimed.id(),
-                    claimed.attempt(), maxAttempts, backoff.toMillis(), reason);
-            delivery.settle('R', backoff.toMillis(), reason);
+        String reason = describe(error);
+        FailureAction proposed = proposed(claimed.attempt(), error);
+        FailureAction action = proposed;
+        DeliveryErrorHandler errorHandler = options.errorHandler();
+        if (errorHandler != null) {
+            try {
+                action = Objects.requireNonNull(errorHandler.onFailure(context, error, proposed),
+                        "the error handler returned null");
+            } catch (RuntimeException e) {
+                log.warn("Queue '{}': the error handler failed on message '{}'; doing what it was offered ({}): {}", queue,
+                        claimed.id(), proposed, e.toString());
+                action = proposed;
+            }
+        }
+        switch (action.kind()) {
+            case DEAD_LETTER -> {
+                log.warn("Queue '{}': message '{}' failed on attempt {} of {}{}; moved to dead letters", queue,
+                        claimed.id(), claimed.attempt(), maxAttempts, action == proposed && claimed.attempt() < maxAttempts
+                                && errorHandler == null ? " (an exception that is never retried)" : "", error);
+                delivery.settle('D', 0, reason);
+                afterDelivery(delivery, context, DeliveryOutcome.DEAD_LETTERED, error);
+            }
+            case ACKNOWLEDGE -> {
+                log.info("Queue '{}': message '{}' failed on attempt {}; acknowledged by the error handler: {}", queue,
+                        claimed.id(), claimed.attempt(), reason);
+                delivery.settle('A', 0, null);
+                afterDelivery(delivery, context, DeliveryOutcome.ACKNOWLEDGED, error);
+            }
+            default -> {
+                log.info("Queue '{}': message '{}' failed on attempt {} of {}, retrying in {} ms: {}", queue,
+                        claimed.id(), claimed.attempt(), maxAttempts, action.delay().toMillis(), reason);
+                delivery.settle('R', action.delay().toMillis(), reason);
+                afterDelivery(delivery, context, DeliveryOutcome.RETRIED, error);
+            }
+        }
+    }
+
+    /** Tells the interceptors; they cannot change the outcome, and what they throw is logged. */
+    private void afterDelivery(Delivery delivery, MessageContext context, DeliveryOutcome outcome, Throwable error) {
+        List<DeliveryInterceptor> interceptors = options.interceptors();
+        if (interceptors.isEmpty()) {
+            return;
+        }
+        MessageContext shown = context != null ? context : new MessageContext(queue, delivery.claimed.id(),
+                delivery.claimed.attempt(), Instant.ofEpochMilli(delivery.claimed.dueMs()), null, Map.of());
+        Duration handlerTime = Duration.ofNanos(System.nanoTime() - delivery.startNanos);
+        for (DeliveryInterceptor interceptor : interceptors) {
+            try {
+                interceptor.afterDelivery(shown, outcome, error, handlerTime);
+            } catch (RuntimeException e) {
+                log.warn("Queue '{}': interceptor {} failed after message '{}': {}", queue, interceptor, shown.id(),
+                        e.toString());
+            }
         }
     }
 
@@ -229,7 +320,14 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
         log.warn("Queue '{}': handler for message '{}' exceeded the handler timeout of {}; interrupting it, "
                 + "the message will be retried, or dead-lettered on its last attempt", queue, delivery.claimed.id(),
                 options.handlerTimeout());
-        failed(delivery, "handler timed out after " + options.handlerTimeout(), null);
+        MessageContext context = delivery.context;
+        if (context == null) { // still decoding: a context of what is known
+            context = new MessageContext(queue, delivery.claimed.id(), delivery.claimed.attempt(),
+                    Instant.ofEpochMilli(delivery.claimed.dueMs()), null, Map.of());
+        }
+        TimeoutException timeout = new TimeoutException("handler timed out after " + options.handlerTimeout());
+        timeout.setStackTrace(new StackTraceElement[0]); // the lease keeper's stack says nothing about the handler
+        failed(delivery, context, timeout);
         delivery.interrupt();
         delivery.finish(); // frees the slot even if the handler ignores the interrupt
     }

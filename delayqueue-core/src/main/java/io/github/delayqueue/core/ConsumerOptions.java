@@ -1,6 +1,12 @@
 package io.github.delayqueue.core;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 
 /**
  * How one consumer claims and runs messages. Immutable; build with {@link #builder()}.
@@ -23,6 +29,10 @@ import java.time.Duration;
  *   <li>{@code deadLetterRetention}: dead letters older than this are deleted (default 14 days).</li>
  *   <li>{@code deadLetterMaxCount}: the oldest dead letters beyond this many are deleted (default 100,000).
  *       Both are enforced by the claim script the consumer runs anyway, at most 100 deletions per claim.</li>
+ *   <li>{@code noRetryFor}: exception types (matched with their subclasses, anywhere in the cause chain) that
+ *       send a message to the dead letters on the first failure instead of retrying it (default none).</li>
+ *   <li>{@code errorHandler}: decides what a failure does instead of the rule above (default none).</li>
+ *   <li>{@code interceptors}: run around every delivery, the first outermost (default none).</li>
  * </ul>
  * Every duration here and in {@link RetryPolicy} is at most {@link DelayQueueClient#MAX_DELAY}.
  */
@@ -40,6 +50,9 @@ public final class ConsumerOptions {
     private final RetryPolicy retry;
     private final Duration deadLetterRetention;
     private final int deadLetterMaxCount;
+    private final Set<Class<? extends Throwable>> noRetryFor;
+    private final DeliveryErrorHandler errorHandler;
+    private final List<DeliveryInterceptor> interceptors;
 
     private ConsumerOptions(Builder b) {
         Checks.require(b.concurrency >= 1 && b.concurrency <= 10_000,
@@ -63,6 +76,13 @@ public final class ConsumerOptions {
         this.retry = Checks.notNull(b.retry, "retry");
         this.deadLetterRetention = b.deadLetterRetention;
         this.deadLetterMaxCount = b.deadLetterMaxCount;
+        Checks.require(b.noRetryFor != null && b.noRetryFor.stream().allMatch(Objects::nonNull),
+                "noRetryFor must not be null or hold null");
+        this.noRetryFor = Collections.unmodifiableSet(new LinkedHashSet<>(b.noRetryFor));
+        this.errorHandler = b.errorHandler;
+        Checks.require(b.interceptors != null && b.interceptors.stream().allMatch(Objects::nonNull),
+                "interceptors must not be null or hold null");
+        this.interceptors = List.copyOf(b.interceptors);
     }
 
     public static Builder builder() {
@@ -73,7 +93,8 @@ public final class ConsumerOptions {
     public Builder toBuilder() {
         return builder().concurrency(concurrency).batchSize(batchSize).visibilityTimeout(visibilityTimeout)
                 .handlerTimeout(handlerTimeout).maxPollInterval(maxPollInterval).shutdownTimeout(shutdownTimeout)
-                .retry(retry).deadLetterRetention(deadLetterRetention).deadLetterMaxCount(deadLetterMaxCount);
+                .retry(retry).deadLetterRetention(deadLetterRetention).deadLetterMaxCount(deadLetterMaxCount)
+                .noRetryFor(noRetryFor).errorHandler(errorHandler).interceptors(interceptors);
     }
 
     public int concurrency() {
@@ -112,12 +133,26 @@ public final class ConsumerOptions {
         return deadLetterMaxCount;
     }
 
+    public Set<Class<? extends Throwable>> noRetryFor() {
+        return noRetryFor;
+    }
+
+    /** The error handler, or null for the default rule. */
+    public DeliveryErrorHandler errorHandler() {
+        return errorHandler;
+    }
+
+    public List<DeliveryInterceptor> interceptors() {
+        return interceptors;
+    }
+
     @Override
     public String toString() {
         return "ConsumerOptions[concurrency=" + concurrency + ", batchSize=" + batchSize + ", visibilityTimeout="
                 + visibilityTimeout + ", handlerTimeout=" + handlerTimeout + ", maxPollInterval=" + maxPollInterval
                 + ", shutdownTimeout=" + shutdownTimeout + ", retry=" + retry + ", deadLetterRetention=" + deadLetterRetention
-                + ", deadLetterMaxCount=" + deadLetterMaxCount + "]";
+                + ", deadLetterMaxCount=" + deadLetterMaxCount + ", noRetryFor=" + noRetryFor.stream().map(Class::getName)
+                .toList() + ", errorHandler=" + errorHandler + ", interceptors=" + interceptors.size() + "]";
     }
 
     /** Builder for {@link ConsumerOptions}; {@link #build()} checks the values. */
@@ -131,8 +166,29 @@ public final class ConsumerOptions {
         private RetryPolicy retry = RetryPolicy.DEFAULT;
         private Duration deadLetterRetention = Duration.ofDays(14);
         private int deadLetterMaxCount = 100_000;
+        private Collection<Class<? extends Throwable>> noRetryFor = Set.of();
+        private DeliveryErrorHandler errorHandler;
+        private List<DeliveryInterceptor> interceptors = List.of();
 
         private Builder() {
+        }
+
+        /** Exception types that go to the dead letters on the first failure (subclasses and causes count). */
+        public Builder noRetryFor(Collection<Class<? extends Throwable>> noRetryFor) {
+            this.noRetryFor = noRetryFor;
+            return this;
+        }
+
+        /** Decides what a failure does; null for the default rule. */
+        public Builder errorHandler(DeliveryErrorHandler errorHandler) {
+            this.errorHandler = errorHandler;
+            return this;
+        }
+
+        /** Run around every delivery, the first outermost. */
+        public Builder interceptors(List<DeliveryInterceptor> interceptors) {
+            this.interceptors = interceptors;
+            return this;
         }
 
         public Builder concurrency(int concurrency) {

@@ -20,6 +20,8 @@ final class Delivery {
 
     final QueueOps.Claimed claimed;
     final long startNanos = System.nanoTime();
+    /** Set by the handler thread once the envelope is decoded; null until then. */
+    volatile MessageContext context;
     private final Owner owner;
     private final AtomicBoolean settled = new AtomicBoolean();
     private final AtomicBoolean slotHeld = new AtomicBoolean(true);

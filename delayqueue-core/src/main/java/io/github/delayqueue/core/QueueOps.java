@@ -28,8 +28,9 @@ final class QueueOps {
     }
 
     /**
-     * One finished delivery to settle: {@code op} is A(ck), R(etry), D(ead) or H(and back: never run,
-     * {@code delayMs} then holds its due time).
+     * One finished delivery to settle: {@code op} is A(ck), R(etry), D(ead), H(and back: never run,
+     * {@code delayMs} then holds its due time) or L(ater: the handler asked for it again after {@code delayMs},
+     * the attempt not counted).
      */
     record Settlement(char op, String member, int attempt, long delayMs, String text) {
     }
@@ -119,7 +120,8 @@ final class QueueOps {
                     args.add(s.text() == null ? "" : s.text());
                     break;
                 case 'H':
-                    args.add("H" + s.attempt() + ":" + s.delayMs() + ":" + s.member());
+                case 'L':
+                    args.add(s.op() + "" + s.attempt() + ":" + s.delayMs() + ":" + s.member());
                     break;
                 case 'D':
                     args.add("D" + s.attempt() + ":" + s.member());

@@ -5,6 +5,8 @@
 --   "D<attempt>:<member>", text             dead: to the dead letters with text as the reason
 --   "H<attempt>:<due ms>:<member>"           hand back: never run (the handler executor rejected it), so back
 --                                           to the delayed set at its due time and the attempt not counted
+--   "L<attempt>:<delay ms>:<member>"         later: the handler asked for it again in <delay ms>; not a failure,
+--                                           so the attempt is not counted and no error is recorded
 -- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
 -- (client encoding, protocol parsing, Lua strings), not the Redis commands.
 -- Every op is fenced: it applies only if the delivery is still the current one.
@@ -30,7 +32,7 @@ while j <= #ARGV do
   if op == 'A' then
     member = string.sub(entry, colon + 1)
     j = j + 1
-  elseif op == 'H' then
+  elseif op == 'H' or op == 'L' then
     local second = string.find(entry, ':', colon + 1, true)
     delays[n] = tonumber(string.sub(entry, colon + 1, second - 1))
     member = string.sub(entry, second + 1)
@@ -65,8 +67,9 @@ for i, member in ipairs(members) do
       redis.call('ZADD', KEYS[2], due, member)
       redis.call('HSET', KEYS[5], id, texts[i])
       if earliest == nil or due < earliest then earliest = due end
-    elseif op == 'H' then
+    elseif op == 'H' or op == 'L' then
       local due = delays[i]
+      if op == 'L' then due = now + due end
       redis.call('ZREM', KEYS[3], member)
       redis.call('ZADD', KEYS[2], due, member)
       local previous = tonumber(attempt) - 1

@@ -1,0 +1,35 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+
+/**
+ * Runs around every delivery of a consumer: the place for metrics, tracing, MDC and the like. Set with
+ * {@link ConsumerOptions.Builder#interceptors}; the first in the list is the outermost. Both methods have
+ * defaults, so an implementation overrides what it needs.
+ */
+public interface DeliveryInterceptor {
+
+    /** The rest of the chain: the next interceptor, or the handler. */
+    @FunctionalInterface
+    interface Invocation {
+        void proceed() throws Exception;
+    }
+
+    /**
+     * Around the handler call, on the handler's thread. Call {@code invocation.proceed()} once; what it
+     * throws (rethrown or not) decides the outcome as the handler's own exception would. Not called for a
+     * payload that cannot be decoded (that goes to the dead letters before any handler runs).
+     */
+    default void aroundHandle(MessageContext context, Object payload, Invocation invocation) throws Exception {
+        invocation.proceed();
+    }
+
+    /**
+     * After the outcome of a delivery is decided, before it is written to Redis. {@code error} is what the
+     * handler threw (a {@link java.util.concurrent.TimeoutException} for a handler past its timeout), or
+     * null; {@code handlerTime} is how long the handler ran. Runs on the handler's thread (on the lease
+     * keeper's for a timeout); an exception thrown here is logged and changes nothing.
+     */
+    default void afterDelivery(MessageContext context, DeliveryOutcome outcome, Throwable error, Duration handlerTime) {
+    }
+}
