@@ -175,7 +175,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
             } catch (RuntimeException e) {
                 log.warn("Queue '{}': message '{}' cannot be decoded as {}; moved to dead letters: {}", queue,
                         claimed.id(), payloadType.getTypeName(), e.toString());
-                delivery.settle('D', 0, "undecodable payload for " + payloadType.getTypeName() + ": " + describe(e));
+                delivery.settle(QueueOps.SettleOp.DEAD, 0, "undecodable payload for " + payloadType.getTypeName() + ": " + describe(e));
                 afterDelivery(delivery, null, DeliveryOutcome.DEAD_LETTERED, e);
                 return;
             }
@@ -190,7 +190,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
                     afterDelivery(delivery, context, DeliveryOutcome.ABANDONED, null);
                     return;
                 }
-                delivery.settle('A', 0, null);
+                delivery.settle(QueueOps.SettleOp.ACK, 0, null);
                 afterDelivery(delivery, context, DeliveryOutcome.ACKNOWLEDGED, null);
             } catch (Throwable e) {
                 if (delivery.timedOut()) {
@@ -205,7 +205,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
                 if (e instanceof RetryLaterException later) {
                     log.debug("Queue '{}': message '{}' asked to be retried in {} ms (attempt {} not counted): {}", queue,
                             claimed.id(), later.delay().toMillis(), claimed.attempt(), later.getMessage());
-                    delivery.settle('L', later.delay().toMillis(), null);
+                    delivery.settle(QueueOps.SettleOp.LATER, later.delay().toMillis(), null);
                     afterDelivery(delivery, context, DeliveryOutcome.RETRY_LATER, e);
                     return;
                 }
@@ -275,19 +275,19 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
                 log.warn("Queue '{}': message '{}' failed on attempt {} of {}{}; moved to dead letters", queue,
                         claimed.id(), claimed.attempt(), maxAttempts, action == proposed && claimed.attempt() < maxAttempts
                                 && errorHandler == null ? " (an exception that is never retried)" : "", error);
-                delivery.settle('D', 0, reason);
+                delivery.settle(QueueOps.SettleOp.DEAD, 0, reason);
                 afterDelivery(delivery, context, DeliveryOutcome.DEAD_LETTERED, error);
             }
             case ACKNOWLEDGE -> {
                 log.info("Queue '{}': message '{}' failed on attempt {}; acknowledged by the error handler: {}", queue,
                         claimed.id(), claimed.attempt(), reason);
-                delivery.settle('A', 0, null);
+                delivery.settle(QueueOps.SettleOp.ACK, 0, null);
                 afterDelivery(delivery, context, DeliveryOutcome.ACKNOWLEDGED, error);
             }
             default -> {
                 log.info("Queue '{}': message '{}' failed on attempt {} of {}, retrying in {} ms: {}", queue,
                         claimed.id(), claimed.attempt(), maxAttempts, action.delay().toMillis(), reason);
-                delivery.settle('R', action.delay().toMillis(), reason);
+                delivery.settle(QueueOps.SettleOp.RETRY, action.delay().toMillis(), reason);
                 afterDelivery(delivery, context, DeliveryOutcome.RETRIED, error);
             }
         }

@@ -192,7 +192,7 @@ public final class DelayQueueClient {
      * @throws IllegalArgumentException if a key is not of the form {@link DeadLetter#key()} gives
      */
     public long requeueDeadLetters(String queue, Collection<String> keys) {
-        return moveDead(queue, "requeue", keys);
+        return moveDead(queue, QueueOps.DeadOp.REQUEUE, keys);
     }
 
     /**
@@ -200,7 +200,7 @@ public final class DelayQueueClient {
      * (they stay dead letters). Returns how many were requeued.
      */
     public long requeueAllDeadLetters(String queue) {
-        return moveAllDead(queue, "requeue");
+        return moveAllDead(queue, QueueOps.DeadOp.REQUEUE);
     }
 
     /**
@@ -209,15 +209,15 @@ public final class DelayQueueClient {
      * @throws IllegalArgumentException if a key is not of the form {@link DeadLetter#key()} gives
      */
     public long purgeDeadLetters(String queue, Collection<String> keys) {
-        return moveDead(queue, "purge", keys);
+        return moveDead(queue, QueueOps.DeadOp.PURGE, keys);
     }
 
     /** Deletes every dead letter, in bounded batches. Returns how many were deleted. */
     public long purgeAllDeadLetters(String queue) {
-        return moveAllDead(queue, "purge");
+        return moveAllDead(queue, QueueOps.DeadOp.PURGE);
     }
 
-    private long moveDead(String queue, String op, Collection<String> keys) {
+    private long moveDead(String queue, QueueOps.DeadOp op, Collection<String> keys) {
         QueueOps ops = ops(queue);
         Checks.require(keys != null, "keys must not be null");
         Checks.require(keys.size() <= DEAD_BATCH, "at most " + DEAD_BATCH + " keys per call, was " + keys.size());
@@ -230,12 +230,12 @@ public final class DelayQueueClient {
         if (stored.isEmpty()) {
             return 0;
         }
-        return redis(op + " dead letters of queue '" + queue + "'", () -> ops.moveDead(op, DEAD_BATCH, 0, stored));
+        return redis(op.arg + " dead letters of queue '" + queue + "'", () -> ops.moveDead(op, DEAD_BATCH, 0, stored));
     }
 
-    private long moveAllDead(String queue, String op) {
+    private long moveAllDead(String queue, QueueOps.DeadOp op) {
         QueueOps ops = ops(queue);
-        return redis(op + " dead letters of queue '" + queue + "'", () -> {
+        return redis(op.arg + " dead letters of queue '" + queue + "'", () -> {
             long total = 0;
             // requeue leaves an id that is live again among the dead letters: the next batch starts past those
             long skipped = 0;

@@ -37,7 +37,7 @@ final class Delivery {
     }
 
     /** Settles the delivery unless it was settled already; see {@link QueueOps.Settlement} for the ops. */
-    void settle(char op, long delayMs, String text) {
+    void settle(QueueOps.SettleOp op, long delayMs, String text) {
         if (settled.compareAndSet(false, true)) {
             owner.settle(new QueueOps.Settlement(op, claimed.member(), claimed.attempt(), delayMs, text));
         }

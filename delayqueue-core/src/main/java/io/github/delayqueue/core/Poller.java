@@ -184,7 +184,7 @@ final class Poller {
         }
         List<QueueOps.Settlement> back = new ArrayList<>(refused.size());
         for (QueueOps.Claimed claimed : refused) {
-            back.add(new QueueOps.Settlement('H', claimed.member(), claimed.attempt(), claimed.dueMs(), null));
+            back.add(new QueueOps.Settlement(QueueOps.SettleOp.HAND_BACK, claimed.member(), claimed.attempt(), claimed.dueMs(), null));
         }
         try {
             ops.settle(back);

@@ -27,12 +27,39 @@ final class QueueOps {
         }
     }
 
-    /**
-     * One finished delivery to settle: {@code op} is A(ck), R(etry), D(ead), H(and back: never run,
-     * {@code delayMs} then holds its due time) or L(ater: the handler asked for it again after {@code delayMs},
-     * the attempt not counted).
-     */
-    record Settlement(char op, String member, int attempt, long delayMs, String text) {
+    /** How a delivery is settled; {@link #code} is its letter in settle.lua's arguments. */
+    enum SettleOp {
+        /** Done: deleted everywhere. */
+        ACK('A'),
+        /** Failed: back to the delayed set in {@code delayMs}, {@code text} its error. */
+        RETRY('R'),
+        /** To the dead letters, {@code text} the reason. */
+        DEAD('D'),
+        /** Never run (the executor refused it): back at its due time, {@code delayMs} holding it; attempt not counted. */
+        HAND_BACK('H'),
+        /** The handler asked for it again in {@code delayMs}: not a failure, attempt not counted. */
+        LATER('L');
+
+        final char code;
+
+        SettleOp(char code) {
+            this.code = code;
+        }
+    }
+
+    /** One finished delivery to settle, fenced by its member and attempt. */
+    record Settlement(SettleOp op, String member, int attempt, long delayMs, String text) {
+    }
+
+    /** What a dead-letter script call does with the letters it selects. */
+    enum DeadOp {
+        REQUEUE("requeue"), PURGE("purge");
+
+        final String arg;
+
+        DeadOp(String arg) {
+            this.arg = arg;
+        }
     }
 
     /** Most single sends combined into one script call (as {@code DelayQueueClient.SCRIPT_BATCH}). */
@@ -111,24 +138,18 @@ final class QueueOps {
         args.add(keys.wakeChannel());
         for (Settlement s : settlements) {
             // see settle.lua: an ack is one argument; the member goes last because an id may hold ':'
+            char code = s.op().code;
             switch (s.op()) {
-                case 'A':
-                    args.add("A" + s.attempt() + ":" + s.member());
-                    break;
-                case 'R':
-                    args.add("R" + s.attempt() + ":" + s.delayMs() + ":" + s.member());
+                case ACK -> args.add(code + "" + s.attempt() + ":" + s.member());
+                case RETRY -> {
+                    args.add(code + "" + s.attempt() + ":" + s.delayMs() + ":" + s.member());
                     args.add(s.text() == null ? "" : s.text());
-                    break;
-                case 'H':
-                case 'L':
-                    args.add(s.op() + "" + s.attempt() + ":" + s.delayMs() + ":" + s.member());
-                    break;
-                case 'D':
-                    args.add("D" + s.attempt() + ":" + s.member());
+                }
+                case HAND_BACK, LATER -> args.add(code + "" + s.attempt() + ":" + s.delayMs() + ":" + s.member());
+                case DEAD -> {
+                    args.add(code + "" + s.attempt() + ":" + s.member());
                     args.add(s.text() == null ? "" : s.text());
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown settle op '" + s.op() + "'");
+                }
             }
         }
         return flags(scripts.text(Scripts.Name.SETTLE, keys.keys(), args.toArray()));
@@ -173,13 +194,13 @@ final class QueueOps {
     }
 
     /**
-     * {@code op} is "requeue" or "purge"; no keys (stored form) means the oldest {@code limit} from position {@code offset} on.
+     * No keys (stored form) means the oldest {@code limit} from position {@code offset} on.
      * Returns how many were moved.
      */
-    long moveDead(String op, int limit, long offset, Collection<String> storedKeys) {
+    long moveDead(DeadOp op, int limit, long offset, Collection<String> storedKeys) {
         Object[] args = new Object[4 + storedKeys.size()];
         args[0] = keys.wakeChannel();
-        args[1] = op;
+        args[1] = op.arg;
         args[2] = Integer.toString(limit);
         args[3] = Long.toString(offset);
         int i = 4;

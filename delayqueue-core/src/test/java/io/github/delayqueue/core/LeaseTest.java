@@ -72,7 +72,7 @@ class LeaseTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> attempts.size() == 1);
         assertThat(attempts).containsExactly(2);
         // the first delivery wakes up and acks: it must not touch the newer delivery
-        boolean[] applied = ops(queue).settle(List.of(new QueueOps.Settlement('A', stale.member(), 1, 0, null)));
+        boolean[] applied = ops(queue).settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.ACK, stale.member(), 1, 0, null)));
         assertThat(applied).containsExactly(false);
         assertThat(client.stats(queue).inFlight()).isEqualTo(1);
 
@@ -91,8 +91,8 @@ class LeaseTest {
         await().atMost(Duration.ofSeconds(3)).until(() -> ops.claim(1, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages().size() == 1);
 
         assertThat(ops.extend(60_000, List.of(first.member(), "1"))).containsExactly(false);
-        assertThat(ops.settle(List.of(new QueueOps.Settlement('R', first.member(), 1, 0, "x"),
-                new QueueOps.Settlement('D', first.member(), 1, 0, "x")))).containsExactly(false, false);
+        assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.RETRY, first.member(), 1, 0, "x"),
+                new QueueOps.Settlement(QueueOps.SettleOp.DEAD, first.member(), 1, 0, "x")))).containsExactly(false, false);
         QueueStats stats = client.stats(queue);
         assertThat(stats.inFlight()).isEqualTo(1);
         assertThat(stats.dead()).isZero();
@@ -147,10 +147,10 @@ class LeaseTest {
         String reason = "java.lang.IllegalStateException: a: b\nsecond line with : and \"quotes\"";
 
         boolean[] applied = ops.settle(List.of(
-                new QueueOps.Settlement('A', claimed.get(0).member(), 1, 0, null),
-                new QueueOps.Settlement('R', claimed.get(1).member(), 1, 3_600_000, reason),
-                new QueueOps.Settlement('D', claimed.get(2).member(), 1, 0, reason),
-                new QueueOps.Settlement('A', claimed.get(3).member(), 2, 0, null))); // wrong attempt: stale
+                new QueueOps.Settlement(QueueOps.SettleOp.ACK, claimed.get(0).member(), 1, 0, null),
+                new QueueOps.Settlement(QueueOps.SettleOp.RETRY, claimed.get(1).member(), 1, 3_600_000, reason),
+                new QueueOps.Settlement(QueueOps.SettleOp.DEAD, claimed.get(2).member(), 1, 0, reason),
+                new QueueOps.Settlement(QueueOps.SettleOp.ACK, claimed.get(3).member(), 2, 0, null))); // wrong attempt: stale
 
         assertThat(applied).containsExactly(true, true, true, false);
         QueueStats stats = client.stats(queue);
