@@ -108,17 +108,19 @@ final class RedissonConfigFactory {
     record RedisUrl(boolean ssl, String hostAndPort, @Nullable String username, @Nullable String password,
             int database) {
 
+        /** Every message shows the URL with its password masked; the parser's own exception (which quotes it) is not chained. */
         static RedisUrl parse(String url) {
             URI uri;
             try {
                 uri = new URI(url);
             } catch (URISyntaxException e) {
-                throw new IllegalArgumentException("spring.data.redis.url is not a valid URL: " + url, e);
+                throw new IllegalArgumentException("spring.data.redis.url is not a valid URL (" + e.getReason()
+                        + " at index " + e.getIndex() + "): " + RedisUrls.mask(url));
             }
             String scheme = uri.getScheme();
             if (!"redis".equals(scheme) && !"rediss".equals(scheme) || uri.getHost() == null) {
                 throw new IllegalArgumentException("spring.data.redis.url must look like redis://host:port or "
-                        + "rediss://host:port, was " + url);
+                        + "rediss://host:port, was " + RedisUrls.mask(url));
             }
             String username = null;
             String password = null;
@@ -138,7 +140,8 @@ final class RedissonConfigFactory {
                 try {
                     database = Integer.parseInt(path.substring(1));
                 } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("spring.data.redis.url has an invalid database: " + url, e);
+                    throw new IllegalArgumentException("spring.data.redis.url has an invalid database '"
+                            + path.substring(1) + "': " + RedisUrls.mask(url));
                 }
             }
             int port = uri.getPort() == -1 ? 6379 : uri.getPort();

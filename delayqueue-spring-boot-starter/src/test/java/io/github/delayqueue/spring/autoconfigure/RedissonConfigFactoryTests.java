@@ -3,6 +3,8 @@ package io.github.delayqueue.spring.autoconfigure;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
 import org.redisson.config.SentinelServersConfig;
@@ -13,6 +15,7 @@ import org.springframework.test.util.ReflectionTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /** The mapping of {@code spring.data.redis.*} onto Redisson's {@link Config}; no Redis needed. */
 class RedissonConfigFactoryTests {
@@ -107,6 +110,19 @@ class RedissonConfigFactoryTests {
                 "getClusterServersConfig");
         assertThat(cluster.getNodeAddresses()).containsExactly("rediss://n1:7000", "rediss://n2:7001");
         assertThat(config.getPassword()).isEqualTo("pw");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "redis://app:s3cret-pw@cache host:6379", "http://app:s3cret-pw@cache:6379",
+            "redis://app:s3cret-pw@cache:6379/db", "redis://:s3cret-pw@cache:6379/db", "redis://s3cret-pw@cache:6379/db",
+            "redis://app:s3cret-pw@[bad:6379" })
+    void aBadUrlIsReportedWithItsPasswordMasked(String url) {
+        Throwable failure = catchThrowable(() -> create(Map.of("spring.data.redis.url", url)));
+        assertThat(failure).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spring.data.redis.url")
+                .hasMessageContaining(RedisUrls.MASK);
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            assertThat(String.valueOf(t.getMessage())).doesNotContain("s3cret-pw");
+        }
     }
 
     private static SingleServerConfig single(Config config) {

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.apache.commons.logging.Log;
 import org.springframework.boot.EnvironmentPostProcessor;
@@ -72,9 +74,21 @@ public class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostPro
         environment.getPropertySources().addLast(new MapPropertySource("sampleEmbeddedRedis", properties));
     }
 
-    /** Hides a password in {@code redis://user:password@host}. */
+    /**
+     * Hides the password in {@code redis://user:password@host}, {@code redis://:password@host} and
+     * {@code redis://password@host} (a lone user info is the password, as Spring Boot reads it).
+     */
+    private static final Pattern USER_INFO = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)@");
+
     static String redact(String url) {
-        return url.replaceFirst("//([^:/@]*):[^@/]*@", "//$1:****@");
+        Matcher matcher = USER_INFO.matcher(url);
+        if (!matcher.find()) {
+            return url;
+        }
+        String userInfo = matcher.group(2);
+        int colon = userInfo.indexOf(':');
+        return matcher.group(1) + (colon < 0 ? "" : userInfo.substring(0, colon + 1)) + "****@"
+                + url.substring(matcher.end());
     }
 
     private static int freePort() {

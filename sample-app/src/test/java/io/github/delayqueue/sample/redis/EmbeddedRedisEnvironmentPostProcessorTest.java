@@ -41,5 +41,7 @@ class EmbeddedRedisEnvironmentPostProcessorTest {
         assertThat(EmbeddedRedisEnvironmentPostProcessor.redact("rediss://app:s3cret@redis:6380/2"))
                 .isEqualTo("rediss://app:****@redis:6380/2");
         assertThat(EmbeddedRedisEnvironmentPostProcessor.redact("redis://redis:6379")).isEqualTo("redis://redis:6379");
+        assertThat(EmbeddedRedisEnvironmentPostProcessor.redact("redis://s3cret@redis:6379")).isEqualTo("redis://****@redis:6379");
+        assertThat(EmbeddedRedisEnvironmentPostProcessor.redact("redis://:s3cret@redis")).isEqualTo("redis://:****@redis");
     }
 }
