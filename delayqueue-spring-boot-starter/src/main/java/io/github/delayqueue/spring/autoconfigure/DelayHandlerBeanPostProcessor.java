@@ -40,6 +40,7 @@ import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.env.Environment;
+import org.springframework.scheduling.annotation.Async;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -155,6 +156,11 @@ final class DelayHandlerBeanPostProcessor
             throw new DelayQueueConfigurationException(source + " implements neither handle(T) nor handle(T, "
                     + "MessageContext) of DelayMessageHandler.", "Implement one of them.");
         }
+        for (Method method : targetClass.getMethods()) {
+            if (method.getName().equals("handle") && method.getDeclaringClass() != DelayMessageHandler.class) {
+                rejectAsync(targetClass, method, "@DelayHandler " + source + " (its " + method.getName() + " method)");
+            }
+        }
         Type payloadType = payloadType(ResolvableType.forClass(targetClass).as(DelayMessageHandler.class).getGeneric(0),
                 source, "Declare the payload type: implements DelayMessageHandler<YourPayload>.");
         @SuppressWarnings("unchecked")
@@ -217,6 +223,7 @@ final class DelayHandlerBeanPostProcessor
                     + ", but handlers run synchronously: a message is acknowledged when the method returns.",
                     "Return void and finish the work before returning.");
         }
+        rejectAsync(targetClass, method, "@DelayHandler " + source);
         Type payloadType = payloadType(
                 ResolvableType.forMethodParameter(new MethodParameter(method, payloadIndex).withContainingClass(targetClass)),
                 source, "Declare a concrete payload parameter type.");
@@ -253,6 +260,22 @@ final class DelayHandlerBeanPostProcessor
                 throw e;
             }
         };
+    }
+
+    /**
+     * A handler that runs asynchronously returns at once, so its message is acknowledged before the work ran:
+     * a failure then gets no retry and no dead letter. Refused whether or not {@code @EnableAsync} is on
+     * today (turning it on later would break the queue silently); meta-annotations count.
+     */
+    private static void rejectAsync(Class<?> targetClass, Method method, String what) {
+        String on = AnnotatedElementUtils.hasAnnotation(method, Async.class) ? "the method"
+                : AnnotatedElementUtils.hasAnnotation(targetClass, Async.class) ? "its class" : null;
+        if (on != null) {
+            throw new DelayQueueConfigurationException(what + " would run asynchronously (@Async on " + on + "): its "
+                    + "message would be acknowledged as soon as it returns, and a failure would get no retry and no "
+                    + "dead letter.", "Remove @Async from the handler; for more handlers at once, raise the queue's "
+                    + "concurrency (delayqueue.queues.<code>.concurrency or @DelayHandler(concurrency = ...)).");
+        }
     }
 
     private static DelayQueueConfigurationException unusable(String source, String problem) {

@@ -389,6 +389,27 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @Test
+    void failsForAnAsyncHandlerMethodEvenWithoutEnableAsync() {
+        assertUnusable(AsyncMethodConfig.class, "AsyncMethodConfig.on(String)", "@Async",
+                "acknowledged as soon as it returns");
+    }
+
+    @Test
+    void failsForAHandlerMethodOnAnAsyncClass() {
+        assertUnusable(AsyncClassConfig.class, "AsyncClassConfig.on(String)", "@Async");
+    }
+
+    @Test
+    void failsForAnAsyncClassHandler() {
+        assertUnusable(AsyncClassHandlerConfig.class, "AsyncOrderHandler", "@Async");
+    }
+
+    @Test
+    void failsForAnAsyncMetaAnnotatedHandlerMethod() {
+        assertUnusable(MetaAsyncConfig.class, "MetaAsyncConfig.on(String)", "@Async");
+    }
+
+    @Test
     void failsForAnnotatedClassThatIsNoHandler() {
         assertUnusable(NotAHandlerConfig.class, "NotAHandler", "does not implement");
     }
@@ -720,6 +741,51 @@ class DelayQueueAutoConfigurationTests {
 
     @DelayHandler("ORDER_TIMEOUT")
     static class NotAHandler {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class AsyncMethodConfig {
+        @DelayHandler("ORDER_TIMEOUT")
+        @org.springframework.scheduling.annotation.Async
+        void on(String a) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @org.springframework.scheduling.annotation.Async
+    static class AsyncClassConfig {
+        @DelayHandler("ORDER_TIMEOUT")
+        void on(String a) {
+        }
+    }
+
+    @java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+    @org.springframework.scheduling.annotation.Async
+    @interface InBackground {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class MetaAsyncConfig {
+        @DelayHandler("ORDER_TIMEOUT")
+        @InBackground
+        void on(String a) {
+        }
+    }
+
+    @DelayHandler("ORDER_TIMEOUT")
+    static class AsyncOrderHandler implements DelayMessageHandler<OrderTimeout> {
+        @Override
+        @org.springframework.scheduling.annotation.Async
+        public void handle(OrderTimeout payload) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class AsyncClassHandlerConfig {
+        @Bean
+        AsyncOrderHandler asyncOrderHandler() {
+            return new AsyncOrderHandler();
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
