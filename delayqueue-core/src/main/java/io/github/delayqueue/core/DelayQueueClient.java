@@ -251,6 +251,32 @@ public final class DelayQueueClient {
     }
 
     /**
+     * Connects to Redis, checks its version and loads every script, so that the first send or claim costs
+     * what later ones do (a client connects lazily, and a script is loaded by its first call: the first send
+     * of a new JVM took hundreds of milliseconds). Blocking; call it on a background thread at startup.
+     * Harmless to call again or never; the queue only picks the Redis node on a cluster.
+     *
+     * @throws DelayQueueException if Redis cannot be reached ({@link UnsupportedRedisException} if it is too old)
+     */
+    public void warmUp(String queue) {
+        QueueOps ops = ops(queue);
+        redis("warm up the connection to Redis for queue '" + queue + "'", () -> {
+            scripts.loadAll(ops.keys().keys());
+            return null;
+        });
+        try { // the codec's first use builds its serializer machinery: do it here rather than in the first send
+            options.codec().encode(WarmUp.SAMPLE);
+        } catch (RuntimeException e) {
+            // an application codec may refuse this value; only the warm-up is lost
+        }
+    }
+
+    /** A small value with the shapes payloads have (a record, text, number, list, map) to warm the codec with. */
+    private record WarmUp(String text, long number, List<String> list, Map<String, Integer> map) {
+        static final WarmUp SAMPLE = new WarmUp("warm-up", 1L, List.of("a"), Map.of("b", 2));
+    }
+
+    /**
      * Creates (does not start) a consumer that binds each payload's JSON to {@code payloadType} and
      * passes it to {@code handler}. Several consumers, in one JVM or many, may share a queue.
      */

@@ -111,6 +111,13 @@ final class Scripts {
         }
     }
 
+    /** Checks the server and loads every script this instance has not loaded yet. */
+    void loadAll(List<Object> keys) {
+        for (Name name : Name.values()) {
+            sha(name, keys);
+        }
+    }
+
     /** Loads a script unless this instance has its SHA already; {@code keys} are the keys it will run on. */
     void ensureLoaded(Name name, List<Object> keys) {
         sha(name, keys);

@@ -105,7 +105,12 @@ public final class DelayQueueAutoConfiguration {
     }
 
     @Bean
-    ConsumerStarter delayQueueConsumerStarter(DefaultDelayQueueConsumerRegistry registry, RedissonClient redisson) {
-        return new ConsumerStarter(registry, redisson);
+    ConsumerStarter delayQueueConsumerStarter(DefaultDelayQueueConsumerRegistry registry) {
+        return new ConsumerStarter(registry);
+    }
+
+    @Bean
+    RedisWarmUp delayQueueRedisWarmUp(QueueCatalog catalog, RedissonClient redisson) {
+        return new RedisWarmUp(catalog, redisson);
     }
 }

@@ -38,7 +38,8 @@ final class RedisEvictionCheck {
         return result;
     }
 
-    private static List<String> check(RedissonClient redisson) {
+    /** Reads the policies now, on the caller's thread; never throws. */
+    static List<String> check(RedissonClient redisson) {
         List<String> policies = new ArrayList<>();
         try {
             for (RedisNode node : masters(redisson)) {

@@ -80,6 +80,9 @@ class RedisDownIntegrationTests {
             context.close();
             log.info("Redis down: context closed in {} ms", since(closeBegan).toMillis());
         }
+        // the background warm-up gave up (or was stopped by the close): it leaves no thread behind
+        await().atMost(Duration.ofSeconds(10)).until(() -> Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.getName().equals("delayqueue-warm-up") && t.isAlive()));
     }
 
     private static int closedPort() throws IOException {
