@@ -26,6 +26,21 @@ final class Checks {
                 name + " must be at most " + DelayQueueClient.MAX_DELAY + ", was " + value);
     }
 
+    /** The index of the first surrogate that is not half of a pair, or -1: such text has no UTF-8 form. */
+    static int loneSurrogate(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isSurrogate(c)) {
+                if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                    i++;
+                } else {
+                    return i;
+                }
+            }
+        }
+        return -1;
+    }
+
     static <T> T notNull(T value, String name) {
         require(value != null, name + " must not be null");
         return value;

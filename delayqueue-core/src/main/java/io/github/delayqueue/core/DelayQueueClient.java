@@ -96,13 +96,25 @@ public final class DelayQueueClient {
      * {@link SendMode#IF_ABSENT} to make the retry idempotent).
      */
     public List<String> sendAll(String queue, List<SendRequest> requests) {
-        QueueOps ops = ops(queue);
+        return send(prepare(queue, requests));
+    }
+
+    /**
+     * Checks and encodes messages now, to write them later with {@link #send(PreparedSend)}: every check
+     * of {@link #sendAll} runs here, so bad input fails at the call and a later write can only fail in
+     * Redis. Ids are fixed (generated where none was given) and payloads serialized as they are now. Used
+     * by sends deferred to after a transaction commits.
+     *
+     * @throws IllegalArgumentException on input {@link #sendAll} would reject
+     */
+    public PreparedSend prepare(String queue, List<SendRequest> requests) {
+        ops(queue);
         Checks.require(requests != null, "requests must not be null");
         Checks.require(!requests.isEmpty(), "requests must not be empty");
         Checks.require(requests.size() <= options.maxBatchSize(),
                 "too many messages in one batch: " + requests.size() + " > maxBatchSize " + options.maxBatchSize());
         List<String> ids = new ArrayList<>(requests.size());
-        List<Run> runs = new ArrayList<>(1);
+        List<PreparedSend.Run> runs = new ArrayList<>(1);
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < requests.size(); i++) {
             SendRequest r = requests.get(i);
@@ -113,34 +125,63 @@ public final class DelayQueueClient {
             String id = o.id() == null ? newId() : validateId(o.id(), where);
             Checks.require(seen.add(id), "duplicate id '" + id + "' in one batch" + where);
             String spec = dueSpec(r.delay(), r.dueAt(), where);
+            validateHeaders(o.headers(), where);
             String body = Envelope.body(o.headers(), encode(r.payload(), where));
+            int bytes = storedBytes(body);
+            Checks.require(bytes <= options.maxPayloadBytes() + Envelope.PREFIX_LENGTH,
+                    "message is " + (bytes - Envelope.PREFIX_LENGTH) + " bytes of payload and headers, over the limit of "
+                            + options.maxPayloadBytes() + where);
             boolean replace = o.mode() == SendMode.REPLACE;
-            Run run = runs.isEmpty() ? null : runs.get(runs.size() - 1);
+            PreparedSend.Run run = runs.isEmpty() ? null : runs.get(runs.size() - 1);
             if (run == null || run.replace() != replace) {
-                run = new Run(replace, new ArrayList<>());
+                run = new PreparedSend.Run(replace, new ArrayList<>(), new ArrayList<>());
                 runs.add(run);
             }
             run.triples().add(id);
             run.triples().add(spec);
             run.triples().add(body);
+            run.bytes().add(bytes + id.length() + spec.length());
             ids.add(id);
         }
-        redis("send to queue '" + queue + "'", () -> {
-            for (Run run : runs) {
-                write(ops, run.replace(), run.triples());
+        return new PreparedSend(this, queue, ids, runs);
+    }
+
+    /**
+     * Writes what {@link #prepare} checked. Returns the ids in order.
+     *
+     * @throws IllegalArgumentException if {@code prepared} came from another client
+     * @throws DelayQueueException if Redis fails (earlier script calls of a large batch stay written)
+     */
+    public List<String> send(PreparedSend prepared) {
+        Checks.require(prepared != null, "prepared must not be null");
+        Checks.require(prepared.client == this, "prepared by another DelayQueueClient: send it with that one");
+        QueueOps ops = ops(prepared.queue());
+        redis("send to queue '" + prepared.queue() + "'", () -> {
+            for (PreparedSend.Run run : prepared.runs) {
+                write(ops, run);
             }
             return null;
         });
-        return ids;
+        return prepared.ids();
     }
 
-    /** Consecutive messages of one send mode: id, due spec, body per message. */
-    private record Run(boolean replace, List<String> triples) {
-    }
-
-    private static void write(QueueOps ops, boolean replace, List<String> triples) {
-        for (int from = 0; from < triples.size(); from += SCRIPT_BATCH * 3) {
-            ops.enqueue(replace, triples.subList(from, Math.min(triples.size(), from + SCRIPT_BATCH * 3)));
+    /**
+     * One script call per {@value #SCRIPT_BATCH} messages or {@value QueueOps#SCRIPT_BYTES} bytes, whichever
+     * comes first (a larger message goes alone): a call holds Redis while it runs.
+     */
+    private static void write(QueueOps ops, PreparedSend.Run run) {
+        List<String> triples = run.triples();
+        int from = 0;
+        while (from < run.bytes().size()) {
+            int to = from;
+            long bytes = 0;
+            while (to < run.bytes().size() && to - from < SCRIPT_BATCH
+                    && (to == from || bytes + run.bytes().get(to) <= QueueOps.SCRIPT_BYTES)) {
+                bytes += run.bytes().get(to);
+                to++;
+            }
+            ops.enqueue(run.replace(), triples.subList(from * 3, to * 3));
+            from = to;
         }
     }
 
@@ -286,6 +327,7 @@ public final class DelayQueueClient {
         Checks.notNull(payloadType, "payloadType");
         Checks.notNull(handler, "handler");
         Checks.notNull(consumerOptions, "consumerOptions");
+        options.codec().checkDecodable(payloadType);
         return new ConsumerEngine<>(redisson, shared, ops, options.codec(), payloadType, handler, consumerOptions);
     }
 
@@ -308,11 +350,30 @@ public final class DelayQueueClient {
         Checks.require(payload != null, "payload must not be null" + where);
         String json = options.codec().encode(payload);
         Checks.require(json != null, "codec returned null for the payload" + where);
-        int bytes = json.length() <= options.maxPayloadBytes() / 3 ? json.length()
-                : json.getBytes(StandardCharsets.UTF_8).length;
-        Checks.require(bytes <= options.maxPayloadBytes(),
-                "payload is " + bytes + " bytes of JSON, over the limit of " + options.maxPayloadBytes() + where);
+        int surrogate = Checks.loneSurrogate(json);
+        Checks.require(surrogate < 0, "payload JSON holds a lone surrogate at index " + surrogate
+                + " (invalid UTF-16 text, which Redis would store altered)" + where);
+        if (json.length() <= 2 && json.equals("{}")) {
+            String fields = PayloadShape.stateFields(payload.getClass());
+            Checks.require(fields.isEmpty(), "payload of " + payload.getClass().getName() + " has state (" + fields
+                    + ") but the codec wrote {}: its data would be lost. Give it getters or public fields, or annotate "
+                    + "its fields (@JsonProperty, @JsonAutoDetect)" + where);
+        }
         return json;
+    }
+
+    /** UTF-8 bytes of the stored envelope with {@code body}; counted only when the characters could exceed the limit. */
+    private int storedBytes(String body) {
+        int chars = Envelope.PREFIX_LENGTH + body.length();
+        return body.length() <= options.maxPayloadBytes() / 3 ? chars
+                : Envelope.PREFIX_LENGTH + body.getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    private static void validateHeaders(Map<String, String> headers, String where) {
+        for (Map.Entry<String, String> header : headers.entrySet()) {
+            Checks.require(Checks.loneSurrogate(header.getKey()) < 0 && Checks.loneSurrogate(header.getValue()) < 0,
+                    "header '" + header.getKey() + "' holds a lone surrogate (invalid UTF-16 text)" + where);
+        }
     }
 
     private String dueSpec(Duration delay, Instant dueAt, String where) {
@@ -349,6 +410,9 @@ public final class DelayQueueClient {
         for (int i = 0; i < id.length(); i++) {
             Checks.require(!Character.isISOControl(id.charAt(i)), "id must not contain control characters" + where);
         }
+        // as UTF-8 every lone surrogate becomes the same '?': two such ids would be one message in Redis
+        int surrogate = Checks.loneSurrogate(id);
+        Checks.require(surrogate < 0, "id must be valid UTF-16 text: a lone surrogate at index " + surrogate + where);
         return id;
     }
 

@@ -20,6 +20,9 @@ record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload)
     private static final TypeReference<Map<String, String>> HEADERS_TYPE = new TypeReference<>() {
     };
 
+    /** Characters the enqueue script puts before the body: the version, {@code <seq8>} and {@code <enqueued8>}. */
+    static final int PREFIX_LENGTH = 17;
+
     /** The body Java hands to the enqueue script. */
     static String body(Map<String, String> headers, String payloadJson) {
         if (headers.isEmpty()) {

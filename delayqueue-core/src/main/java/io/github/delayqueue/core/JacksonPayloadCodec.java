@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.ObjectReader;
+import tools.jackson.databind.exc.InvalidDefinitionException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -57,6 +58,24 @@ public final class JacksonPayloadCodec implements PayloadCodec {
             }
         }
         return reader.readValue(json);
+    }
+
+    /**
+     * Binds an empty object to the type: a missing or unusable constructor (no default constructor and no
+     * {@code @JsonCreator}, or parameter names unknown because the class was compiled without
+     * {@code -parameters}) or an abstract type without subtypes fails as a definition error, while a mere
+     * mismatch of {@code {}} with the type (a string, a list, a missing type id) says nothing and passes.
+     */
+    @Override
+    public void checkDecodable(Type type) {
+        try {
+            decode("{}", type);
+        } catch (InvalidDefinitionException e) {
+            throw new IllegalArgumentException("payloads of type " + type.getTypeName() + " cannot be built from JSON: "
+                    + e.getOriginalMessage(), e);
+        } catch (JacksonException e) {
+            // {} is simply not a value of this type: its messages still decode
+        }
     }
 
     /** For tests: how many per-type readers are cached. */

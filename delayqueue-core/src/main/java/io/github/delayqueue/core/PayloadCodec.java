@@ -18,4 +18,13 @@ public interface PayloadCodec {
      *                          dead-lettered without retry
      */
     Object decode(String json, Type type);
+
+    /**
+     * Checks, once when a consumer is created, that payloads of {@code type} can be built at all (a class
+     * without a usable constructor would send every message to the dead letters at once).
+     *
+     * @throws IllegalArgumentException naming the type and why it cannot be built
+     */
+    default void checkDecodable(Type type) {
+    }
 }

@@ -62,6 +62,13 @@ final class QueueOps {
         }
     }
 
+    /**
+     * Most bytes of messages one enqueue script call carries (a single larger message goes alone): 500
+     * messages of up to 1 MiB each in one call would hold Redis for seconds, and other consumers' leases
+     * with it. {@code DelayQueueClient.sendAll} and the {@link Combiner} both cut their calls here.
+     */
+    static final int SCRIPT_BYTES = 1024 * 1024;
+
     /** Most single sends combined into one script call (as {@code DelayQueueClient.SCRIPT_BATCH}). */
     static final int COMBINED = 500;
 
@@ -294,10 +301,16 @@ final class QueueOps {
                 }
                 batch = new ArrayList<>();
                 Set<String> ids = new HashSet<>();
+                long bytes = 0;
                 for (Single s = waiting.peek(); s != null && batch.size() < COMBINED; s = waiting.peek()) {
                     if (!ids.add(s.triple.get(0))) {
                         break; // the same id twice: the later send goes in the next call, after the earlier one
                     }
+                    long size = s.triple.get(0).length() + s.triple.get(1).length() + s.triple.get(2).length();
+                    if (!batch.isEmpty() && bytes + size > SCRIPT_BYTES) {
+                        break; // the byte budget (characters, a lower bound of the bytes): the rest go next
+                    }
+                    bytes += size;
                     waiting.poll(); // the head we peeked: only this lock's holder removes from waiting
                     batch.add(s);
                 }

@@ -35,6 +35,23 @@ class BadInputTest {
         }
     }
 
+    /** Fields and no getters: Jackson sees no property and writes {} (seen when porting an RDelayedQueue app). */
+    static final class NoGetters implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+        private final String orderId;
+        private final long cents;
+
+        NoGetters(String orderId, long cents) {
+            this.orderId = orderId;
+            this.cents = cents;
+        }
+
+        @Override
+        public String toString() {
+            return orderId + cents;
+        }
+    }
+
     private final RedisContext redis;
     private DelayQueueClient client;
 
@@ -68,6 +85,15 @@ class BadInputTest {
                 bad("id too long", c -> c.send("q", "p", d, SendOptions.id("i".repeat(257))), "id must be at most 256"),
                 bad("id with control character", c -> c.send("q", "p", d, SendOptions.id("a\nb")), "control characters"),
                 bad("payload over the limit", c -> c.send("q", big, d), "over the limit of 1000"),
+                bad("headers push the message over the limit", c -> c.send("q", "x".repeat(900), d,
+                        SendOptions.none().header("trace", "t".repeat(200))), "over the limit of 1000"),
+                bad("id with a lone high surrogate", c -> c.send("q", "p", d, SendOptions.id("order-\uD83D")), "lone surrogate"),
+                bad("id with a lone low surrogate", c -> c.send("q", "p", d, SendOptions.id("\uDE00-order")), "lone surrogate"),
+                bad("header with a lone surrogate", c -> c.send("q", "p", d, SendOptions.none().header("h", "a\uD800")),
+                        "lone surrogate"),
+                bad("payload with a lone surrogate", c -> c.send("q", "caf\uD800", d), "lone surrogate"),
+                bad("payload whose fields the codec cannot see", c -> c.send("q", new NoGetters("o-1", 5), d),
+                        "has state (orderId, cents) but the codec wrote {}"),
                 bad("payload Jackson cannot serialize", c -> c.send("q", new SelfReferencing(), d), "cannot be serialized"),
                 bad("null batch", c -> c.sendAll("q", null), "requests must not be null"),
                 bad("empty batch", c -> c.sendAll("q", List.of()), "requests must not be empty"),
@@ -89,7 +115,9 @@ class BadInputTest {
                 bad("consumer null handler", c -> c.newConsumer("q", String.class, null, ConsumerOptions.DEFAULTS),
                         "handler must not be null"),
                 bad("consumer null options", c -> c.newConsumer("q", String.class, (p, x) -> { }, null),
-                        "consumerOptions must not be null"));
+                        "consumerOptions must not be null"),
+                bad("consumer of a type the codec cannot build", c -> c.newConsumer("q", Runnable.class, (p, x) -> { },
+                        ConsumerOptions.DEFAULTS), "cannot be built"));
     }
 
     private static Arguments bad(String name, Call call, String message) {
@@ -101,6 +129,15 @@ class BadInputTest {
     void rejectedWithAClearMessageAndNothingWritten(String name, Call call, String message) {
         assertThatIllegalArgumentException().isThrownBy(() -> call.on(client)).withMessageContaining(message);
         assertThat(redis.redisson().getKeys().getKeysByPattern(redis.prefix() + ":*")).as("keys written").isEmpty();
+    }
+
+    @org.junit.jupiter.api.Test
+    void validSurrogatePairsAndEmptyMapsAreFine() {
+        assertThat(client.send("q", "\uD83D\uDE00", Duration.ofHours(1), SendOptions.id("order-\uD83D\uDE00")))
+                .isEqualTo("order-\uD83D\uDE00");
+        assertThat(client.send("q", java.util.Map.of(), Duration.ofHours(1), SendOptions.id("empty"))).isEqualTo("empty");
+        assertThat(client.stats("q").pending()).isEqualTo(2);
+        redis.redisson().getKeys().deleteByPattern(redis.prefix() + ":*");
     }
 
     @ParameterizedTest(name = "{0}")

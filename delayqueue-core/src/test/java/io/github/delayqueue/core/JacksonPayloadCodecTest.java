@@ -104,4 +104,38 @@ class JacksonPayloadCodecTest {
         assertThatThrownBy(() -> codec.encode(self)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("cannot be serialized to JSON");
     }
+
+    /** No creator Jackson can use: its only constructor is private. */
+    static final class NoUsableConstructor {
+        private final String orderId;
+
+        private NoUsableConstructor(String orderId) {
+            this.orderId = orderId;
+        }
+
+        public String getOrderId() {
+            return orderId;
+        }
+    }
+
+    interface NoSubtypes {
+    }
+
+    record Fine(String orderId, long cents) {
+    }
+
+    @org.junit.jupiter.api.Test
+    void aTypeThatCannotBeBuiltIsReportedWhenTheConsumerIsCreated() {
+        JacksonPayloadCodec codec = new JacksonPayloadCodec();
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> codec.checkDecodable(NoUsableConstructor.class))
+                .withMessageContaining(NoUsableConstructor.class.getName()).withMessageContaining("cannot be built");
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> codec.checkDecodable(NoSubtypes.class)).withMessageContaining("cannot be built");
+        // types whose messages decode, though {} is no value of them
+        codec.checkDecodable(Fine.class);
+        codec.checkDecodable(String.class);
+        codec.checkDecodable(java.util.List.class);
+        codec.checkDecodable(Long.class);
+    }
 }

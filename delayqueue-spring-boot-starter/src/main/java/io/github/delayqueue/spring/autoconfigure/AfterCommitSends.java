@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.core.DelayQueueException;
-import io.github.delayqueue.core.SendRequest;
+import io.github.delayqueue.core.PreparedSend;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +23,7 @@ final class AfterCommitSends implements TransactionSynchronization {
 
     private static final Logger log = LoggerFactory.getLogger(AfterCommitSends.class);
 
-    private record Pending(QueueCatalog.Queue queue, List<SendRequest> requests) {
+    private record Pending(QueueCatalog.Queue queue, PreparedSend sends) {
     }
 
     private final List<Pending> pending = new ArrayList<>();
@@ -38,7 +38,7 @@ final class AfterCommitSends implements TransactionSynchronization {
     }
 
     /** Defers prepared (validated, id-stamped, serialized) requests to after the current transaction commits. */
-    static void defer(QueueCatalog.Queue queue, List<SendRequest> prepared) {
+    static void defer(QueueCatalog.Queue queue, PreparedSend prepared) {
         AfterCommitSends sends = null;
         for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
             if (synchronization instanceof AfterCommitSends existing && !existing.sent) {
@@ -66,7 +66,7 @@ final class AfterCommitSends implements TransactionSynchronization {
         if (keep < this.pending.size()) {
             List<Pending> dropped = this.pending.subList(keep, this.pending.size());
             log.debug("Nested transaction rolled back: dropped {} delay queue send(s)",
-                    dropped.stream().mapToInt(p -> p.requests().size()).sum());
+                    dropped.stream().mapToInt(p -> p.sends().ids().size()).sum());
             dropped.clear();
         }
     }
@@ -103,9 +103,9 @@ final class AfterCommitSends implements TransactionSynchronization {
         DelayQueueException first = null;
         for (Pending p : this.pending) {
             try {
-                p.queue().client().sendAll(p.queue().name(), p.requests());
+                p.queue().client().send(p.sends());
             } catch (RuntimeException e) {
-                List<String> ids = p.requests().stream().map(r -> r.options().id()).toList();
+                List<String> ids = p.sends().ids();
                 log.error("Transaction committed but sending to queue '{}' failed; message ids {} were not sent",
                         p.queue().name(), ids, e);
                 DelayQueueException failure = new DelayQueueException("Transaction committed but sending to queue '"
@@ -124,10 +124,10 @@ final class AfterCommitSends implements TransactionSynchronization {
     }
 
     private int count() {
-        return this.pending.stream().mapToInt(p -> p.requests().size()).sum();
+        return this.pending.stream().mapToInt(p -> p.sends().ids().size()).sum();
     }
 
     private List<String> ids() {
-        return this.pending.stream().flatMap(p -> p.requests().stream()).map(r -> r.options().id()).toList();
+        return this.pending.stream().flatMap(p -> p.sends().ids().stream()).toList();
     }
 }

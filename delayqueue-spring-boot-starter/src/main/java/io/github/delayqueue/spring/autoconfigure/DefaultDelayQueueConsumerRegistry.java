@@ -80,6 +80,15 @@ final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsumerRegis
                         "Fix the @DelayHandler attributes or the delayqueue.consumer / delayqueue.queues."
                                 + endpoint.code() + " properties.", e);
             }
+            try {
+                this.catalog.codec().checkDecodable(endpoint.payloadType());
+            } catch (IllegalArgumentException e) {
+                throw new DelayQueueConfigurationException("@DelayHandler " + endpoint.source() + " takes "
+                        + endpoint.payloadType().getTypeName() + ", which the payload codec cannot build: " + e.getMessage()
+                        + ". Every message of queue '" + endpoint.code() + "' would go to the dead letters.",
+                        "Give the type a public no-argument constructor, or a constructor annotated @JsonCreator (and "
+                                + "compile with -parameters, which Spring Boot's build plugins turn on), or use a record.", e);
+            }
             checked.add(new Definition(queue, endpoint, options,
                     this.catalog.settings().consumerEnabled(endpoint.code())));
         }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import io.github.delayqueue.core.PreparedSend;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.SendRequest;
 import io.github.delayqueue.spring.DelayQueueCode;
@@ -49,9 +50,9 @@ final class DefaultDelayQueueTemplate implements DelayQueueTemplate {
     public List<String> sendAll(DelayQueueCode code, List<SendRequest> requests) {
         QueueCatalog.Queue queue = this.catalog.require(code);
         if (this.transactionAware && AfterCommitSends.inTransaction()) {
-            List<SendRequest> prepared = SendPreparation.prepare(queue.client(), this.catalog.codec(), requests);
+            PreparedSend prepared = queue.client().prepare(queue.name(), requests); // checked and encoded now
             AfterCommitSends.defer(queue, prepared);
-            return prepared.stream().map(r -> r.options().id()).toList();
+            return prepared.ids();
         }
         return queue.client().sendAll(queue.name(), requests);
     }

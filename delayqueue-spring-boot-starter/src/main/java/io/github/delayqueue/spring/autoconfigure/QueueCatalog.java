@@ -32,14 +32,14 @@ final class QueueCatalog {
     private final Map<String, Queue> queues = new LinkedHashMap<>();
     private final List<DelayQueueCode> codes;
     private final QueueSettings settings;
-    private final EncodedPayloadCodec codec;
+    private final PayloadCodec codec;
 
     QueueCatalog(List<DelayQueueCode> codes, DelayQueueProperties properties, RedissonClient redisson,
             PayloadCodec codec) {
         this.codes = List.copyOf(codes);
         this.settings = new QueueSettings(properties,
                 codes.stream().map(DelayQueueCode::code).collect(java.util.stream.Collectors.toSet()));
-        this.codec = new EncodedPayloadCodec(codec);
+        this.codec = codec;
         QueueSettings settings = this.settings;
         Map<QueueSettings.ClientKey, DelayQueueClient> clients = new HashMap<>();
         for (DelayQueueCode code : codes) {
@@ -64,7 +64,7 @@ final class QueueCatalog {
         return this.codes;
     }
 
-    EncodedPayloadCodec codec() {
+    PayloadCodec codec() {
         return this.codec;
     }
 

@@ -104,7 +104,7 @@ class DelayQueueAutoConfigurationTests {
         };
         this.runner.withBean(PayloadCodec.class, () -> own).run(context -> {
             assertThat(context).getBean(PayloadCodec.class).isSameAs(own);
-            assertThat(context.getBean(QueueCatalog.class).codec().delegate()).isSameAs(own);
+            assertThat(context.getBean(QueueCatalog.class).codec()).isSameAs(own);
         });
     }
 
@@ -407,6 +407,14 @@ class DelayQueueAutoConfigurationTests {
     @Test
     void failsForAnAsyncMetaAnnotatedHandlerMethod() {
         assertUnusable(MetaAsyncConfig.class, "MetaAsyncConfig.on(String)", "@Async");
+    }
+
+    @Test
+    void failsForAHandlerWhosePayloadTypeTheCodecCannotBuild() {
+        this.runner.withUserConfiguration(UnbuildablePayloadConfig.class).run(context -> assertThat(configFailure(context))
+                .hasMessageContaining("UnbuildablePayloadConfig.on(Unbuildable)")
+                .hasMessageContaining(Unbuildable.class.getName())
+                .hasMessageContaining("cannot build"));
     }
 
     @Test
@@ -741,6 +749,26 @@ class DelayQueueAutoConfigurationTests {
 
     @DelayHandler("ORDER_TIMEOUT")
     static class NotAHandler {
+    }
+
+    /** Its only constructor is private: every message would be dead-lettered at once. */
+    static final class Unbuildable {
+        private final String orderId;
+
+        private Unbuildable(String orderId) {
+            this.orderId = orderId;
+        }
+
+        public String getOrderId() {
+            return this.orderId;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UnbuildablePayloadConfig {
+        @DelayHandler("ORDER_TIMEOUT")
+        void on(Unbuildable payload) {
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
