@@ -97,6 +97,20 @@ class BadInputIntegrationTests {
     private record Case(String name, String message, ThrowingCallable call) {
     }
 
+    /** A field and no getter: Jackson writes {}. */
+    static final class NoGetters {
+        private final String orderId;
+
+        NoGetters(String orderId) {
+            this.orderId = orderId;
+        }
+
+        @Override
+        public String toString() {
+            return this.orderId;
+        }
+    }
+
     private List<Case> sends() {
         String big = "x".repeat(2_000);
         List<SendRequest> eleven = IntStream.range(0, 11).mapToObj(i -> SendRequest.of("m" + i, Duration.ZERO)).toList();
@@ -125,6 +139,12 @@ class BadInputIntegrationTests {
                         () -> this.template.send(Q, "p", Duration.ZERO, SendOptions.id("i".repeat(257)))),
                 new Case("send: id with control character", "control characters",
                         () -> this.template.send(Q, "p", Duration.ZERO, SendOptions.id("a\nb"))),
+                new Case("send: id with a lone surrogate", "lone surrogate",
+                        () -> this.template.send(Q, "p", Duration.ZERO, SendOptions.id("order-\uD83D"))),
+                new Case("send: headers push the message over the limit", "over the limit of 1024", () -> this.template
+                        .send(Q, "x".repeat(900), Duration.ZERO, SendOptions.none().header("trace", "t".repeat(200)))),
+                new Case("send: payload whose fields the codec cannot see", "but the codec wrote {}",
+                        () -> this.template.send(Q, new NoGetters("o-1"), Duration.ZERO)),
                 new Case("sendAt: null instant", "dueAt must not be null", () -> this.template.sendAt(Q, "p", null)),
                 new Case("sendAt: absurd instant", "dueAt must be within",
                         () -> this.template.sendAt(Q, "p", Instant.now().plus(Duration.ofDays(365 * 20)))),
