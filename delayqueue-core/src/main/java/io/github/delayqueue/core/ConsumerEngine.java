@@ -100,7 +100,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
         state = State.RUNNING;
         shared.acquire();
         workers = executors.apply("delayqueue-handler-" + queue);
-        settler = new Settler(queue, ops, shared.settler());
+        settler = new Settler(queue, ops, shared.settler(), () -> poller.settleProgress());
         keeper = new LeaseKeeper(queue, ops, options, running, this::timeOut);
         keeper.start(shared.keeper());
         wakeUps = new WakeUps(redisson, ops.keys(), options.maxPollInterval(), due -> poller.signal(true, due));

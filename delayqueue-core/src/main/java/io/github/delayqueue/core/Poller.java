@@ -23,6 +23,8 @@ final class Poller {
     private static final Logger log = LoggerFactory.getLogger(DelayQueueConsumer.class);
     private static final long NOT_SLEEPING = Long.MIN_VALUE;
     private static final long BACKLOG_WAIT_MS = 5;
+    /** A settle backlog that lasts this long is logged at WARN: settling fails or cannot keep up. */
+    private static final long SETTLE_LAG_WARN_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final String queue;
     private final QueueOps ops;
@@ -45,6 +47,8 @@ final class Poller {
      * half a batch rather than claiming one message per round trip as each handler finishes.
      */
     private volatile int slotsWanted;
+    /** Whether the poller waits for the settler to catch up (back-pressure). */
+    private volatile boolean awaitingSettles;
 
     Poller(String queue, QueueOps ops, ConsumerOptions options, Semaphore slots, Settler settler, WakeUps wakeUps,
             BooleanSupplier running, Function<QueueOps.Claimed, Throwable> dispatch) {
@@ -68,10 +72,13 @@ final class Poller {
         // claiming each slot as it frees costs a round trip and a script call per message.
         int minClaim = Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
         // back-pressure: while settling fails or lags, claim nothing more, so finished deliveries waiting to
-        // be settled stay bounded (at most this plus the running handlers), whatever Redis answers
-        int unsettledLimit = Math.max(2 * Settler.BATCH, 2 * options.concurrency());
+        // be settled stay bounded (at most this plus the running handlers), whatever Redis answers. Four
+        // batches: a healthy settler under a burst holds up to two (one being written, one piling up), and a
+        // bound it reaches in normal flow would pause claiming for nothing.
+        int unsettledLimit = Math.max(4 * Settler.BATCH, 4 * options.concurrency());
         boolean backlog = false;
-        boolean settleBacklog = false;
+        long settleBacklogSince = 0;
+        boolean settleLagWarned = false;
         long backoffMs = 0;
         int failures = 0;
         int rejections = 0;
@@ -80,17 +87,25 @@ final class Poller {
         while (running.getAsBoolean()) {
             try {
                 if (settler.unsettled() >= unsettledLimit) {
-                    if (!settleBacklog) {
-                        settleBacklog = true;
-                        log.warn("Queue '{}': {} finished deliveries wait to be settled; claiming paused until they are",
-                                queue, settler.unsettled());
+                    long now = System.nanoTime();
+                    if (settleBacklogSince == 0) {
+                        settleBacklogSince = now;
+                        log.debug("Queue '{}': {} finished deliveries wait to be settled; claiming paused until they "
+                                + "are", queue, settler.unsettled());
+                    } else if (!settleLagWarned && now - settleBacklogSince >= SETTLE_LAG_WARN_NANOS) {
+                        settleLagWarned = true;
+                        log.warn("Queue '{}': {} finished deliveries have waited over a second to be settled; claiming "
+                                + "paused until they are", queue, settler.unsettled());
                     }
-                    pause(20);
+                    awaitSettles(unsettledLimit, 20);
                     continue;
                 }
-                if (settleBacklog) {
-                    settleBacklog = false;
-                    log.info("Queue '{}': settling caught up; claiming again", queue);
+                if (settleBacklogSince != 0) {
+                    if (settleLagWarned) {
+                        log.info("Queue '{}': settling caught up; claiming again", queue);
+                    }
+                    settleBacklogSince = 0;
+                    settleLagWarned = false;
                 }
                 int free = slots.availablePermits();
                 if (free == 0) {
@@ -191,6 +206,29 @@ final class Poller {
         } catch (RuntimeException e) {
             log.warn("Queue '{}': could not hand back {} refused messages; they will be delivered again after their "
                     + "lease: {}", queue, refused.size(), e.toString());
+        }
+    }
+
+    /** The settler settled a batch: wakes the poller if it waits for settles to catch up. */
+    void settleProgress() {
+        if (awaitingSettles) {
+            signal(false);
+        }
+    }
+
+    /** Waits up to {@code millis} until fewer than {@code limit} finished deliveries wait to be settled. */
+    private void awaitSettles(int limit, long millis) throws InterruptedException {
+        awaitingSettles = true;
+        long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
+        lock.lock();
+        try {
+            while (running.getAsBoolean() && settler.unsettled() >= limit && nanos > 0) {
+                nanos = changed.awaitNanos(nanos);
+            }
+            wakeRequested = false;
+        } finally {
+            awaitingSettles = false;
+            lock.unlock();
         }
     }
 

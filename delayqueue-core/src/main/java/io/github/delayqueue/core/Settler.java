@@ -29,6 +29,8 @@ final class Settler {
     private final String queue;
     private final QueueOps ops;
     private final ScheduledExecutorService executor;
+    /** Told after every settled batch (the poller waits for it while too many are unsettled). */
+    private final Runnable progress;
     private final ConcurrentLinkedQueue<QueueOps.Settlement> pending = new ConcurrentLinkedQueue<>();
     /** Added and not yet settled (or given up): the queued ones and the batch under way. */
     private final AtomicInteger unsettled = new AtomicInteger();
@@ -42,10 +44,11 @@ final class Settler {
     private boolean lingered;
     private long backoffMs;
 
-    Settler(String queue, QueueOps ops, ScheduledExecutorService executor) {
+    Settler(String queue, QueueOps ops, ScheduledExecutorService executor, Runnable progress) {
         this.queue = queue;
         this.ops = ops;
         this.executor = executor;
+        this.progress = progress;
     }
 
     /** Queues a settlement; after {@link #close()} has finished it is dropped (left in flight, redelivered). */
@@ -116,6 +119,7 @@ final class Settler {
                 unsettled.addAndGet(-batch.size());
                 batch.clear();
                 backoffMs = 0;
+                progress.run();
             } catch (Throwable e) { // an Error too: settling must not stop while deliveries finish
                 if (closing) {
                     Threads.loopFailed(log, e, "Queue '{}': could not settle {} finished deliveries at shutdown; they "

@@ -27,10 +27,10 @@ import io.github.delayqueue.testing.TestRedis;
  */
 class SettleBackPressureTest {
 
-    private static final int MESSAGES = 3_000;
+    private static final int MESSAGES = 5_000;
     private static final int CONCURRENCY = 50;
-    /** The engine's bound (2 x 500 settlements) plus the settlements of running and just-claimed deliveries. */
-    private static final int BOUND = 1_000 + 2 * CONCURRENCY + 100;
+    /** The engine's bound (4 x 500 settlements) plus the settlements of running and just-claimed deliveries. */
+    private static final int BOUND = 2_000 + 2 * CONCURRENCY + 100;
 
     @Test
     void claimingPausesWhileSettlesFailAndResumesWhenTheyWork() throws IOException {
@@ -54,8 +54,8 @@ class SettleBackPressureTest {
                     ConsumerOptions.builder().concurrency(CONCURRENCY).visibilityTimeout(Duration.ofMinutes(5)).build());
             consumer.start();
 
-            await().atMost(Duration.ofSeconds(20)).until(() -> handled.get() >= 1_000);
-            // held for two seconds: far longer than the old engine took to claim all 3,000
+            await().atMost(Duration.ofSeconds(20)).until(() -> handled.get() >= 2_000);
+            // held for two seconds: far longer than the old engine took to claim all 5,000
             await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
                     .until(() -> client.stats(queue).inFlight() <= BOUND && handled.get() <= BOUND);
             assertThat(client.stats(queue).ready()).isGreaterThanOrEqualTo(MESSAGES - BOUND);
