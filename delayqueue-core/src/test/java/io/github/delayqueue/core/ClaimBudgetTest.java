@@ -1,6 +1,7 @@
 package io.github.delayqueue.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,6 +35,7 @@ class ClaimBudgetTest {
             sends.add(SendRequest.of(big, Duration.ZERO, SendOptions.id("big-" + i)));
         }
         client.sendAll(queue, sends);
+        awaitDue(client, queue, 10);
         QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
 
         QueueOps.ClaimResult first = ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE);
@@ -55,11 +57,20 @@ class ClaimBudgetTest {
                 ClientOptions.builder().keyPrefix(redis.prefix()).maxPayloadBytes(4 * 1024 * 1024).build());
         client.sendAll(queue, List.of(SendRequest.of("y".repeat(QueueOps.CLAIM_BYTES + 10), Duration.ZERO,
                 SendOptions.id("huge")), SendRequest.of("small", Duration.ZERO, SendOptions.id("small"))));
+        awaitDue(client, queue, 2);
         QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
 
         assertThat(ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages())
                 .extracting(QueueOps.Claimed::id).containsExactly("huge");
         assertThat(ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages())
                 .extracting(QueueOps.Claimed::id).containsExactly("small");
+    }
+
+    /**
+     * A send with no delay is due at the Redis clock rounded up to the millisecond, so a claim in the same
+     * millisecond finds nothing yet: wait until the messages are due before claiming by hand.
+     */
+    private static void awaitDue(DelayQueueClient client, String queue, int count) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).ready() == count);
     }
 }

@@ -47,6 +47,14 @@ class LeaseTest {
         }
     }
 
+    /**
+     * A send with no delay is due at the Redis clock rounded up to the millisecond, so a claim in the same
+     * millisecond finds nothing yet: wait until the messages are due before claiming by hand.
+     */
+    private void awaitDue(String queue, int count) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).ready() == count);
+    }
+
     private QueueOps ops(String queue) {
         return new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
     }
@@ -55,6 +63,7 @@ class LeaseTest {
     void claimedButNeverAckedIsRedeliveredAndAStaleAckCannotRemoveIt() throws Exception {
         String queue = "crash";
         client.send(queue, "job", Duration.ZERO, SendOptions.id("job:1"));
+        awaitDue(queue, 1);
         // a consumer that claims and then dies: nothing ever acks this delivery
         QueueOps.ClaimResult dead = ops(queue).claim(10, 300, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE);
         assertThat(dead.messages()).hasSize(1);
@@ -86,6 +95,7 @@ class LeaseTest {
     void staleRetryAndExtendAreFencedToo() {
         String queue = "fence";
         client.send(queue, "job", Duration.ZERO, SendOptions.id("f:1"));
+        awaitDue(queue, 1);
         QueueOps ops = ops(queue);
         QueueOps.Claimed first = ops.claim(1, 100, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages().get(0);
         await().atMost(Duration.ofSeconds(3)).until(() -> ops.claim(1, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages().size() == 1);
@@ -141,6 +151,7 @@ class LeaseTest {
         for (String id : List.of("ack:1", "retry:2:x", "dead:3", "stale:4")) {
             client.send(queue, "job " + id, Duration.ZERO, SendOptions.id(id));
         }
+        awaitDue(queue, 4);
         QueueOps ops = ops(queue);
         List<QueueOps.Claimed> claimed = ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();
         assertThat(claimed).extracting(QueueOps.Claimed::id).containsExactly("ack:1", "retry:2:x", "dead:3", "stale:4");
