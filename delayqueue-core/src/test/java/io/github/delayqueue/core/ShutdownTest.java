@@ -113,7 +113,12 @@ class ShutdownTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> started.get() == 1);
 
         consumer.stopAsync().get(10, TimeUnit.SECONDS);
-        assertThat(returned.get()).as("the handler saw the interrupt and returned").isEqualTo(1);
+        // the stop interrupts the handler and does not wait for it to return: wait for that here
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(
+                () -> assertThat(returned.get()).as("the handler saw the interrupt and returned").isEqualTo(1));
+        // an acknowledgement, if one were sent, would follow the return: it must not arrive
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+                .until(() -> client.stats(queue).inFlight() == 1);
         QueueStats stats = client.stats(queue);
         assertThat(stats.inFlight()).as("work abandoned by shutdown stays in flight").isEqualTo(1);
         assertThat(stats.dead()).isZero();
