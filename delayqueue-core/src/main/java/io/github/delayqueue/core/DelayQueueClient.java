@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -396,7 +397,7 @@ public final class DelayQueueClient {
         return due.scriptArg();
     }
 
-    private static String validateId(String id, String where) {
+    private static String validateId(@Nullable String id, String where) {
         Checks.require(id != null && !id.isBlank(), "id must not be null or blank" + where);
         Checks.require(id.length() <= ClientOptions.MAX_ID_LENGTH,
                 "id must be at most " + ClientOptions.MAX_ID_LENGTH + " characters, was " + id.length() + where);

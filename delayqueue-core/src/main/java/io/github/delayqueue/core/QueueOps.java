@@ -12,6 +12,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 
+import org.jspecify.annotations.Nullable;
+
 /** The Redis operations of one queue; each is one script call. Arguments are already validated. */
 final class QueueOps {
 
@@ -48,7 +50,7 @@ final class QueueOps {
     }
 
     /** One finished delivery to settle, fenced by its member and attempt. */
-    record Settlement(SettleOp op, String member, int attempt, long delayMs, String text) {
+    record Settlement(SettleOp op, String member, int attempt, long delayMs, @Nullable String text) {
     }
 
     /** What a dead-letter script call does with the letters it selects; {@link #arg} is its op in dead.lua's arguments. */
@@ -251,8 +253,8 @@ final class QueueOps {
         final List<String> triple;
         final Thread thread = Thread.currentThread();
         volatile boolean done;
-        Object flag;
-        RuntimeException error;
+        @Nullable Object flag;
+        @Nullable RuntimeException error;
 
         Single(List<String> triple) {
             this.triple = triple;
