@@ -124,7 +124,7 @@ public final class DelayQueueClient {
             SendOptions o = r.options();
             String id = o.id() == null ? newId() : validateId(o.id(), where);
             Checks.require(seen.add(id), "duplicate id '" + id + "' in one batch" + where);
-            String spec = dueSpec(r.due(), where);
+            String spec = checked(r.due(), where).scriptArg();
             validateHeaders(o.headers(), where);
             String body = Envelope.body(o.headers(), encode(r.payload(), where));
             int bytes = storedBytes(body);
@@ -198,16 +198,16 @@ public final class DelayQueueClient {
     public boolean reschedule(String queue, String id, Duration delay) {
         QueueOps ops = ops(queue);
         validateId(id, "");
-        String spec = dueSpec(Due.after(delay), "");
-        return redis("reschedule '" + id + "' in queue '" + queue + "'", () -> ops.reschedule(id, spec));
+        Due due = checked(Due.after(delay), "");
+        return redis("reschedule '" + id + "' in queue '" + queue + "'", () -> ops.reschedule(id, due));
     }
 
     /** Like {@link #reschedule(String, String, Duration)} with an absolute due instant. */
     public boolean rescheduleAt(String queue, String id, Instant dueAt) {
         QueueOps ops = ops(queue);
         validateId(id, "");
-        String spec = dueSpec(Due.at(dueAt), "");
-        return redis("reschedule '" + id + "' in queue '" + queue + "'", () -> ops.reschedule(id, spec));
+        Due due = checked(Due.at(dueAt), "");
+        return redis("reschedule '" + id + "' in queue '" + queue + "'", () -> ops.reschedule(id, due));
     }
 
     /** Counts of pending, due, in-flight and dead messages, read atomically in O(log N). */
@@ -374,8 +374,8 @@ public final class DelayQueueClient {
         }
     }
 
-    /** Checks {@code due} against {@link #MAX_DELAY} and the client's clock; returns its script argument. */
-    private String dueSpec(Due due, String where) {
+    /** Checks {@code due} against {@link #MAX_DELAY} and the client's clock; returns it. */
+    private Due checked(Due due, String where) {
         // messages are built only on failure: formatting a Duration or Instant on every send showed in profiles
         if (due instanceof Due.After after) {
             Duration delay = after.delay();
@@ -394,7 +394,7 @@ public final class DelayQueueClient {
                 Checks.require(false, "dueAt must not be before 1970, was " + dueAt + where);
             }
         }
-        return due.scriptArg();
+        return due;
     }
 
     private static String validateId(@Nullable String id, String where) {

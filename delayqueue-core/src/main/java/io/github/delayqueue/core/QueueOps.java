@@ -104,8 +104,9 @@ final class QueueOps {
     }
 
     /**
-     * Writes messages; {@code triples} holds id, due spec, body per message. Returns a written flag per message.
-     * Single-message sends from concurrent threads are combined into one script call (see {@link Combiner}).
+     * Writes messages; {@code triples} holds id, due ({@link Due#scriptArg()}), body per message. Returns a
+     * written flag per message. Single-message sends from concurrent threads are combined into one script
+     * call (see {@link Combiner}).
      */
     List<Object> enqueue(SendMode mode, List<String> triples) {
         if (triples.size() == 3) {
@@ -192,9 +193,8 @@ final class QueueOps {
         return scripts.number(Scripts.Name.CANCEL, keys.keys(), keys.wakeChannel(), id) == 1;
     }
 
-    /** {@code dueSpec} is a {@link Due#scriptArg()}. */
-    boolean reschedule(String id, String dueSpec) {
-        return scripts.number(Scripts.Name.RESCHEDULE, keys.keys(), keys.wakeChannel(), id, dueSpec) == 1;
+    boolean reschedule(String id, Due due) {
+        return scripts.number(Scripts.Name.RESCHEDULE, keys.keys(), keys.wakeChannel(), id, due.scriptArg()) == 1;
     }
 
     QueueStats stats() {
