@@ -1,5 +1,6 @@
 package io.github.delayqueue.benchmarks;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -18,7 +19,7 @@ final class Bench implements AutoCloseable {
     final RedissonClient consumer;
     final Resp resp;
     final RedisClock clock;
-    private final EmbeddedRedis server;
+    private final @Nullable EmbeddedRedis server;
 
     Bench(Settings settings) {
         this.settings = settings;

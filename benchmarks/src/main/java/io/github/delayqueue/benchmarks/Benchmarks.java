@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Side-by-side benchmarks of delayqueue and Redisson's {@code RDelayedQueue} (issue #5). Run every
  * scenario with
@@ -249,7 +251,8 @@ public final class Benchmarks {
         Side.Measure run() throws Exception;
     }
 
-    private Result compare(String scenario, String unit, boolean lowerIsBetter, Measurement ours, Measurement redisson) {
+    private Result compare(String scenario, String unit, boolean lowerIsBetter, Measurement ours,
+            @Nullable Measurement redisson) {
         Side.Measure o = sides.contains("ours") ? measure(ours) : Side.Measure.of(Double.NaN).with("skipped", "--sides");
         Side.Measure r = redisson == null || !sides.contains("redisson") ? null : measure(redisson);
         double oursValue = o.value();

@@ -19,6 +19,7 @@ import io.github.delayqueue.core.MessageHandler;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.SendRequest;
+import org.jspecify.annotations.Nullable;
 
 /** Our engine: {@link DelayQueueClient} sends on the producer client, consumers run on the consumer client. */
 final class OursSide extends Side {
@@ -63,7 +64,8 @@ final class OursSide extends Side {
         }
 
         /** Sends {@code count} messages from {@code threads} threads, in sendAll chunks, all due at {@code dueAt} or after {@code delay}. */
-        void fill(String queue, int count, int threads, Instant dueAt, Duration delay, boolean withIds) throws Exception {
+        void fill(String queue, int count, int threads, @Nullable Instant dueAt, @Nullable Duration delay,
+                boolean withIds) throws Exception {
             Chunks chunks = new Chunks(count, SETUP_CHUNK);
             parallel(threads, t -> {
                 for (int from = chunks.take(); from >= 0; from = chunks.take()) {

@@ -18,6 +18,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A minimal RESP2 connection for the measuring side of the benchmark (TIME, INFO, MEMORY USAGE, SCAN,
  * SLOWLOG, COMMANDSTATS): independent of the Redisson clients under test, so measuring adds nothing to
@@ -66,7 +68,7 @@ final class Resp implements Closeable {
     }
 
     /** Sends one command and reads its reply: String, Long, List or null; an error reply throws. */
-    synchronized Object call(String... args) {
+    synchronized @Nullable Object call(String... args) {
         try {
             out.write(('*' + Integer.toString(args.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
             for (String arg : args) {
@@ -125,7 +127,7 @@ final class Resp implements Closeable {
         return total;
     }
 
-    private Object read() throws IOException {
+    private @Nullable Object read() throws IOException {
         int type = in.read();
         if (type < 0) {
             throw new EOFException("Redis closed the connection");

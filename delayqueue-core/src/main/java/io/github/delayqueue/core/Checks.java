@@ -2,6 +2,8 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /** Argument checks that throw {@link IllegalArgumentException} with the caller's wording. */
 final class Checks {
 
@@ -14,7 +16,7 @@ final class Checks {
         }
     }
 
-    static void positive(Duration value, String name) {
+    static void positive(@Nullable Duration value, String name) {
         require(value != null, name + " must not be null");
         require(!value.isNegative() && !value.isZero(), name + " must be positive, was " + value);
         atMostMaxDelay(value, name);
@@ -41,7 +43,7 @@ final class Checks {
         return -1;
     }
 
-    static <T> T notNull(T value, String name) {
+    static <T> T notNull(@Nullable T value, String name) {
         require(value != null, name + " must not be null");
         return value;
     }

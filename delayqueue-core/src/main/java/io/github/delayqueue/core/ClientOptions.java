@@ -2,6 +2,8 @@ package io.github.delayqueue.core;
 
 import java.time.Clock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Settings shared by every queue of one {@link DelayQueueClient}. Immutable; build with
  * {@link #builder()}.
@@ -72,7 +74,7 @@ public final class ClientOptions {
         private String keyPrefix = "dq";
         private int maxPayloadBytes = 1024 * 1024;
         private int maxBatchSize = 10_000;
-        private PayloadCodec codec;
+        private @Nullable PayloadCodec codec;
         private Clock clock = Clock.systemUTC();
 
         private Builder() {

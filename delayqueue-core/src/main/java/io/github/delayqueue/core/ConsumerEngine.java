@@ -21,6 +21,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,10 +61,10 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
     private volatile State state = State.NEW;
-    private Thread pollerThread;
-    private Poller poller;
-    private Settler settler;
-    private LeaseKeeper keeper;
+    private @Nullable Thread pollerThread;
+    private @Nullable Poller poller;
+    private @Nullable Settler settler;
+    private @Nullable LeaseKeeper keeper;
     private WakeUps wakeUps;
     private ExecutorService workers;
 
@@ -123,7 +124,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     // ---- deliveries --------------------------------------------------------------------------
 
     /** Hands a claimed message to a handler thread; returns why the executor refused it, or null. */
-    private Throwable dispatch(QueueOps.Claimed claimed) {
+    private @Nullable Throwable dispatch(QueueOps.Claimed claimed) {
         slots.acquireUninterruptibly(); // never blocks: only the poller acquires, and it claimed at most the free slots
         Delivery delivery = new Delivery(claimed, this);
         FutureTask<Void> task = new FutureTask<>(() -> handle(delivery), null);
@@ -294,7 +295,8 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     }
 
     /** Tells the interceptors; they cannot change the outcome, and what they throw is logged. */
-    private void afterDelivery(Delivery delivery, MessageContext context, DeliveryOutcome outcome, Throwable error) {
+    private void afterDelivery(Delivery delivery, @Nullable MessageContext context, DeliveryOutcome outcome,
+            @Nullable Throwable error) {
         List<DeliveryInterceptor> interceptors = options.interceptors();
         if (interceptors.isEmpty()) {
             return;

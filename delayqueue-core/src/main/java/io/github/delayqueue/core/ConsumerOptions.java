@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How one consumer claims and runs messages. Immutable; build with {@link #builder()}.
  *
@@ -51,7 +53,7 @@ public final class ConsumerOptions {
     private final Duration deadLetterRetention;
     private final int deadLetterMaxCount;
     private final Set<Class<? extends Throwable>> noRetryFor;
-    private final DeliveryErrorHandler errorHandler;
+    private final @Nullable DeliveryErrorHandler errorHandler;
     private final List<DeliveryInterceptor> interceptors;
 
     private ConsumerOptions(Builder b) {
@@ -138,7 +140,7 @@ public final class ConsumerOptions {
     }
 
     /** The error handler, or null for the default rule. */
-    public DeliveryErrorHandler errorHandler() {
+    public @Nullable DeliveryErrorHandler errorHandler() {
         return errorHandler;
     }
 
@@ -167,7 +169,7 @@ public final class ConsumerOptions {
         private Duration deadLetterRetention = Duration.ofDays(14);
         private int deadLetterMaxCount = 100_000;
         private Collection<Class<? extends Throwable>> noRetryFor = Set.of();
-        private DeliveryErrorHandler errorHandler;
+        private @Nullable DeliveryErrorHandler errorHandler;
         private List<DeliveryInterceptor> interceptors = List.of();
 
         private Builder() {
@@ -180,7 +182,7 @@ public final class ConsumerOptions {
         }
 
         /** Decides what a failure does; null for the default rule. */
-        public Builder errorHandler(DeliveryErrorHandler errorHandler) {
+        public Builder errorHandler(@Nullable DeliveryErrorHandler errorHandler) {
             this.errorHandler = errorHandler;
             return this;
         }

@@ -3,6 +3,8 @@ package io.github.delayqueue.core;
 import java.time.Instant;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A message that was given up on.
  *
@@ -18,5 +20,5 @@ import java.util.Map;
  * @param enqueuedAt when it was first sent (Redis clock), or {@code null} if the envelope is unreadable
  */
 public record DeadLetter(String key, String id, String payload, Map<String, String> headers, int attempts, String reason,
-        Instant deadAt, Instant enqueuedAt) {
+        Instant deadAt, @Nullable Instant enqueuedAt) {
 }

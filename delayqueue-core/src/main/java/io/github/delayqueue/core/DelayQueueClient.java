@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -121,20 +122,18 @@ public final class DelayQueueClient {
             String where = requests.size() == 1 ? "" : " (message " + i + ")";
             Checks.require(r != null, "request must not be null" + where);
             SendOptions o = r.options();
-            Checks.require(o != null, "options must not be null" + where);
             String id = o.id() == null ? newId() : validateId(o.id(), where);
             Checks.require(seen.add(id), "duplicate id '" + id + "' in one batch" + where);
-            String spec = dueSpec(r.delay(), r.dueAt(), where);
+            String spec = checked(r.due(), where).scriptArg();
             validateHeaders(o.headers(), where);
             String body = Envelope.body(o.headers(), encode(r.payload(), where));
             int bytes = storedBytes(body);
             Checks.require(bytes <= options.maxPayloadBytes() + Envelope.PREFIX_LENGTH,
                     "message is " + (bytes - Envelope.PREFIX_LENGTH) + " bytes of payload and headers, over the limit of "
                             + options.maxPayloadBytes() + where);
-            boolean replace = o.mode() == SendMode.REPLACE;
             PreparedSend.Run run = runs.isEmpty() ? null : runs.get(runs.size() - 1);
-            if (run == null || run.replace() != replace) {
-                run = new PreparedSend.Run(replace, new ArrayList<>(), new ArrayList<>());
+            if (run == null || run.mode() != o.mode()) {
+                run = new PreparedSend.Run(o.mode(), new ArrayList<>(), new ArrayList<>());
                 runs.add(run);
             }
             run.triples().add(id);
@@ -180,7 +179,7 @@ public final class DelayQueueClient {
                 bytes += run.bytes().get(to);
                 to++;
             }
-            ops.enqueue(run.replace(), triples.subList(from * 3, to * 3));
+            ops.enqueue(run.mode(), triples.subList(from * 3, to * 3));
             from = to;
         }
     }
@@ -199,16 +198,16 @@ public final class DelayQueueClient {
     public boolean reschedule(String queue, String id, Duration delay) {
         QueueOps ops = ops(queue);
         validateId(id, "");
-        String spec = dueSpec(delay, null, "");
-        return redis("reschedule '" + id + "' in queue '" + queue + "'", () -> ops.reschedule(id, spec));
+        Due due = checked(Due.after(delay), "");
+        return redis("reschedule '" + id + "' in queue '" + queue + "'", () -> ops.reschedule(id, due));
     }
 
     /** Like {@link #reschedule(String, String, Duration)} with an absolute due instant. */
     public boolean rescheduleAt(String queue, String id, Instant dueAt) {
         QueueOps ops = ops(queue);
         validateId(id, "");
-        String spec = dueSpec(null, dueAt, "");
-        return redis("reschedule '" + id + "' in queue '" + queue + "'", () -> ops.reschedule(id, spec));
+        Due due = checked(Due.at(dueAt), "");
+        return redis("reschedule '" + id + "' in queue '" + queue + "'", () -> ops.reschedule(id, due));
     }
 
     /** Counts of pending, due, in-flight and dead messages, read atomically in O(log N). */
@@ -347,7 +346,6 @@ public final class DelayQueueClient {
     }
 
     private String encode(Object payload, String where) {
-        Checks.require(payload != null, "payload must not be null" + where);
         String json = options.codec().encode(payload);
         Checks.require(json != null, "codec returned null for the payload" + where);
         int surrogate = Checks.loneSurrogate(json);
@@ -376,34 +374,30 @@ public final class DelayQueueClient {
         }
     }
 
-    private String dueSpec(Duration delay, Instant dueAt, String where) {
+    /** Checks {@code due} against {@link #MAX_DELAY} and the client's clock; returns it. */
+    private Due checked(Due due, String where) {
         // messages are built only on failure: formatting a Duration or Instant on every send showed in profiles
-        if (dueAt == null) {
-            Checks.require(delay != null, "delay must not be null" + where);
+        if (due instanceof Due.After after) {
+            Duration delay = after.delay();
             if (delay.isNegative()) {
                 Checks.require(false, "delay must not be negative, was " + delay + where);
             }
             if (delay.compareTo(MAX_DELAY) > 0) {
                 Checks.require(false, "delay must be at most " + MAX_DELAY + ", was " + delay + where);
             }
-            return "+" + ceilMillis(delay);
+        } else {
+            Instant dueAt = ((Due.At) due).instant();
+            if (!dueAt.isBefore(options.clock().instant().plus(MAX_DELAY))) {
+                Checks.require(false, "dueAt must be within " + MAX_DELAY + " from now, was " + dueAt + where);
+            }
+            if (dueAt.getEpochSecond() < 0) {
+                Checks.require(false, "dueAt must not be before 1970, was " + dueAt + where);
+            }
         }
-        Checks.require(delay == null, "give either a delay or a due instant, not both" + where);
-        if (!dueAt.isBefore(options.clock().instant().plus(MAX_DELAY))) {
-            Checks.require(false, "dueAt must be within " + MAX_DELAY + " from now, was " + dueAt + where);
-        }
-        if (dueAt.getEpochSecond() < 0) {
-            Checks.require(false, "dueAt must not be before 1970, was " + dueAt + where);
-        }
-        return "@" + ceilMillis(Duration.ofSeconds(dueAt.getEpochSecond(), dueAt.getNano()));
+        return due;
     }
 
-    private static long ceilMillis(Duration d) {
-        long millis = d.toMillis();
-        return d.minusMillis(millis).isZero() ? millis : millis + 1;
-    }
-
-    private static String validateId(String id, String where) {
+    private static String validateId(@Nullable String id, String where) {
         Checks.require(id != null && !id.isBlank(), "id must not be null or blank" + where);
         Checks.require(id.length() <= ClientOptions.MAX_ID_LENGTH,
                 "id must be at most " + ClientOptions.MAX_ID_LENGTH + " characters, was " + id.length() + where);

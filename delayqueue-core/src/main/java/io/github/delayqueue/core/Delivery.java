@@ -3,6 +3,8 @@ package io.github.delayqueue.core;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One claimed message, from its dispatch until its handler finished and its slot was freed. It settles
  * once (the first of ack, retry, dead letter or hand-back wins) and frees its slot once.
@@ -21,11 +23,11 @@ final class Delivery {
     final QueueOps.Claimed claimed;
     final long startNanos = System.nanoTime();
     /** Set by the handler thread once the envelope is decoded; null until then. */
-    volatile MessageContext context;
+    volatile @Nullable MessageContext context;
     private final Owner owner;
     private final AtomicBoolean settled = new AtomicBoolean();
     private final AtomicBoolean slotHeld = new AtomicBoolean(true);
-    private volatile FutureTask<Void> task;
+    private volatile @Nullable FutureTask<Void> task;
     private volatile boolean timedOut;
     /** Set before shutdown interrupts the handler: whatever it does next, its work was abandoned. */
     private volatile boolean cutOff;
@@ -37,7 +39,7 @@ final class Delivery {
     }
 
     /** Settles the delivery unless it was settled already; see {@link QueueOps.Settlement} for the ops. */
-    void settle(QueueOps.SettleOp op, long delayMs, String text) {
+    void settle(QueueOps.SettleOp op, long delayMs, @Nullable String text) {
         if (settled.compareAndSet(false, true)) {
             owner.settle(new QueueOps.Settlement(op, claimed.member(), claimed.attempt(), delayMs, text));
         }

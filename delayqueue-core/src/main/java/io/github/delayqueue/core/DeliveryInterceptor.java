@@ -2,6 +2,8 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Runs around every delivery of a consumer: the place for metrics, tracing, MDC and the like. Set with
  * {@link ConsumerOptions.Builder#interceptors}; the first in the list is the outermost. Both methods have
@@ -30,6 +32,6 @@ public interface DeliveryInterceptor {
      * null; {@code handlerTime} is how long the handler ran. Runs on the handler's thread (on the lease
      * keeper's for a timeout); an exception thrown here is logged and changes nothing.
      */
-    default void afterDelivery(MessageContext context, DeliveryOutcome outcome, Throwable error, Duration handlerTime) {
+    default void afterDelivery(MessageContext context, DeliveryOutcome outcome, @Nullable Throwable error, Duration handlerTime) {
     }
 }

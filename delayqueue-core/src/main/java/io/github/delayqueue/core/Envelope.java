@@ -3,6 +3,7 @@ package io.github.delayqueue.core;
 import java.time.Instant;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -37,7 +38,7 @@ record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload)
      *
      * @throws IllegalArgumentException if the stored value is not an envelope this release can read
      */
-    static Envelope parse(String stored) {
+    static Envelope parse(@Nullable String stored) {
         boolean v2 = stored != null && stored.startsWith("2");
         if (stored == null || !(v2 || stored.startsWith("1:"))) {
             throw new IllegalArgumentException("unknown envelope format: " + abbreviate(stored));
@@ -85,7 +86,7 @@ record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload)
         return n;
     }
 
-    private static String abbreviate(String s) {
+    private static String abbreviate(@Nullable String s) {
         if (s == null) {
             return "null";
         }

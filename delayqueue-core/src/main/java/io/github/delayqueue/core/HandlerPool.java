@@ -13,6 +13,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Handler threads of one consumer on platform threads: workers taking tasks from one queue, woken
  * sparingly. The pool has no bound of its own; the consumer's semaphore bounds the tasks outstanding.
@@ -100,7 +102,7 @@ final class HandlerPool extends AbstractExecutorService {
      * creates a thread for the caller to {@link #start} after unlocking. Under the lock. Null and nothing
      * counted if the factory gives no thread.
      */
-    private Thread wakeOrCreate() {
+    private @Nullable Thread wakeOrCreate() {
         Idle sleeper = idle.pollFirst();
         if (sleeper != null) {
             sleeper.woken = true;
@@ -178,7 +180,7 @@ final class HandlerPool extends AbstractExecutorService {
      * The next task for this worker, parking while there is none; null when the worker should exit.
      * On entry the worker is looking for a task: counted by whoever started it, or here after a task.
      */
-    private Runnable next(Thread me, boolean ranTask) {
+    private @Nullable Runnable next(Thread me, boolean ranTask) {
         Thread started = null;
         lock.lock();
         try {

@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +26,7 @@ final class LeaseKeeper {
     private final ConsumerOptions options;
     private final Collection<Delivery> running;
     private final Consumer<Delivery> timeOut;
-    private ScheduledFuture<?> task;
+    private @Nullable ScheduledFuture<?> task;
 
     LeaseKeeper(String queue, QueueOps ops, ConsumerOptions options, Collection<Delivery> running,
             Consumer<Delivery> timeOut) {

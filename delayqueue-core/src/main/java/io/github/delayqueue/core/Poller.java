@@ -9,6 +9,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +35,7 @@ final class Poller {
     private final WakeUps wakeUps;
     private final BooleanSupplier running;
     /** Hands a claimed message to a handler thread; returns why the executor refused it, or null. */
-    private final Function<QueueOps.Claimed, Throwable> dispatch;
+    private final Function<QueueOps.Claimed, @Nullable Throwable> dispatch;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -51,7 +52,7 @@ final class Poller {
     private volatile boolean awaitingSettles;
 
     Poller(String queue, QueueOps ops, ConsumerOptions options, Semaphore slots, Settler settler, WakeUps wakeUps,
-            BooleanSupplier running, Function<QueueOps.Claimed, Throwable> dispatch) {
+            BooleanSupplier running, Function<QueueOps.Claimed, @Nullable Throwable> dispatch) {
         this.queue = queue;
         this.ops = ops;
         this.options = options;

@@ -10,7 +10,7 @@ import java.util.List;
 public final class PreparedSend {
 
     /** Consecutive messages of one send mode: id, due spec, body per message, and their bytes. */
-    record Run(boolean replace, List<String> triples, List<Integer> bytes) {
+    record Run(SendMode mode, List<String> triples, List<Integer> bytes) {
     }
 
     final DelayQueueClient client;

@@ -3,6 +3,8 @@ package io.github.delayqueue.core;
 import java.util.List;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 /** The Redis keys of one queue. All share the hash tag {@code {queue}}, so every script is legal on a cluster. */
 record QueueKeys(String queue, List<Object> keys, String wakeChannel) {
 
@@ -16,7 +18,7 @@ record QueueKeys(String queue, List<Object> keys, String wakeChannel) {
                 base + "wake");
     }
 
-    static void validateName(String queue) {
+    static void validateName(@Nullable String queue) {
         Checks.require(queue != null && !queue.isBlank(), "queue name must not be null or blank");
         Checks.require(QUEUE_NAME.matcher(queue).matches(),
                 "queue name must be 1 to 100 characters of A-Z a-z 0-9 _ . -, was '" + queue + "'");

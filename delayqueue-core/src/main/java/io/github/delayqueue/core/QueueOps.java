@@ -12,6 +12,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 
+import org.jspecify.annotations.Nullable;
+
 /** The Redis operations of one queue; each is one script call. Arguments are already validated. */
 final class QueueOps {
 
@@ -48,12 +50,17 @@ final class QueueOps {
     }
 
     /** One finished delivery to settle, fenced by its member and attempt. */
-    record Settlement(SettleOp op, String member, int attempt, long delayMs, String text) {
+    record Settlement(SettleOp op, String member, int attempt, long delayMs, @Nullable String text) {
     }
 
-    /** What a dead-letter script call does with the letters it selects. */
+    /** What a dead-letter script call does with the letters it selects; {@link #arg} is its op in dead.lua's arguments. */
     enum DeadOp {
-        REQUEUE("requeue"), PURGE("purge");
+        /** Reads them ({@link #listDead}). */
+        LIST("list"),
+        /** Sends them again ({@link #moveDead}). */
+        REQUEUE("requeue"),
+        /** Deletes them ({@link #moveDead}). */
+        PURGE("purge");
 
         final String arg;
 
@@ -84,8 +91,8 @@ final class QueueOps {
 
     private final Scripts scripts;
     private final QueueKeys keys;
-    private final Combiner keeping = new Combiner(false);
-    private final Combiner replacing = new Combiner(true);
+    private final Combiner keeping = new Combiner(SendMode.IF_ABSENT);
+    private final Combiner replacing = new Combiner(SendMode.REPLACE);
 
     QueueOps(Scripts scripts, QueueKeys keys) {
         this.scripts = scripts;
@@ -97,28 +104,37 @@ final class QueueOps {
     }
 
     /**
-     * Writes messages; {@code triples} holds id, due spec, body per message. Returns a written flag per message.
-     * Single-message sends from concurrent threads are combined into one script call (see {@link Combiner}).
+     * Writes messages; {@code triples} holds id, due ({@link Due#scriptArg()}), body per message. Returns a
+     * written flag per message. Single-message sends from concurrent threads are combined into one script
+     * call (see {@link Combiner}).
      */
-    List<Object> enqueue(boolean replace, List<String> triples) {
+    List<Object> enqueue(SendMode mode, List<String> triples) {
         if (triples.size() == 3) {
-            return (replace ? replacing : keeping).send(triples);
+            return (mode == SendMode.REPLACE ? replacing : keeping).send(triples);
         }
-        return enqueueNow(replace, triples);
+        return enqueueNow(mode, triples);
     }
 
-    private List<Object> enqueueNow(boolean replace, List<String> triples) {
-        return scripts.list(Scripts.Name.ENQUEUE, keys.keys(), enqueueArgs(replace, triples));
+    private List<Object> enqueueNow(SendMode mode, List<String> triples) {
+        return scripts.list(Scripts.Name.ENQUEUE, keys.keys(), enqueueArgs(mode, triples));
     }
 
-    private Object[] enqueueArgs(boolean replace, List<String> triples) {
+    private Object[] enqueueArgs(SendMode mode, List<String> triples) {
         Object[] args = new Object[2 + triples.size()];
         args[0] = keys.wakeChannel();
-        args[1] = replace ? "1" : "0";
+        args[1] = modeArg(mode);
         for (int i = 0; i < triples.size(); i++) {
             args[2 + i] = triples.get(i);
         }
         return args;
+    }
+
+    /** The send mode in enqueue.lua's arguments: {@code "1"} replaces a live message with the same id, {@code "0"} keeps it. */
+    static String modeArg(SendMode mode) {
+        return switch (mode) {
+            case REPLACE -> "1";
+            case IF_ABSENT -> "0";
+        };
     }
 
     ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead) {
@@ -177,8 +193,8 @@ final class QueueOps {
         return scripts.number(Scripts.Name.CANCEL, keys.keys(), keys.wakeChannel(), id) == 1;
     }
 
-    boolean reschedule(String id, String dueSpec) {
-        return scripts.number(Scripts.Name.RESCHEDULE, keys.keys(), keys.wakeChannel(), id, dueSpec) == 1;
+    boolean reschedule(String id, Due due) {
+        return scripts.number(Scripts.Name.RESCHEDULE, keys.keys(), keys.wakeChannel(), id, due.scriptArg()) == 1;
     }
 
     QueueStats stats() {
@@ -190,8 +206,8 @@ final class QueueOps {
     }
 
     List<DeadLetter> listDead(int limit) {
-        List<Object> out = scripts.list(Scripts.Name.DEAD, keys.keys(), keys.wakeChannel(), "list", Integer.toString(limit),
-                "0");
+        List<Object> out = scripts.list(Scripts.Name.DEAD, keys.keys(), keys.wakeChannel(), DeadOp.LIST.arg,
+                Integer.toString(limit), Integer.toString(0));
         List<DeadLetter> letters = new ArrayList<>(out.size() / 5);
         for (int i = 0; i + 4 < out.size(); i += 5) {
             letters.add(deadLetter(out.get(i).toString(), out.get(i + 1).toString(), out.get(i + 2).toString(),
@@ -237,8 +253,8 @@ final class QueueOps {
         final List<String> triple;
         final Thread thread = Thread.currentThread();
         volatile boolean done;
-        Object flag;
-        RuntimeException error;
+        @Nullable Object flag;
+        @Nullable RuntimeException error;
 
         Single(List<String> triple) {
             this.triple = triple;
@@ -265,12 +281,12 @@ final class QueueOps {
      * its call completed; sends of different threads that overlap in time may be written in either order.
      */
     private final class Combiner {
-        private final boolean replace;
+        private final SendMode mode;
         private final ConcurrentLinkedQueue<Single> waiting = new ConcurrentLinkedQueue<>();
         private int calls; // under way; guarded by this
 
-        Combiner(boolean replace) {
-            this.replace = replace;
+        Combiner(SendMode mode) {
+            this.mode = mode;
         }
 
         List<Object> send(List<String> triple) {
@@ -329,7 +345,7 @@ final class QueueOps {
             }
             CompletionStage<List<Object>> call;
             try {
-                call = scripts.listAsync(Scripts.Name.ENQUEUE, keys.keys(), enqueueArgs(replace, triples));
+                call = scripts.listAsync(Scripts.Name.ENQUEUE, keys.keys(), enqueueArgs(mode, triples));
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
             }

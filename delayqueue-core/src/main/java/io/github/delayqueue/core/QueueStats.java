@@ -2,6 +2,8 @@ package io.github.delayqueue.core;
 
 import java.time.Instant;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A snapshot of one queue, read atomically.
  *
@@ -13,6 +15,6 @@ import java.time.Instant;
  * @param nextDueAt  due time of the earliest pending message, or {@code null} when none
  * @param serverTime the Redis server's clock when the snapshot was taken
  */
-public record QueueStats(String queue, long pending, long ready, long inFlight, long dead, Instant nextDueAt,
+public record QueueStats(String queue, long pending, long ready, long inFlight, long dead, @Nullable Instant nextDueAt,
         Instant serverTime) {
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisNoScriptException;
@@ -103,7 +104,7 @@ final class Scripts {
         }).thenCompose(stage -> stage);
     }
 
-    private <R> R run(Name name, RScript.ReturnType type, List<Object> keys, Object[] args) {
+    private <R> @Nullable R run(Name name, RScript.ReturnType type, List<Object> keys, Object[] args) {
         try {
             return script.evalSha(RScript.Mode.READ_WRITE, sha(name, keys), type, keys, args);
         } catch (RedisNoScriptException e) {

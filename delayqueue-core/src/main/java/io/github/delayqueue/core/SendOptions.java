@@ -4,6 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Optional settings of one send: a caller-chosen message id (such as {@code order:42}), what to do
  * when a message with that id already exists, and string headers delivered with the message.
@@ -17,11 +19,11 @@ public final class SendOptions {
 
     private static final SendOptions NONE = new SendOptions(null, SendMode.IF_ABSENT, Map.of());
 
-    private final String id;
+    private final @Nullable String id;
     private final SendMode mode;
     private final Map<String, String> headers;
 
-    private SendOptions(String id, SendMode mode, Map<String, String> headers) {
+    private SendOptions(@Nullable String id, SendMode mode, Map<String, String> headers) {
         this.id = id;
         this.mode = mode;
         this.headers = headers;
@@ -41,7 +43,7 @@ public final class SendOptions {
     }
 
     /** A copy with the given id ({@code null} means: generate one). */
-    public SendOptions withId(String id) {
+    public SendOptions withId(@Nullable String id) {
         return new SendOptions(id, mode, headers);
     }
 
@@ -84,7 +86,7 @@ public final class SendOptions {
     }
 
     /** The caller-chosen id, or {@code null} when one is generated. */
-    public String id() {
+    public @Nullable String id() {
         return id;
     }
 

@@ -2,30 +2,91 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 
 /**
- * One message of a batch send ({@link DelayQueueClient#sendAll}). Exactly one of {@code delay} and
- * {@code dueAt} is set.
- *
- * @param payload the payload, serialized to JSON; not {@code null}
- * @param delay   delay from the Redis server's clock at the time of the send, or {@code null}
- * @param dueAt   absolute due instant, or {@code null}
- * @param options id, mode and headers; not {@code null}
+ * One message of a batch send ({@link DelayQueueClient#sendAll}): a payload, when it is due (after a
+ * delay or at an instant, exactly one) and its options. Built only by the factories, which reject
+ * {@code null}s, so a request in hand is complete; ranges (a negative delay, an instant too far ahead)
+ * are checked by the send, against the client's limits and clock. Immutable.
  */
-public record SendRequest(Object payload, Duration delay, Instant dueAt, SendOptions options) {
+public final class SendRequest {
 
-    /** A message due after {@code delay}. */
+    private final Object payload;
+    private final Due due;
+    private final SendOptions options;
+
+    private SendRequest(Object payload, Due due, SendOptions options) {
+        Checks.require(payload != null, "payload must not be null");
+        Checks.require(options != null, "options must not be null");
+        this.payload = payload;
+        this.due = due;
+        this.options = options;
+    }
+
+    /**
+     * A message due {@code delay} after it is written (Redis server clock).
+     *
+     * @throws IllegalArgumentException if an argument is {@code null}
+     */
     public static SendRequest of(Object payload, Duration delay) {
-        return new SendRequest(payload, delay, null, SendOptions.none());
+        return of(payload, delay, SendOptions.none());
     }
 
-    /** A message due after {@code delay}, with options. */
+    /**
+     * A message due {@code delay} after it is written (Redis server clock), with options.
+     *
+     * @throws IllegalArgumentException if an argument is {@code null}
+     */
     public static SendRequest of(Object payload, Duration delay, SendOptions options) {
-        return new SendRequest(payload, delay, null, options);
+        return new SendRequest(payload, Due.after(delay), options);
     }
 
-    /** A message due at {@code dueAt}, with options. */
+    /**
+     * A message due at {@code dueAt}; a past instant is delivered at once.
+     *
+     * @throws IllegalArgumentException if an argument is {@code null}
+     */
+    public static SendRequest at(Object payload, Instant dueAt) {
+        return at(payload, dueAt, SendOptions.none());
+    }
+
+    /**
+     * A message due at {@code dueAt}, with options; a past instant is delivered at once.
+     *
+     * @throws IllegalArgumentException if an argument is {@code null}
+     */
     public static SendRequest at(Object payload, Instant dueAt, SendOptions options) {
-        return new SendRequest(payload, null, dueAt, options);
+        return new SendRequest(payload, Due.at(dueAt), options);
+    }
+
+    /** The payload, serialized to JSON by the send. */
+    public Object payload() {
+        return payload;
+    }
+
+    /** Id, mode and headers. */
+    public SendOptions options() {
+        return options;
+    }
+
+    Due due() {
+        return due;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SendRequest other && payload.equals(other.payload) && due.equals(other.due)
+                && options.equals(other.options);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(payload, due, options);
+    }
+
+    @Override
+    public String toString() {
+        return "SendRequest[payload=" + payload + ", due=" + due + ", options=" + options + "]";
     }
 }

@@ -3,6 +3,8 @@ package io.github.delayqueue.core;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The engine threads that the consumers of one client share, whatever the number of queues: one lease
  * keeper ({@code delayqueue-lease-N}) and one settler ({@code delayqueue-settler-N}). Started when the
@@ -11,8 +13,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
  */
 final class SharedThreads {
 
-    private ScheduledThreadPoolExecutor keeper; // guarded by this
-    private ScheduledThreadPoolExecutor settler; // guarded by this
+    private @Nullable ScheduledThreadPoolExecutor keeper; // guarded by this
+    private @Nullable ScheduledThreadPoolExecutor settler; // guarded by this
     private int users; // guarded by this
 
     /** Registers a starting consumer. */

@@ -8,6 +8,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 
 /** Named threads; virtual threads for handlers when the JVM has them (Java 21+), found reflectively. */
@@ -70,7 +71,7 @@ final class Threads {
     }
 
     /** {@code Thread.ofVirtual().name(prefix, 1).factory()}, or null before Java 21. */
-    private static ThreadFactory virtualFactory(String prefix) {
+    private static @Nullable ThreadFactory virtualFactory(String prefix) {
         try {
             Class<?> builderClass = Class.forName("java.lang.Thread$Builder");
             Object builder = Thread.class.getMethod("ofVirtual").invoke(null);

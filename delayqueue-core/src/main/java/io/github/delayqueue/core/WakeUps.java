@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -31,7 +32,7 @@ final class WakeUps {
     /** Failed subscriptions in a row; the next attempt waits 1 s doubling up to a minute after the last. */
     private volatile int failures;
     private volatile long nextAttemptNanos;
-    private volatile Integer listenerId;
+    private volatile @Nullable Integer listenerId;
 
     WakeUps(RedissonClient redisson, QueueKeys keys, Duration pollInterval, LongConsumer wake) {
         this.queue = keys.queue();

@@ -42,7 +42,6 @@ final class DefaultDelayQueueTemplate implements DelayQueueTemplate {
 
     @Override
     public String sendAt(DelayQueueCode code, Object payload, Instant dueAt, SendOptions options) {
-        requireDueAt(dueAt);
         return sendAll(code, List.of(SendRequest.at(payload, dueAt, options))).get(0);
     }
 
@@ -72,14 +71,6 @@ final class DefaultDelayQueueTemplate implements DelayQueueTemplate {
     @Override
     public boolean rescheduleAt(DelayQueueCode code, String id, Instant dueAt) {
         QueueCatalog.Queue queue = this.catalog.require(code);
-        requireDueAt(dueAt);
         return queue.client().rescheduleAt(queue.name(), id, dueAt);
-    }
-
-    /** The engine reads a request without an instant as one without a delay and would say so. */
-    private static void requireDueAt(Instant dueAt) {
-        if (dueAt == null) {
-            throw new IllegalArgumentException("dueAt must not be null");
-        }
     }
 }

@@ -165,9 +165,6 @@ class BadInputIntegrationTests {
                 new Case("sendAll: one bad item among good ones", "delay must not be negative, was PT-1S (message 2)",
                         () -> this.template.sendAll(Q, List.of(SendRequest.of("a", Duration.ZERO),
                                 SendRequest.of("b", Duration.ofMinutes(1)), SendRequest.of("c", Duration.ofSeconds(-1))))),
-                new Case("sendAll: both delay and instant", "either a delay or a due instant",
-                        () -> this.template.sendAll(Q, List.of(new SendRequest("a", Duration.ZERO, Instant.now(),
-                                SendOptions.none())))),
                 new Case("sendAll: undeclared code", "Unknown queue code",
                         () -> this.template.sendAll(UNDECLARED, List.of(SendRequest.of("a", Duration.ZERO)))));
     }
