@@ -21,6 +21,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
@@ -43,8 +44,9 @@ public final class DelayQueueAutoConfiguration {
 
     @Bean(destroyMethod = "shutdown")
     @ConditionalOnMissingBean(RedissonClient.class)
-    RedissonClient delayQueueRedissonClient(Environment environment) {
-        return Redisson.create(RedissonConfigFactory.create(RedisConnectionProperties.bind(environment)));
+    RedissonClient delayQueueRedissonClient(Environment environment, ObjectProvider<SslBundles> sslBundles) {
+        return Redisson.create(RedissonConfigFactory.create(RedisConnectionProperties.bind(environment),
+                sslBundles.getIfAvailable()));
     }
 
     @Bean
