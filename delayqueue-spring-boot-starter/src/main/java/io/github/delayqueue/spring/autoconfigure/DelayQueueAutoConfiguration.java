@@ -11,6 +11,7 @@ import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -21,7 +22,10 @@ import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.ClassUtils;
@@ -29,7 +33,8 @@ import org.springframework.util.ClassUtils;
 /**
  * Auto-configuration of delayqueue: the queues declared by {@code DelayQueueCode} enums, a
  * {@link DelayQueueTemplate}, a {@link DelayQueueAdmin}, and consumers for {@code @DelayHandler}
- * beans, on the application's {@link RedissonClient} (or one built from {@code spring.data.redis.*}).
+ * beans, on the application's {@link RedissonClient} (or one built from Boot's Redis connection details or
+ * {@code spring.data.redis.*}).
  */
 @AutoConfiguration(afterName = { "org.redisson.spring.starter.RedissonAutoConfigurationV4",
         "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
@@ -43,8 +48,29 @@ public final class DelayQueueAutoConfiguration {
 
     @Bean(destroyMethod = "shutdown")
     @ConditionalOnMissingBean(RedissonClient.class)
-    RedissonClient delayQueueRedissonClient(Environment environment) {
-        return Redisson.create(RedissonConfigFactory.create(RedisConnectionProperties.bind(environment)));
+    RedissonClient delayQueueRedissonClient(Environment environment, ObjectProvider<SslBundles> sslBundles,
+            ObjectProvider<RedissonConfigSource> connectionDetails,
+            ObjectProvider<DelayQueueRedissonConfigCustomizer> customizers) {
+        RedissonConfigSource source = connectionDetails.getIfAvailable(() -> RedissonConfigFactory::create);
+        Config config = source.create(RedisConnectionProperties.bind(environment), sslBundles.getIfAvailable());
+        customizers.orderedStream().forEach(customizer -> customizer.customize(config));
+        return Redisson.create(config);
+    }
+
+    /** With spring-boot-data-redis, a {@link DataRedisConnectionDetails} bean wins over the starter's own binding. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails")
+    static class RedisConnectionDetailsConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(RedissonClient.class)
+        RedissonConfigSource delayQueueRedissonConfigSource(ObjectProvider<DataRedisConnectionDetails> details) {
+            return (properties, sslBundles) -> {
+                DataRedisConnectionDetails connectionDetails = details.getIfAvailable();
+                return connectionDetails != null ? ConnectionDetailsConfigFactory.create(connectionDetails, properties)
+                        : RedissonConfigFactory.create(properties, sslBundles);
+            };
+        }
     }
 
     @Bean

@@ -9,30 +9,37 @@ import org.jspecify.annotations.Nullable;
 import org.redisson.config.BaseConfig;
 import org.redisson.config.Config;
 import org.redisson.config.SentinelServersConfig;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.ssl.SslOptions;
 
 /**
  * Maps {@code spring.data.redis.*} onto a Redisson {@link Config}, the way Spring Boot maps them onto
  * Lettuce: sentinel if configured, else cluster, else a single server from {@code url} (which wins
  * over host, port, username, password and database) or host and port. SSL is the {@code rediss://}
- * scheme. The client initializes lazily, so the application starts while Redis is down.
+ * scheme; {@code ssl.bundle} names the {@link SslBundle} whose key and trust managers, protocols and
+ * ciphers Redisson uses. The client initializes lazily, so the application starts while Redis is down.
  */
 final class RedissonConfigFactory {
-
-    private static final Logger log = LoggerFactory.getLogger(RedissonConfigFactory.class);
 
     private RedissonConfigFactory() {
     }
 
+    /** Without SSL bundles: a configured {@code spring.data.redis.ssl.bundle} fails. */
     static Config create(RedisConnectionProperties properties) {
+        return create(properties, null);
+    }
+
+    static Config create(RedisConnectionProperties properties, @Nullable SslBundles sslBundles) {
         Config config = new Config();
         config.setLazyInitialization(true);
         RedisUrl url = properties.url() != null ? RedisUrl.parse(properties.url()) : null;
         boolean ssl = properties.ssl().isEnabled() || (url != null && url.ssl());
-        if (properties.ssl().bundle() != null) {
-            log.warn("spring.data.redis.ssl.bundle is not applied to the Redisson client that delayqueue builds; "
-                    + "to use an SSL bundle, define your own RedissonClient bean");
+        String bundleName = properties.ssl().bundle();
+        if (properties.ssl().isEnabled() && bundleName != null) {
+            applySsl(config, sslBundle(bundleName, sslBundles));
         }
         String scheme = ssl ? "rediss://" : "redis://";
         RedisConnectionProperties.Sentinel sentinel = properties.sentinel();
@@ -74,7 +81,36 @@ final class RedissonConfigFactory {
         return config;
     }
 
-    private static void common(BaseConfig<?> servers, RedisConnectionProperties properties) {
+    /** The bundle {@code spring.data.redis.ssl.bundle} names; a startup failure naming it when there is none. */
+    static SslBundle sslBundle(String name, @Nullable SslBundles sslBundles) {
+        if (sslBundles == null) {
+            throw new IllegalStateException("spring.data.redis.ssl.bundle names the SSL bundle '" + name
+                    + "' but the application has no SSL bundles: define it under spring.ssl.bundle.jks." + name
+                    + " or spring.ssl.bundle.pem." + name);
+        }
+        try {
+            return sslBundles.getBundle(name);
+        } catch (NoSuchSslBundleException e) {
+            throw new IllegalStateException("spring.data.redis.ssl.bundle names the SSL bundle '" + name
+                    + "', which is not configured (configured: " + sslBundles.getBundleNames()
+                    + "): define it under spring.ssl.bundle.jks." + name + " or spring.ssl.bundle.pem." + name, e);
+        }
+    }
+
+    /** Redisson takes the bundle's managers, and its protocols and ciphers when the bundle sets them. */
+    static void applySsl(Config config, SslBundle bundle) {
+        config.setSslKeyManagerFactory(bundle.getManagers().getKeyManagerFactory());
+        config.setSslTrustManagerFactory(bundle.getManagers().getTrustManagerFactory());
+        SslOptions options = bundle.getOptions();
+        if (options.getEnabledProtocols() != null) {
+            config.setSslProtocols(options.getEnabledProtocols());
+        }
+        if (options.getCiphers() != null) {
+            config.setSslCiphers(options.getCiphers());
+        }
+    }
+
+    static void common(BaseConfig<?> servers, RedisConnectionProperties properties) {
         if (properties.timeout() != null) {
             servers.setTimeout(millis(properties.timeout(), "timeout"));
         }

@@ -1,7 +1,8 @@
 /**
  * Auto-configuration of the delayqueue starter. Public: {@link
- * io.github.delayqueue.spring.autoconfigure.DelayQueueAutoConfiguration} and {@link
- * io.github.delayqueue.spring.autoconfigure.DelayQueueProperties}; everything else is internal.
+ * io.github.delayqueue.spring.autoconfigure.DelayQueueAutoConfiguration}, {@link
+ * io.github.delayqueue.spring.autoconfigure.DelayQueueProperties} and {@link
+ * io.github.delayqueue.spring.autoconfigure.DelayQueueRedissonConfigCustomizer}; everything else is internal.
  */
 @NullMarked
 package io.github.delayqueue.spring.autoconfigure;

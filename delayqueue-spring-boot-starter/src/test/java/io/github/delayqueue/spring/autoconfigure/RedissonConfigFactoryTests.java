@@ -1,6 +1,10 @@
 package io.github.delayqueue.spring.autoconfigure;
 
+import java.security.KeyStore;
 import java.util.Map;
+
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.TrustManagerFactory;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -10,11 +14,16 @@ import org.redisson.config.Config;
 import org.redisson.config.SentinelServersConfig;
 import org.redisson.config.SingleServerConfig;
 
+import org.springframework.boot.ssl.DefaultSslBundleRegistry;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslManagerBundle;
+import org.springframework.boot.ssl.SslOptions;
 import org.springframework.mock.env.MockEnvironment;
 import org.springframework.test.util.ReflectionTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /** The mapping of {@code spring.data.redis.*} onto Redisson's {@link Config}; no Redis needed. */
@@ -125,14 +134,59 @@ class RedissonConfigFactoryTests {
         }
     }
 
+    @Test
+    void appliesTheNamedSslBundle() throws Exception {
+        SslBundle bundle = sslBundle();
+        Config config = RedissonConfigFactory.create(properties(Map.of("spring.data.redis.ssl.bundle", "redis")),
+                new DefaultSslBundleRegistry("redis", bundle));
+        assertThat(single(config).getAddress()).isEqualTo("rediss://localhost:6379");
+        assertThat(config.getSslKeyManagerFactory()).isSameAs(bundle.getManagers().getKeyManagerFactory());
+        assertThat(config.getSslTrustManagerFactory()).isSameAs(bundle.getManagers().getTrustManagerFactory());
+        assertThat(config.getSslProtocols()).containsExactly("TLSv1.3");
+        assertThat(config.getSslCiphers()).containsExactly("TLS_AES_128_GCM_SHA256");
+    }
+
+    @Test
+    void aBundleWithSslDisabledIsNotApplied() throws Exception {
+        Config config = RedissonConfigFactory.create(properties(Map.of("spring.data.redis.ssl.bundle", "redis",
+                "spring.data.redis.ssl.enabled", "false")), new DefaultSslBundleRegistry("redis", sslBundle()));
+        assertThat(single(config).getAddress()).isEqualTo("redis://localhost:6379");
+        assertThat(config.getSslTrustManagerFactory()).isNull();
+    }
+
+    @Test
+    void anUnknownSslBundleFailsNamingIt() throws Exception {
+        RedisConnectionProperties properties = properties(Map.of("spring.data.redis.ssl.bundle", "missing"));
+        assertThatIllegalStateException()
+                .isThrownBy(() -> RedissonConfigFactory.create(properties, new DefaultSslBundleRegistry("redis", sslBundle())))
+                .withMessageContaining("spring.data.redis.ssl.bundle").withMessageContaining("'missing'")
+                .withMessageContaining("[redis]");
+        assertThatIllegalStateException().isThrownBy(() -> RedissonConfigFactory.create(properties, null))
+                .withMessageContaining("'missing'").withMessageContaining("no SSL bundles");
+    }
+
+    /** A bundle of default managers with its own protocols and ciphers. */
+    static SslBundle sslBundle() throws Exception {
+        KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        keys.init(null, null);
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init((KeyStore) null);
+        return SslBundle.of(null, null, SslOptions.of(new String[] { "TLS_AES_128_GCM_SHA256" },
+                new String[] { "TLSv1.3" }), "TLS", SslManagerBundle.of(keys, trust));
+    }
+
     private static SingleServerConfig single(Config config) {
         assertThat(config.isSingleConfig()).isTrue();
         return (SingleServerConfig) ReflectionTestUtils.invokeMethod(config, "getSingleServerConfig");
     }
 
     private static Config create(Map<String, String> properties) {
+        return RedissonConfigFactory.create(properties(properties));
+    }
+
+    private static RedisConnectionProperties properties(Map<String, String> properties) {
         MockEnvironment environment = new MockEnvironment();
         properties.forEach(environment::setProperty);
-        return RedissonConfigFactory.create(RedisConnectionProperties.bind(environment));
+        return RedisConnectionProperties.bind(environment);
     }
 }
