@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.annotation;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -18,6 +18,10 @@ import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.MessageHandler;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayMessageHandler;
+import io.github.delayqueue.spring.DelayQueueConfigurationException;
+import io.github.delayqueue.spring.autoconfigure.HandlerOverrides;
+import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.consumer.HandlerEndpoint;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -48,8 +52,10 @@ import org.springframework.util.ReflectionUtils;
  * the target class), checks their signatures, resolves placeholders in the attributes, and hands the
  * endpoints to the {@link DefaultDelayQueueConsumerRegistry} once all singletons exist. Handlers are
  * invoked on the bean as the container exposes it, so proxies (transactions, security) apply.
+ *
+ * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
-final class DelayHandlerBeanPostProcessor
+public final class DelayHandlerBeanPostProcessor
         implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware, EnvironmentAware, Ordered {
 
     private static final Logger log = LoggerFactory.getLogger(DelayHandlerBeanPostProcessor.class);
@@ -117,7 +123,7 @@ final class DelayHandlerBeanPostProcessor
     }
 
     /** Whether a bean of this type has {@code @DelayHandler} on its class or on a method. */
-    static boolean declaresHandlers(@Nullable Class<?> type) {
+    public static boolean declaresHandlers(@Nullable Class<?> type) {
         if (type == null || !AnnotationUtils.isCandidateClass(type, DelayHandler.class)) {
             return false;
         }

@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.core;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -10,8 +10,12 @@ import io.github.delayqueue.core.SendRequest;
 import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 
-/** The auto-configured {@link DelayQueueTemplate}: declared codes only, sends after commit when asked to. */
-final class DefaultDelayQueueTemplate implements DelayQueueTemplate {
+/**
+ * The auto-configured {@link DelayQueueTemplate}: declared codes only, sends after commit when asked to.
+ *
+ * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
+ */
+public final class DefaultDelayQueueTemplate implements DelayQueueTemplate {
 
     private final QueueCatalog catalog;
     private final boolean transactionAware;
@@ -20,7 +24,7 @@ final class DefaultDelayQueueTemplate implements DelayQueueTemplate {
      * @param transactionAware whether to defer sends inside transactions; only {@code true} when
      *                         spring-tx is on the class path
      */
-    DefaultDelayQueueTemplate(QueueCatalog catalog, boolean transactionAware) {
+    public DefaultDelayQueueTemplate(QueueCatalog catalog, boolean transactionAware) {
         this.catalog = catalog;
         this.transactionAware = transactionAware;
     }
