@@ -4,8 +4,10 @@ import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 
 /**
- * Starts the consumers once the application is ready. A context that is refreshed but never run by
- * {@code SpringApplication} starts none. (Redis is checked and warmed up earlier, by {@link io.github.delayqueue.spring.redis.RedisWarmUp}.)
+ * Starts the {@link DefaultDelayQueueConsumerRegistry} once the application is ready, and does nothing
+ * else: the registry owns and stops the consumers. A context that is refreshed but never run by
+ * {@code SpringApplication} starts none. (Redis is checked and warmed up earlier, by
+ * {@link io.github.delayqueue.spring.redis.RedisWarmUp}.)
  *
  * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */

@@ -22,10 +22,18 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Turns the handler endpoints into consumers and owns them. Endpoints are checked when registered
- * (at the end of the context refresh); consumers are created and started by {@link #start()}, which
- * the {@link ConsumerStarter} calls once the application is ready, and stopped together, gracefully,
- * when the context closes. Not auto-started by the context: a refresh alone never starts consuming.
+ * Owns the consumers: turns the handler endpoints into engine consumers, starts and stops them.
+ * Who does what:
+ * <ul>
+ *   <li>the {@code DelayHandlerBeanPostProcessor} {@linkplain #register registers} the endpoints at the
+ *       end of the context refresh, and they are checked then (startup fails on a misconfiguration);</li>
+ *   <li>{@link ConsumerStarter}, an {@code ApplicationRunner}, calls {@link #start()} once the
+ *       application is ready: the context never starts it ({@link #isAutoStartup()} is {@code false}),
+ *       so a refresh alone never starts consuming;</li>
+ *   <li>the context stops it when it closes, in phase {@link #PHASE}: {@link #stop(Runnable)} stops all
+ *       consumers in parallel, each letting its running handlers finish within its shutdown timeout, and
+ *       calls back once all have stopped (or the longest timeout has passed).</li>
+ * </ul>
  *
  * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */

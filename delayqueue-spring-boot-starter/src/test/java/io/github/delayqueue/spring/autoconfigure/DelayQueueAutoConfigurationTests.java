@@ -21,7 +21,10 @@ import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderTimeout;
 import io.github.delayqueue.spring.consumer.ConsumerStarter;
 import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.core.DefaultDelayQueueTemplate;
 import io.github.delayqueue.spring.core.QueueCatalog;
+import io.github.delayqueue.spring.core.TransactionAwareDelayQueueTemplate;
+import io.github.delayqueue.testing.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import tools.jackson.databind.PropertyNamingStrategies;
@@ -36,7 +39,6 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.test.util.ReflectionTestUtils;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -120,16 +122,31 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @Test
-    void withoutSpringTxSendsAreImmediate() {
+    void theTransactionAwareTemplateNeedsSpringTxAndTheProperty() {
+        this.runner.run(context -> assertThat(context).getBean(DelayQueueTemplate.class)
+                .isExactlyInstanceOf(TransactionAwareDelayQueueTemplate.class));
         this.runner.withClassLoader(new FilteredClassLoader(TransactionSynchronizationManager.class)).run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(ReflectionTestUtils.getField(context.getBean(DelayQueueTemplate.class), "transactionAware"))
-                    .isEqualTo(false);
+            assertThat(context).getBean(DelayQueueTemplate.class).isExactlyInstanceOf(DefaultDelayQueueTemplate.class);
         });
-        this.runner.run(context -> assertThat(
-                ReflectionTestUtils.getField(context.getBean(DelayQueueTemplate.class), "transactionAware")).isEqualTo(true));
-        this.runner.withPropertyValues("delayqueue.producer.transaction-aware=false").run(context -> assertThat(
-                ReflectionTestUtils.getField(context.getBean(DelayQueueTemplate.class), "transactionAware")).isEqualTo(false));
+        this.runner.withPropertyValues("delayqueue.producer.transaction-aware=false").run(context -> assertThat(context)
+                .getBean(DelayQueueTemplate.class).isExactlyInstanceOf(DefaultDelayQueueTemplate.class));
+    }
+
+    @Test
+    void withoutSpringTxTheTemplateSendsToRedis() {
+        String prefix = TestRedis.uniquePrefix();
+        this.runner.withClassLoader(new FilteredClassLoader("org.springframework.transaction"))
+                .withPropertyValues("spring.data.redis.url=" + TestRedis.url(), "delayqueue.key-prefix=" + prefix)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    DelayQueueTemplate template = context.getBean(DelayQueueTemplate.class);
+                    assertThat(template).isExactlyInstanceOf(DefaultDelayQueueTemplate.class);
+                    String id = template.send(OrderQueues.REMINDER, "hello", Duration.ofHours(1));
+                    assertThat(context.getBean(DelayQueueAdmin.class).stats(OrderQueues.REMINDER).pending())
+                            .isEqualTo(1);
+                    assertThat(template.cancel(OrderQueues.REMINDER, id)).isTrue();
+                });
     }
 
     @Test
