@@ -11,6 +11,7 @@ import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.core.RetryPolicy;
+import io.github.delayqueue.spring.ContextAwareDelayMessageHandler;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayMessageHandler;
 import io.github.delayqueue.spring.DelayQueueAdmin;
@@ -364,6 +365,8 @@ class DelayQueueAutoConfigurationTests {
             assertThat(definition(context, "ORDER_TIMEOUT").endpoint().payloadType()).isEqualTo(OrderTimeout.class);
             assertThat(definition(context, "REMINDER").endpoint().payloadType().getTypeName())
                     .isEqualTo("java.util.List<" + OrderTimeout.class.getName() + ">");
+            assertThat(definition(context, "PRODUCER_ONLY").endpoint().payloadType().getTypeName())
+                    .isEqualTo("java.util.List<" + OrderTimeout.class.getName() + ">");
             assertThat(definition(context, "orders.dotted").endpoint().payloadType().getTypeName())
                     .isEqualTo("java.util.Map<java.lang.String, java.util.List<" + OrderTimeout.class.getName() + ">>");
         });
@@ -444,8 +447,9 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @Test
-    void failsForHandlerClassImplementingNeitherMethod() {
-        assertUnusable(LazyHandlerConfig.class, "LazyHandler", "implements neither handle(T) nor handle(T, MessageContext)");
+    void failsForHandlerClassImplementingBothInterfaces() {
+        assertUnusable(BothHandlerConfig.class, "bean 'bothHandler'", BothHandler.class.getName(),
+                "implements both DelayMessageHandler and ContextAwareDelayMessageHandler");
     }
 
     @Test
@@ -636,7 +640,7 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @DelayHandler("REMINDER")
-    static class ContextReminderHandler implements DelayMessageHandler<String> {
+    static class ContextReminderHandler implements ContextAwareDelayMessageHandler<String> {
         @Override
         public void handle(String payload, MessageContext context) {
         }
@@ -691,7 +695,7 @@ class DelayQueueAutoConfigurationTests {
         }
     }
 
-    abstract static class BaseHandler<T> implements DelayMessageHandler<T> {
+    abstract static class BaseHandler<T> implements ContextAwareDelayMessageHandler<T> {
         @Override
         public void handle(T payload, MessageContext context) {
         }
@@ -699,6 +703,19 @@ class DelayQueueAutoConfigurationTests {
 
     @DelayHandler("REMINDER")
     static class ListHandler extends BaseHandler<List<OrderTimeout>> {
+    }
+
+    abstract static class PlainBaseHandler<T> implements DelayMessageHandler<T> {
+        @Override
+        public void handle(T payload) {
+        }
+    }
+
+    abstract static class ListOf<E> extends PlainBaseHandler<List<E>> {
+    }
+
+    @DelayHandler("PRODUCER_ONLY")
+    static class PlainListHandler extends ListOf<OrderTimeout> {
     }
 
     static class MapHandlers {
@@ -712,6 +729,11 @@ class DelayQueueAutoConfigurationTests {
         @Bean
         ListHandler listHandler() {
             return new ListHandler();
+        }
+
+        @Bean
+        PlainListHandler plainListHandler() {
+            return new PlainListHandler();
         }
 
         @Bean
@@ -846,14 +868,21 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @DelayHandler("ORDER_TIMEOUT")
-    static class LazyHandler implements DelayMessageHandler<String> {
+    static class BothHandler implements DelayMessageHandler<String>, ContextAwareDelayMessageHandler<String> {
+        @Override
+        public void handle(String payload) {
+        }
+
+        @Override
+        public void handle(String payload, MessageContext context) {
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
-    static class LazyHandlerConfig {
+    static class BothHandlerConfig {
         @Bean
-        LazyHandler lazyHandler() {
-            return new LazyHandler();
+        BothHandler bothHandler() {
+            return new BothHandler();
         }
     }
 
