@@ -10,7 +10,8 @@ import java.lang.annotation.Target;
  * Binds a bean to the queue it consumes.
  *
  * <ul>
- *   <li>On a bean class implementing {@link DelayMessageHandler}{@code <T>}: the payload type is
+ *   <li>On a bean class implementing {@link DelayMessageHandler}{@code <T>} or
+ *       {@link ContextAwareDelayMessageHandler}{@code <T>}: the payload type is
  *       {@code T}.</li>
  *   <li>On a method of a bean: the method takes exactly one payload parameter (bound from JSON to
  *       its declared generic type) and optionally one {@link io.github.delayqueue.core.MessageContext};

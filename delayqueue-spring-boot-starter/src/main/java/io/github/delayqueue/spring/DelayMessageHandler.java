@@ -1,7 +1,5 @@
 package io.github.delayqueue.spring;
 
-import io.github.delayqueue.core.MessageContext;
-
 /**
  * A handler bean for one queue, bound with {@link DelayHandler @DelayHandler} on its class:
  *
@@ -13,9 +11,8 @@ import io.github.delayqueue.core.MessageContext;
  * }
  * }</pre>
  *
- * <p>Implement <em>one</em> of the two methods: {@link #handle(Object)} when the payload is all you
- * need, {@link #handle(Object, MessageContext)} when you also want the message id, attempt or due time.
- * Startup fails if a handler implements neither.
+ * <p>When the handler also needs the message id, attempt or due time, implement
+ * {@link ContextAwareDelayMessageHandler} instead (a class implementing both fails startup).
  *
  * <p>The payload is bound from JSON to {@code T} as resolved from the class's generic declaration,
  * so records and generic types such as {@code List<Item>} work. Returning normally acknowledges the
@@ -24,16 +21,9 @@ import io.github.delayqueue.core.MessageContext;
  *
  * @param <T> the payload type
  */
+@FunctionalInterface
 public interface DelayMessageHandler<T> {
 
-    /** Handles one payload. Called by the default {@link #handle(Object, MessageContext)}. */
-    default void handle(T payload) throws Exception {
-        throw new UnsupportedOperationException(getClass().getName()
-                + " implements neither handle(T) nor handle(T, MessageContext)");
-    }
-
-    /** Handles one payload with its delivery details. The default calls {@link #handle(Object)}. */
-    default void handle(T payload, MessageContext context) throws Exception {
-        handle(payload);
-    }
+    /** Handles one payload. */
+    void handle(T payload) throws Exception;
 }

@@ -9,6 +9,15 @@ import io.github.delayqueue.core.JacksonPayloadCodec;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueTemplate;
+import io.github.delayqueue.spring.annotation.DelayHandlerBeanPostProcessor;
+import io.github.delayqueue.spring.consumer.ConsumerStarter;
+import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.core.DefaultDelayQueueAdmin;
+import io.github.delayqueue.spring.core.DefaultDelayQueueTemplate;
+import io.github.delayqueue.spring.core.QueueCatalog;
+import io.github.delayqueue.spring.core.QueueCodeScanner;
+import io.github.delayqueue.spring.core.TransactionAwareDelayQueueTemplate;
+import io.github.delayqueue.spring.redis.RedisWarmUp;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -21,6 +30,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundles;
@@ -28,7 +38,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
-import org.springframework.util.ClassUtils;
 
 /**
  * Auto-configuration of delayqueue: the queues declared by {@code DelayQueueCode} enums, a
@@ -42,9 +51,6 @@ import org.springframework.util.ClassUtils;
 @ConditionalOnClass({ DelayQueueClient.class, RedissonClient.class })
 @EnableConfigurationProperties(DelayQueueProperties.class)
 public final class DelayQueueAutoConfiguration {
-
-    private static final String TRANSACTION_SYNCHRONIZATION_MANAGER =
-            "org.springframework.transaction.support.TransactionSynchronizationManager";
 
     @Bean(destroyMethod = "shutdown")
     @ConditionalOnMissingBean(RedissonClient.class)
@@ -92,13 +98,11 @@ public final class DelayQueueAutoConfiguration {
                 properties, redisson, codec);
     }
 
+    /** Without spring-tx, or with {@code delayqueue.producer.transaction-aware=false}: sends are written at once. */
     @Bean
     @ConditionalOnMissingBean(DelayQueueTemplate.class)
-    DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog, DelayQueueProperties properties,
-            ResourceLoader resourceLoader) {
-        boolean transactionAware = properties.getProducer().isTransactionAware()
-                && ClassUtils.isPresent(TRANSACTION_SYNCHRONIZATION_MANAGER, resourceLoader.getClassLoader());
-        return new DefaultDelayQueueTemplate(catalog, transactionAware);
+    DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog) {
+        return new DefaultDelayQueueTemplate(catalog);
     }
 
     @Bean
@@ -133,6 +137,24 @@ public final class DelayQueueAutoConfiguration {
     @Bean
     ConsumerStarter delayQueueConsumerStarter(DefaultDelayQueueConsumerRegistry registry) {
         return new ConsumerStarter(registry);
+    }
+
+    /**
+     * Sends inside a transaction are written after it commits. Needs spring-tx, checked here by
+     * {@code @ConditionalOnClass} rather than at runtime; processed before the plain template above,
+     * which then backs off.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.transaction.support.TransactionSynchronizationManager")
+    @ConditionalOnProperty(prefix = "delayqueue.producer", name = "transaction-aware", havingValue = "true",
+            matchIfMissing = true)
+    static class TransactionAwareTemplateConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(DelayQueueTemplate.class)
+        DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog) {
+            return new TransactionAwareDelayQueueTemplate(catalog);
+        }
     }
 
     @Bean

@@ -1,5 +1,7 @@
 package io.github.delayqueue.spring.autoconfigure;
 
+import io.github.delayqueue.spring.DelayQueueConfigurationException;
+
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

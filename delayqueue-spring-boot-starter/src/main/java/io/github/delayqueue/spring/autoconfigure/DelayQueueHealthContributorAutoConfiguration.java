@@ -1,6 +1,7 @@
 package io.github.delayqueue.spring.autoconfigure;
 
 import io.github.delayqueue.spring.DelayQueueAdmin;
+import io.github.delayqueue.spring.health.DelayQueueHealthIndicator;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

@@ -8,6 +8,7 @@ import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.core.RetryPolicy;
+import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Consumer;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Queue;
 
@@ -17,15 +18,17 @@ import org.springframework.util.unit.DataSize;
 /**
  * The effective settings of one queue: the handler's attribute, else {@code delayqueue.queues.<code>.*},
  * else the global property (whose default is the engine's default).
+ *
+ * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
-final class QueueSettings {
+public final class QueueSettings {
 
     private static final Queue INHERIT_ALL = new Queue();
 
     private final DelayQueueProperties properties;
     private final Set<String> declared;
 
-    QueueSettings(DelayQueueProperties properties, Set<String> declared) {
+    public QueueSettings(DelayQueueProperties properties, Set<String> declared) {
         this.properties = properties;
         this.declared = Set.copyOf(declared);
     }
@@ -49,12 +52,12 @@ final class QueueSettings {
         return INHERIT_ALL;
     }
 
-    static String relaxed(String key) {
+    public static String relaxed(String key) {
         return key.replaceAll("[^A-Za-z0-9.]", "").toLowerCase(Locale.ROOT);
     }
 
     /** The client settings of the queue (key prefix and payload limit may be per queue). */
-    ClientKey clientKey(String code) {
+    public ClientKey clientKey(String code) {
         Queue q = overrides(code);
         DataSize size = first(q.getMaxPayloadSize(), this.properties.getProducer().getMaxPayloadSize());
         long bytes = size.toBytes();
@@ -65,13 +68,13 @@ final class QueueSettings {
         return new ClientKey(first(q.getKeyPrefix(), this.properties.getKeyPrefix()), (int) bytes);
     }
 
-    ClientOptions clientOptions(ClientKey key, PayloadCodec codec) {
+    public ClientOptions clientOptions(ClientKey key, PayloadCodec codec) {
         return ClientOptions.builder().keyPrefix(key.keyPrefix()).maxPayloadBytes(key.maxPayloadBytes())
                 .maxBatchSize(this.properties.getProducer().getMaxBatchSize()).codec(codec).build();
     }
 
     /** Whether this application consumes the queue (the queue's setting, else the global one). */
-    boolean consumerEnabled(String code) {
+    public boolean consumerEnabled(String code) {
         return first(overrides(code).getConsumerEnabled(), this.properties.getConsumer().isEnabled());
     }
 
@@ -80,7 +83,7 @@ final class QueueSettings {
      *
      * @throws IllegalArgumentException if the engine rejects a value
      */
-    ConsumerOptions consumerOptions(String code, HandlerOverrides handler) {
+    public ConsumerOptions consumerOptions(String code, HandlerOverrides handler) {
         Consumer global = this.properties.getConsumer();
         Consumer.Retry globalRetry = global.getRetry();
         Queue q = overrides(code);
@@ -113,6 +116,6 @@ final class QueueSettings {
     }
 
     /** What distinguishes one {@link io.github.delayqueue.core.DelayQueueClient} from another. */
-    record ClientKey(String keyPrefix, int maxPayloadBytes) {
+    public record ClientKey(String keyPrefix, int maxPayloadBytes) {
     }
 }

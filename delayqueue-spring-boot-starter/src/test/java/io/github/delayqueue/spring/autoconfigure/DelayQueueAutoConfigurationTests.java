@@ -11,13 +11,21 @@ import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.core.RetryPolicy;
+import io.github.delayqueue.spring.ContextAwareDelayMessageHandler;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayMessageHandler;
 import io.github.delayqueue.spring.DelayQueueAdmin;
+import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderTimeout;
+import io.github.delayqueue.spring.consumer.ConsumerStarter;
+import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.core.DefaultDelayQueueTemplate;
+import io.github.delayqueue.spring.core.QueueCatalog;
+import io.github.delayqueue.spring.core.TransactionAwareDelayQueueTemplate;
+import io.github.delayqueue.testing.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import tools.jackson.databind.PropertyNamingStrategies;
@@ -32,7 +40,6 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.test.util.ReflectionTestUtils;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -116,16 +123,31 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @Test
-    void withoutSpringTxSendsAreImmediate() {
+    void theTransactionAwareTemplateNeedsSpringTxAndTheProperty() {
+        this.runner.run(context -> assertThat(context).getBean(DelayQueueTemplate.class)
+                .isExactlyInstanceOf(TransactionAwareDelayQueueTemplate.class));
         this.runner.withClassLoader(new FilteredClassLoader(TransactionSynchronizationManager.class)).run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(ReflectionTestUtils.getField(context.getBean(DelayQueueTemplate.class), "transactionAware"))
-                    .isEqualTo(false);
+            assertThat(context).getBean(DelayQueueTemplate.class).isExactlyInstanceOf(DefaultDelayQueueTemplate.class);
         });
-        this.runner.run(context -> assertThat(
-                ReflectionTestUtils.getField(context.getBean(DelayQueueTemplate.class), "transactionAware")).isEqualTo(true));
-        this.runner.withPropertyValues("delayqueue.producer.transaction-aware=false").run(context -> assertThat(
-                ReflectionTestUtils.getField(context.getBean(DelayQueueTemplate.class), "transactionAware")).isEqualTo(false));
+        this.runner.withPropertyValues("delayqueue.producer.transaction-aware=false").run(context -> assertThat(context)
+                .getBean(DelayQueueTemplate.class).isExactlyInstanceOf(DefaultDelayQueueTemplate.class));
+    }
+
+    @Test
+    void withoutSpringTxTheTemplateSendsToRedis() {
+        String prefix = TestRedis.uniquePrefix();
+        this.runner.withClassLoader(new FilteredClassLoader("org.springframework.transaction"))
+                .withPropertyValues("spring.data.redis.url=" + TestRedis.url(), "delayqueue.key-prefix=" + prefix)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    DelayQueueTemplate template = context.getBean(DelayQueueTemplate.class);
+                    assertThat(template).isExactlyInstanceOf(DefaultDelayQueueTemplate.class);
+                    String id = template.send(OrderQueues.REMINDER, "hello", Duration.ofHours(1));
+                    assertThat(context.getBean(DelayQueueAdmin.class).stats(OrderQueues.REMINDER).pending())
+                            .isEqualTo(1);
+                    assertThat(template.cancel(OrderQueues.REMINDER, id)).isTrue();
+                });
     }
 
     @Test
@@ -343,6 +365,8 @@ class DelayQueueAutoConfigurationTests {
             assertThat(definition(context, "ORDER_TIMEOUT").endpoint().payloadType()).isEqualTo(OrderTimeout.class);
             assertThat(definition(context, "REMINDER").endpoint().payloadType().getTypeName())
                     .isEqualTo("java.util.List<" + OrderTimeout.class.getName() + ">");
+            assertThat(definition(context, "PRODUCER_ONLY").endpoint().payloadType().getTypeName())
+                    .isEqualTo("java.util.List<" + OrderTimeout.class.getName() + ">");
             assertThat(definition(context, "orders.dotted").endpoint().payloadType().getTypeName())
                     .isEqualTo("java.util.Map<java.lang.String, java.util.List<" + OrderTimeout.class.getName() + ">>");
         });
@@ -423,8 +447,9 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @Test
-    void failsForHandlerClassImplementingNeitherMethod() {
-        assertUnusable(LazyHandlerConfig.class, "LazyHandler", "implements neither handle(T) nor handle(T, MessageContext)");
+    void failsForHandlerClassImplementingBothInterfaces() {
+        assertUnusable(BothHandlerConfig.class, "bean 'bothHandler'", BothHandler.class.getName(),
+                "implements both DelayMessageHandler and ContextAwareDelayMessageHandler");
     }
 
     @Test
@@ -615,7 +640,7 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @DelayHandler("REMINDER")
-    static class ContextReminderHandler implements DelayMessageHandler<String> {
+    static class ContextReminderHandler implements ContextAwareDelayMessageHandler<String> {
         @Override
         public void handle(String payload, MessageContext context) {
         }
@@ -670,7 +695,7 @@ class DelayQueueAutoConfigurationTests {
         }
     }
 
-    abstract static class BaseHandler<T> implements DelayMessageHandler<T> {
+    abstract static class BaseHandler<T> implements ContextAwareDelayMessageHandler<T> {
         @Override
         public void handle(T payload, MessageContext context) {
         }
@@ -678,6 +703,19 @@ class DelayQueueAutoConfigurationTests {
 
     @DelayHandler("REMINDER")
     static class ListHandler extends BaseHandler<List<OrderTimeout>> {
+    }
+
+    abstract static class PlainBaseHandler<T> implements DelayMessageHandler<T> {
+        @Override
+        public void handle(T payload) {
+        }
+    }
+
+    abstract static class ListOf<E> extends PlainBaseHandler<List<E>> {
+    }
+
+    @DelayHandler("PRODUCER_ONLY")
+    static class PlainListHandler extends ListOf<OrderTimeout> {
     }
 
     static class MapHandlers {
@@ -691,6 +729,11 @@ class DelayQueueAutoConfigurationTests {
         @Bean
         ListHandler listHandler() {
             return new ListHandler();
+        }
+
+        @Bean
+        PlainListHandler plainListHandler() {
+            return new PlainListHandler();
         }
 
         @Bean
@@ -825,14 +868,21 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @DelayHandler("ORDER_TIMEOUT")
-    static class LazyHandler implements DelayMessageHandler<String> {
+    static class BothHandler implements DelayMessageHandler<String>, ContextAwareDelayMessageHandler<String> {
+        @Override
+        public void handle(String payload) {
+        }
+
+        @Override
+        public void handle(String payload, MessageContext context) {
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
-    static class LazyHandlerConfig {
+    static class BothHandlerConfig {
         @Bean
-        LazyHandler lazyHandler() {
-            return new LazyHandler();
+        BothHandler bothHandler() {
+            return new BothHandler();
         }
     }
 

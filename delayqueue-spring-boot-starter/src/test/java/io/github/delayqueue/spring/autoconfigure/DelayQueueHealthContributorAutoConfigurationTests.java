@@ -1,6 +1,7 @@
 package io.github.delayqueue.spring.autoconfigure;
 
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;
+import io.github.delayqueue.spring.health.DelayQueueHealthIndicator;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

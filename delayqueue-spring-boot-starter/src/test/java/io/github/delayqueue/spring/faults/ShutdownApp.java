@@ -12,8 +12,8 @@ import org.springframework.stereotype.Component;
 
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.faults.FaultSupport;
+import io.github.delayqueue.spring.ContextAwareDelayMessageHandler;
 import io.github.delayqueue.spring.DelayHandler;
-import io.github.delayqueue.spring.DelayMessageHandler;
 
 /**
  * The application that {@link GracefulShutdownUnderLoadTest} runs in a JVM of its own and stops with SIGTERM.
@@ -39,7 +39,7 @@ public class ShutdownApp {
     /** The handler; also records when the context close began (published before the consumers stop). */
     @Component
     @DelayHandler("SHUTDOWN_WORK")
-    static class WorkHandler implements DelayMessageHandler<String>, ApplicationListener<ContextClosedEvent> {
+    static class WorkHandler implements ContextAwareDelayMessageHandler<String>, ApplicationListener<ContextClosedEvent> {
 
         private final RedissonClient redisson;
         private final String prefix;

@@ -1,15 +1,15 @@
 package io.github.delayqueue.spring.it;
 
 import io.github.delayqueue.core.MessageContext;
+import io.github.delayqueue.spring.ContextAwareDelayMessageHandler;
 import io.github.delayqueue.spring.DelayHandler;
-import io.github.delayqueue.spring.DelayMessageHandler;
 
 import org.springframework.stereotype.Component;
 
 /** A class-level handler that wants the context too. */
 @Component
 @DelayHandler("ORDER_TIMEOUT")
-class OrderTimeoutHandler implements DelayMessageHandler<Payloads.OrderTimeout> {
+class OrderTimeoutHandler implements ContextAwareDelayMessageHandler<Payloads.OrderTimeout> {
 
     private final Inbox inbox;
 

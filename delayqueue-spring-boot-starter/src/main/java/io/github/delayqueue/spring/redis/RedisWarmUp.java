@@ -1,10 +1,11 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.redis;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.UnsupportedRedisException;
+import io.github.delayqueue.spring.core.QueueCatalog;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
@@ -19,8 +20,10 @@ import org.springframework.context.SmartLifecycle;
  * eviction policy ({@link RedisEvictionCheck}). Never blocks startup and is harmless while Redis is down:
  * a failure is logged once (an unsupported Redis at ERROR, an unreachable one at INFO) and the clients
  * connect on first use as before. Stopped (interrupted) when the context closes.
+ *
+ * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
-final class RedisWarmUp implements SmartLifecycle {
+public final class RedisWarmUp implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(RedisWarmUp.class);
 
@@ -30,7 +33,7 @@ final class RedisWarmUp implements SmartLifecycle {
     private volatile boolean running;
     private volatile boolean done;
 
-    RedisWarmUp(QueueCatalog catalog, RedissonClient redisson) {
+    public RedisWarmUp(QueueCatalog catalog, RedissonClient redisson) {
         this.catalog = catalog;
         this.redisson = redisson;
     }

@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.core;
 
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -17,7 +17,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * The sends of one transaction, written after it commits and dropped if it rolls back, or if the
  * nested transaction (savepoint) they were made in rolls back. One instance per transaction (found
  * among the current synchronizations, so a suspended outer transaction keeps its own), sends in call
- * order. The only class of the starter that needs spring-tx.
+ * order. Used only by {@link TransactionAwareDelayQueueTemplate}; with it, the only classes of the starter
+ * that need spring-tx.
  */
 final class AfterCommitSends implements TransactionSynchronization {
 

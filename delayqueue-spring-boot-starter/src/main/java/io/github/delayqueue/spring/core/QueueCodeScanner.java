@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.core;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 import io.github.delayqueue.spring.DelayQueueCode;
+import io.github.delayqueue.spring.DelayQueueConfigurationException;
 
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -23,8 +24,10 @@ import org.springframework.util.ClassUtils;
 /**
  * Finds the enums implementing {@link DelayQueueCode} under the given packages and checks that their
  * codes are valid queue names and unique.
+ *
+ * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
-final class QueueCodeScanner {
+public final class QueueCodeScanner {
 
     /** The engine's queue name rule ({@code QueueKeys}); repeated because the engine keeps it internal. */
     static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1,100}");
@@ -32,13 +35,13 @@ final class QueueCodeScanner {
     private final Environment environment;
     private final ResourceLoader resourceLoader;
 
-    QueueCodeScanner(Environment environment, ResourceLoader resourceLoader) {
+    public QueueCodeScanner(Environment environment, ResourceLoader resourceLoader) {
         this.environment = environment;
         this.resourceLoader = resourceLoader;
     }
 
     /** The declared codes, sorted by code. */
-    List<DelayQueueCode> scan(Collection<String> packages) {
+    public List<DelayQueueCode> scan(Collection<String> packages) {
         Set<Class<?>> enums = new LinkedHashSet<>();
         ClassPathScanningCandidateComponentProvider scanner = new ClassPathScanningCandidateComponentProvider(false,
                 this.environment) {

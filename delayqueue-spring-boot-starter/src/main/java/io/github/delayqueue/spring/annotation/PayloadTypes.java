@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.annotation;
 
 import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.ParameterizedType;

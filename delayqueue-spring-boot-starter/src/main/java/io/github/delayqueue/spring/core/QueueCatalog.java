@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.core;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -9,6 +9,8 @@ import java.util.Optional;
 import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.spring.DelayQueueCode;
+import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties;
+import io.github.delayqueue.spring.autoconfigure.QueueSettings;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,15 +18,17 @@ import org.slf4j.LoggerFactory;
 /**
  * The declared queues and the engine client of each: one {@link DelayQueueClient} per distinct key
  * prefix and payload limit, so per-queue overrides of those need no extra connections.
+ *
+ * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
-final class QueueCatalog {
+public final class QueueCatalog {
 
     private static final Logger log = LoggerFactory.getLogger(QueueCatalog.class);
 
     /** One declared queue. */
-    record Queue(DelayQueueCode code, DelayQueueClient client) {
+    public record Queue(DelayQueueCode code, DelayQueueClient client) {
 
-        String name() {
+        public String name() {
             return this.code.code();
         }
     }
@@ -34,7 +38,7 @@ final class QueueCatalog {
     private final QueueSettings settings;
     private final PayloadCodec codec;
 
-    QueueCatalog(List<DelayQueueCode> codes, DelayQueueProperties properties, RedissonClient redisson,
+    public QueueCatalog(List<DelayQueueCode> codes, DelayQueueProperties properties, RedissonClient redisson,
             PayloadCodec codec) {
         this.codes = List.copyOf(codes);
         this.settings = new QueueSettings(properties,
@@ -60,19 +64,19 @@ final class QueueCatalog {
         }
     }
 
-    List<DelayQueueCode> codes() {
+    public List<DelayQueueCode> codes() {
         return this.codes;
     }
 
-    PayloadCodec codec() {
+    public PayloadCodec codec() {
         return this.codec;
     }
 
-    QueueSettings settings() {
+    public QueueSettings settings() {
         return this.settings;
     }
 
-    Optional<Queue> find(String code) {
+    public Optional<Queue> find(String code) {
         return Optional.ofNullable(this.queues.get(code));
     }
 
@@ -81,7 +85,7 @@ final class QueueCatalog {
      *
      * @throws IllegalArgumentException if the code is {@code null} or not declared
      */
-    Queue require(DelayQueueCode code) {
+    public Queue require(DelayQueueCode code) {
         if (code == null) {
             throw new IllegalArgumentException("queue code must not be null");
         }

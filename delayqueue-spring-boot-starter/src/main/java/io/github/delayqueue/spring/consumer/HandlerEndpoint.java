@@ -1,11 +1,14 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.consumer;
 
 import java.lang.reflect.Type;
 
 import io.github.delayqueue.core.MessageHandler;
+import io.github.delayqueue.spring.autoconfigure.HandlerOverrides;
 
 /**
  * One {@code @DelayHandler} found on a bean, ready to become a consumer.
+ *
+ * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  *
  * @param code        the queue code, placeholders resolved
  * @param source      the bean and class or method, for log and error messages
@@ -13,6 +16,6 @@ import io.github.delayqueue.core.MessageHandler;
  * @param handler     calls the bean (through its proxy, if any)
  * @param overrides   the settings the annotation sets itself
  */
-record HandlerEndpoint(String code, String source, Type payloadType, MessageHandler<Object> handler,
+public record HandlerEndpoint(String code, String source, Type payloadType, MessageHandler<Object> handler,
         HandlerOverrides overrides) {
 }

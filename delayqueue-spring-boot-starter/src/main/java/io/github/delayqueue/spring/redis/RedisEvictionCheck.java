@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.redis;
 
 import java.util.ArrayList;
 import java.util.List;

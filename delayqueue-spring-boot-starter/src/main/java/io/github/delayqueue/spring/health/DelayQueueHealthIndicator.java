@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.health;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -26,8 +26,10 @@ import org.springframework.boot.health.contributor.Status;
  * otherwise. Redisson retries a command for several seconds while Redis is unreachable, so the
  * statistics are read on one background thread: a check waits at most {@link #WAIT} for them, and
  * while Redis is known to be down it answers DOWN at once instead of queuing behind the running read.
+ *
+ * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
-final class DelayQueueHealthIndicator implements HealthIndicator, DisposableBean {
+public final class DelayQueueHealthIndicator implements HealthIndicator, DisposableBean {
 
     static final Duration WAIT = Duration.ofSeconds(2);
 
@@ -40,7 +42,7 @@ final class DelayQueueHealthIndicator implements HealthIndicator, DisposableBean
     private @Nullable CompletableFuture<Health> running;
     private @Nullable Health last;
 
-    DelayQueueHealthIndicator(DelayQueueAdmin admin) {
+    public DelayQueueHealthIndicator(DelayQueueAdmin admin) {
         this.admin = admin;
     }
 

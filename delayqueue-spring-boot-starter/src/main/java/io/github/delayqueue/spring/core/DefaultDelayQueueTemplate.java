@@ -1,28 +1,26 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.core;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
-import io.github.delayqueue.core.PreparedSend;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.SendRequest;
 import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 
-/** The auto-configured {@link DelayQueueTemplate}: declared codes only, sends after commit when asked to. */
-final class DefaultDelayQueueTemplate implements DelayQueueTemplate {
+/**
+ * The auto-configured {@link DelayQueueTemplate}: declared codes only, every call acts on Redis at once.
+ * {@link TransactionAwareDelayQueueTemplate} defers sends made inside a transaction.
+ *
+ * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
+ */
+public class DefaultDelayQueueTemplate implements DelayQueueTemplate {
 
     private final QueueCatalog catalog;
-    private final boolean transactionAware;
 
-    /**
-     * @param transactionAware whether to defer sends inside transactions; only {@code true} when
-     *                         spring-tx is on the class path
-     */
-    DefaultDelayQueueTemplate(QueueCatalog catalog, boolean transactionAware) {
+    public DefaultDelayQueueTemplate(QueueCatalog catalog) {
         this.catalog = catalog;
-        this.transactionAware = transactionAware;
     }
 
     @Override
@@ -47,12 +45,11 @@ final class DefaultDelayQueueTemplate implements DelayQueueTemplate {
 
     @Override
     public List<String> sendAll(DelayQueueCode code, List<SendRequest> requests) {
-        QueueCatalog.Queue queue = this.catalog.require(code);
-        if (this.transactionAware && AfterCommitSends.inTransaction()) {
-            PreparedSend prepared = queue.client().prepare(queue.name(), requests); // checked and encoded now
-            AfterCommitSends.defer(queue, prepared);
-            return prepared.ids();
-        }
+        return send(this.catalog.require(code), requests);
+    }
+
+    /** Writes the requests of a declared queue; the only step a subclass changes. */
+    List<String> send(QueueCatalog.Queue queue, List<SendRequest> requests) {
         return queue.client().sendAll(queue.name(), requests);
     }
 

@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.consumer;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,30 +13,42 @@ import java.util.concurrent.TimeUnit;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.spring.DelayQueueCode;
+import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.core.QueueCatalog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Turns the handler endpoints into consumers and owns them. Endpoints are checked when registered
- * (at the end of the context refresh); consumers are created and started by {@link #start()}, which
- * the {@link ConsumerStarter} calls once the application is ready, and stopped together, gracefully,
- * when the context closes. Not auto-started by the context: a refresh alone never starts consuming.
+ * Owns the consumers: turns the handler endpoints into engine consumers, starts and stops them.
+ * Who does what:
+ * <ul>
+ *   <li>the {@code DelayHandlerBeanPostProcessor} {@linkplain #register registers} the endpoints at the
+ *       end of the context refresh, and they are checked then (startup fails on a misconfiguration);</li>
+ *   <li>{@link ConsumerStarter}, an {@code ApplicationRunner}, calls {@link #start()} once the
+ *       application is ready: the context never starts it ({@link #isAutoStartup()} is {@code false}),
+ *       so a refresh alone never starts consuming;</li>
+ *   <li>the context stops it when it closes, in phase {@link #PHASE}: {@link #stop(Runnable)} stops all
+ *       consumers in parallel, each letting its running handlers finish within its shutdown timeout, and
+ *       calls back once all have stopped (or the longest timeout has passed).</li>
+ * </ul>
+ *
+ * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
-final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsumerRegistry, SmartLifecycle {
+public final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsumerRegistry, SmartLifecycle {
 
     /** Stops before most other lifecycle beans (like Spring Kafka's containers), so handlers still have their collaborators. */
     static final int PHASE = Integer.MAX_VALUE - 100;
 
     /** Extra time for the engine to acknowledge finished handlers after its shutdown timeout. */
-    static final Duration SETTLE_GRACE = Duration.ofSeconds(5);
+    public static final Duration SETTLE_GRACE = Duration.ofSeconds(5);
 
     private static final Logger log = LoggerFactory.getLogger(DefaultDelayQueueConsumerRegistry.class);
 
     /** A checked endpoint with its effective settings. */
-    record Definition(QueueCatalog.Queue queue, HandlerEndpoint endpoint, ConsumerOptions options, boolean enabled) {
+    public record Definition(QueueCatalog.Queue queue, HandlerEndpoint endpoint, ConsumerOptions options, boolean enabled) {
     }
 
     private final QueueCatalog catalog;
@@ -45,7 +57,7 @@ final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsumerRegis
     private final Map<String, DelayQueueConsumer> consumers = new LinkedHashMap<>();
     private volatile boolean running;
 
-    DefaultDelayQueueConsumerRegistry(QueueCatalog catalog, Duration shutdownTimeout) {
+    public DefaultDelayQueueConsumerRegistry(QueueCatalog catalog, Duration shutdownTimeout) {
         this.catalog = catalog;
         this.shutdownTimeout = shutdownTimeout;
     }
@@ -55,7 +67,7 @@ final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsumerRegis
      *
      * @throws DelayQueueConfigurationException naming the culprit
      */
-    synchronized void register(List<HandlerEndpoint> endpoints) {
+    public synchronized void register(List<HandlerEndpoint> endpoints) {
         Map<String, HandlerEndpoint> byCode = new HashMap<>();
         List<Definition> checked = new ArrayList<>();
         for (HandlerEndpoint endpoint : endpoints) {
@@ -103,7 +115,7 @@ final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsumerRegis
         }
     }
 
-    List<Definition> definitions() {
+    public List<Definition> definitions() {
         return this.definitions;
     }
 

@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.annotation;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -16,8 +16,13 @@ import java.util.stream.Collectors;
 
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.MessageHandler;
+import io.github.delayqueue.spring.ContextAwareDelayMessageHandler;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayMessageHandler;
+import io.github.delayqueue.spring.DelayQueueConfigurationException;
+import io.github.delayqueue.spring.autoconfigure.HandlerOverrides;
+import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.consumer.HandlerEndpoint;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -48,8 +53,10 @@ import org.springframework.util.ReflectionUtils;
  * the target class), checks their signatures, resolves placeholders in the attributes, and hands the
  * endpoints to the {@link DefaultDelayQueueConsumerRegistry} once all singletons exist. Handlers are
  * invoked on the bean as the container exposes it, so proxies (transactions, security) apply.
+ *
+ * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
-final class DelayHandlerBeanPostProcessor
+public final class DelayHandlerBeanPostProcessor
         implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware, EnvironmentAware, Ordered {
 
     private static final Logger log = LoggerFactory.getLogger(DelayHandlerBeanPostProcessor.class);
@@ -117,7 +124,7 @@ final class DelayHandlerBeanPostProcessor
     }
 
     /** Whether a bean of this type has {@code @DelayHandler} on its class or on a method. */
-    static boolean declaresHandlers(@Nullable Class<?> type) {
+    public static boolean declaresHandlers(@Nullable Class<?> type) {
         if (type == null || !AnnotationUtils.isCandidateClass(type, DelayHandler.class)) {
             return false;
         }
@@ -142,56 +149,47 @@ final class DelayHandlerBeanPostProcessor
 
     private HandlerEndpoint classEndpoint(Object bean, String beanName, Class<?> targetClass, DelayHandler annotation) {
         String source = "bean '" + beanName + "' (" + targetClass.getName() + ")";
-        if (!DelayMessageHandler.class.isAssignableFrom(targetClass)) {
-            throw new DelayQueueConfigurationException("@DelayHandler on the class of " + source
-                    + ", which does not implement " + DelayMessageHandler.class.getName() + ".",
-                    "Implement DelayMessageHandler<PayloadType>, or put @DelayHandler on a method of the bean.");
+        boolean plain = DelayMessageHandler.class.isAssignableFrom(targetClass);
+        boolean contextAware = ContextAwareDelayMessageHandler.class.isAssignableFrom(targetClass);
+        if (plain && contextAware) {
+            throw new DelayQueueConfigurationException("@DelayHandler on the class of " + source + ", which implements "
+                    + "both DelayMessageHandler and ContextAwareDelayMessageHandler: it is unclear which to call.",
+                    "Implement one of them: ContextAwareDelayMessageHandler<PayloadType> when the handler needs the "
+                            + "MessageContext, else DelayMessageHandler<PayloadType>.");
         }
-        if (!(bean instanceof DelayMessageHandler<?> handlerBean)) {
+        if (!plain && !contextAware) {
+            throw new DelayQueueConfigurationException("@DelayHandler on the class of " + source
+                    + ", which does not implement " + DelayMessageHandler.class.getName() + " or "
+                    + ContextAwareDelayMessageHandler.class.getName() + ".",
+                    "Implement DelayMessageHandler<PayloadType> (or ContextAwareDelayMessageHandler<PayloadType>), "
+                            + "or put @DelayHandler on a method of the bean.");
+        }
+        Class<?> handlerInterface = plain ? DelayMessageHandler.class : ContextAwareDelayMessageHandler.class;
+        if (!handlerInterface.isInstance(bean)) {
             throw new DelayQueueConfigurationException("The proxy of " + source + " does not expose "
-                    + DelayMessageHandler.class.getSimpleName() + ".",
+                    + handlerInterface.getSimpleName() + ".",
                     "Use class-based proxies (proxyTargetClass = true) for this bean.");
         }
-        if (!implementsHandle(targetClass)) {
-            throw new DelayQueueConfigurationException(source + " implements neither handle(T) nor handle(T, "
-                    + "MessageContext) of DelayMessageHandler.", "Implement one of them.");
-        }
         for (Method method : targetClass.getMethods()) {
-            if (method.getName().equals("handle") && method.getDeclaringClass() != DelayMessageHandler.class) {
+            if (method.getName().equals("handle") && method.getDeclaringClass() != handlerInterface) {
                 rejectAsync(targetClass, method, "@DelayHandler " + source + " (its " + method.getName() + " method)");
             }
         }
-        Type payloadType = payloadType(ResolvableType.forClass(targetClass).as(DelayMessageHandler.class).getGeneric(0),
-                source, "Declare the payload type: implements DelayMessageHandler<YourPayload>.");
-        @SuppressWarnings("unchecked")
-        DelayMessageHandler<Object> target = (DelayMessageHandler<Object>) handlerBean;
-        // call the proxy through the method the class implements: the interface's default handle(T, context)
-        // would reach handle(T) on the target, past advice (a transaction, security) declared on handle(T)
-        MessageHandler<Object> handler = implementsHandleWithContext(targetClass) ? target::handle
-                : (payload, context) -> target.handle(payload);
+        Type payloadType = payloadType(ResolvableType.forClass(targetClass).as(handlerInterface).getGeneric(0),
+                source, "Declare the payload type: implements " + handlerInterface.getSimpleName() + "<YourPayload>.");
+        // called on the bean as the container exposes it, so advice on handle (a transaction, security) applies
+        MessageHandler<Object> handler;
+        if (plain) {
+            @SuppressWarnings("unchecked")
+            DelayMessageHandler<Object> target = (DelayMessageHandler<Object>) bean;
+            handler = (payload, context) -> target.handle(payload);
+        } else {
+            @SuppressWarnings("unchecked")
+            ContextAwareDelayMessageHandler<Object> target = (ContextAwareDelayMessageHandler<Object>) bean;
+            handler = target::handle;
+        }
         return new HandlerEndpoint(resolve(annotation.value(), "value", source), source, payloadType, handler,
                 overrides(annotation, source));
-    }
-
-    private static boolean implementsHandleWithContext(Class<?> targetClass) {
-        for (Method method : targetClass.getMethods()) {
-            if (method.getName().equals("handle") && method.getDeclaringClass() != DelayMessageHandler.class
-                    && method.getParameterCount() == 2 && method.getParameterTypes()[1] == MessageContext.class) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean implementsHandle(Class<?> targetClass) {
-        for (Method method : targetClass.getMethods()) {
-            if (method.getName().equals("handle") && method.getDeclaringClass() != DelayMessageHandler.class
-                    && (method.getParameterCount() == 1 || (method.getParameterCount() == 2
-                            && method.getParameterTypes()[1] == MessageContext.class))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private HandlerEndpoint methodEndpoint(Object bean, String beanName, Class<?> targetClass, Method method,

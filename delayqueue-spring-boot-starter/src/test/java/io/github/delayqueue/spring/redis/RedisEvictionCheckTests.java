@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.redis;
 
 import java.time.Duration;
 import java.util.List;
@@ -10,8 +10,6 @@ import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
-
-import org.springframework.mock.env.MockEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,11 +37,10 @@ class RedisEvictionCheckTests {
 
     @Test
     void neitherBlocksNorFailsWhenRedisIsDown() {
-        MockEnvironment environment = new MockEnvironment().withProperty("spring.data.redis.url", "redis://127.0.0.1:1")
-                .withProperty("spring.data.redis.timeout", "200ms")
-                .withProperty("spring.data.redis.connect-timeout", "200ms");
-        Config config = RedissonConfigFactory.create(RedisConnectionProperties.bind(environment));
-        config.useSingleServer().setRetryAttempts(0); // fail fast: the test is about the check, not Redisson's retries
+        Config config = new Config();
+        config.setLazyInitialization(true); // as the starter's own client: connects on first use
+        config.useSingleServer().setAddress("redis://127.0.0.1:1").setTimeout(200).setConnectTimeout(200)
+                .setRetryAttempts(0); // fail fast: the test is about the check, not Redisson's retries
         RedissonClient redisson = Redisson.create(config);
         try {
             long start = System.nanoTime();

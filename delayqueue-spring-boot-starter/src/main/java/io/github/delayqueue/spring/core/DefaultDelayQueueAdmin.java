@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.core;
 
 import java.util.Collection;
 import java.util.List;
@@ -9,12 +9,16 @@ import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueCode;
 
-/** The auto-configured {@link DelayQueueAdmin}. */
-final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
+/**
+ * The auto-configured {@link DelayQueueAdmin}.
+ *
+ * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
+ */
+public final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
 
     private final QueueCatalog catalog;
 
-    DefaultDelayQueueAdmin(QueueCatalog catalog) {
+    public DefaultDelayQueueAdmin(QueueCatalog catalog) {
         this.catalog = catalog;
     }
 
