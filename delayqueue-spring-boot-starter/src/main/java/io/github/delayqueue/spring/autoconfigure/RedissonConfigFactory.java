@@ -5,6 +5,7 @@ import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import org.jspecify.annotations.Nullable;
 import org.redisson.config.BaseConfig;
 import org.redisson.config.Config;
@@ -84,16 +85,17 @@ final class RedissonConfigFactory {
     /** The bundle {@code spring.data.redis.ssl.bundle} names; a startup failure naming it when there is none. */
     static SslBundle sslBundle(String name, @Nullable SslBundles sslBundles) {
         if (sslBundles == null) {
-            throw new IllegalStateException("spring.data.redis.ssl.bundle names the SSL bundle '" + name
-                    + "' but the application has no SSL bundles: define it under spring.ssl.bundle.jks." + name
-                    + " or spring.ssl.bundle.pem." + name);
+            throw new DelayQueueConfigurationException("spring.data.redis.ssl.bundle names the SSL bundle '" + name
+                    + "' but the application has no SSL bundles", "Define it under spring.ssl.bundle.jks." + name
+                    + " or spring.ssl.bundle.pem." + name + ", or remove spring.data.redis.ssl.bundle.");
         }
         try {
             return sslBundles.getBundle(name);
         } catch (NoSuchSslBundleException e) {
-            throw new IllegalStateException("spring.data.redis.ssl.bundle names the SSL bundle '" + name
-                    + "', which is not configured (configured: " + sslBundles.getBundleNames()
-                    + "): define it under spring.ssl.bundle.jks." + name + " or spring.ssl.bundle.pem." + name, e);
+            throw new DelayQueueConfigurationException("spring.data.redis.ssl.bundle names the SSL bundle '" + name
+                    + "', which is not configured (configured: " + sslBundles.getBundleNames() + ")",
+                    "Define it under spring.ssl.bundle.jks." + name + " or spring.ssl.bundle.pem." + name
+                    + ", or name one of the configured bundles.", e);
         }
     }
 

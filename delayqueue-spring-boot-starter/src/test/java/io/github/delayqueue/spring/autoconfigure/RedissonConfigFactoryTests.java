@@ -6,6 +6,7 @@ import java.util.Map;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManagerFactory;
 
+import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -23,7 +24,7 @@ import org.springframework.test.util.ReflectionTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /** The mapping of {@code spring.data.redis.*} onto Redisson's {@link Config}; no Redis needed. */
@@ -157,12 +158,14 @@ class RedissonConfigFactoryTests {
     @Test
     void anUnknownSslBundleFailsNamingIt() throws Exception {
         RedisConnectionProperties properties = properties(Map.of("spring.data.redis.ssl.bundle", "missing"));
-        assertThatIllegalStateException()
+        assertThatExceptionOfType(DelayQueueConfigurationException.class)
                 .isThrownBy(() -> RedissonConfigFactory.create(properties, new DefaultSslBundleRegistry("redis", sslBundle())))
                 .withMessageContaining("spring.data.redis.ssl.bundle").withMessageContaining("'missing'")
                 .withMessageContaining("[redis]");
-        assertThatIllegalStateException().isThrownBy(() -> RedissonConfigFactory.create(properties, null))
-                .withMessageContaining("'missing'").withMessageContaining("no SSL bundles");
+        assertThatExceptionOfType(DelayQueueConfigurationException.class)
+                .isThrownBy(() -> RedissonConfigFactory.create(properties, null))
+                .withMessageContaining("'missing'").withMessageContaining("no SSL bundles")
+                .satisfies(e -> assertThat(e.action()).contains("spring.ssl.bundle.pem.missing"));
     }
 
     /** A bundle of default managers with its own protocols and ciphers. */
