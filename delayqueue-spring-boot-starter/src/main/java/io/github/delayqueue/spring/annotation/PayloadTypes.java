@@ -14,7 +14,8 @@ import org.springframework.core.ResolvableType;
 /**
  * Turns a handler's declared payload type, resolved in the context of the handler class, into a
  * plain {@link Type} for the codec, with every type variable substituted (so a handler inheriting
- * {@code DelayMessageHandler<T>} from a generic base class binds to the concrete {@code T}).
+ * {@code DelayMessageHandler<T>} or {@code ContextAwareDelayMessageHandler<T>} from a generic base class
+ * binds to the concrete {@code T}).
  */
 final class PayloadTypes {
 
@@ -23,7 +24,7 @@ final class PayloadTypes {
 
     /**
      * @throws IllegalArgumentException if a part of the type cannot be resolved (a raw
-     *                                  {@code DelayMessageHandler}, or a type variable the class
+     *                                  handler interface, or a type variable the class
      *                                  does not bind)
      */
     static Type toType(ResolvableType type) {
