@@ -65,8 +65,8 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     private @Nullable Poller poller;
     private @Nullable Settler settler;
     private @Nullable LeaseKeeper keeper;
-    private WakeUps wakeUps;
-    private ExecutorService workers;
+    private @Nullable WakeUps wakeUps;
+    private @Nullable ExecutorService workers;
 
     ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
             MessageHandler<T> handler, ConsumerOptions options) {
