@@ -1,5 +1,6 @@
 package io.github.delayqueue.spring.autoconfigure;
 
+import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -8,7 +9,7 @@ import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.core.RetryPolicy;
-import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Consumer;
+import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.ConsumerSettings;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Queue;
 
 import org.jspecify.annotations.Nullable;
@@ -31,26 +32,39 @@ final class QueueSettings {
     }
 
     /**
-     * The overrides of the code: exact key, else a relaxed match (environment variables lose case and dashes),
-     * never a key that is exactly another declared queue's code.
+     * The key of {@code delayqueue.queues} that applies to the code: the exact key, else a relaxed match
+     * (environment variables lose case and dashes), never a key that is exactly another declared queue's code.
+     * The one place where keys meet codes.
      */
-    Queue overrides(String code) {
+    @Nullable String key(String code) {
         Map<String, Queue> queues = this.properties.getQueues();
-        Queue exact = queues.get(code);
-        if (exact != null) {
-            return exact;
+        if (queues.containsKey(code)) {
+            return code;
         }
         String relaxed = relaxed(code);
-        for (Map.Entry<String, Queue> entry : queues.entrySet()) {
-            if (relaxed(entry.getKey()).equals(relaxed) && !this.declared.contains(entry.getKey())) {
-                return entry.getValue();
+        for (String key : queues.keySet()) {
+            if (relaxed(key).equals(relaxed) && !this.declared.contains(key)) {
+                return key;
             }
         }
-        return INHERIT_ALL;
+        return null;
     }
 
-    static String relaxed(String key) {
+    /** The keys of {@code delayqueue.queues} that apply to no declared queue (so are ignored). */
+    Set<String> unmatchedKeys() {
+        Set<String> unmatched = new LinkedHashSet<>(this.properties.getQueues().keySet());
+        this.declared.forEach(code -> unmatched.remove(key(code)));
+        return unmatched;
+    }
+
+    private static String relaxed(String key) {
         return key.replaceAll("[^A-Za-z0-9.]", "").toLowerCase(Locale.ROOT);
+    }
+
+    /** The overrides of the code ({@link #key}), or all unset. */
+    Queue overrides(String code) {
+        String key = key(code);
+        return key == null ? INHERIT_ALL : this.properties.getQueues().get(key);
     }
 
     /** The client settings of the queue (key prefix and payload limit may be per queue). */
@@ -81,35 +95,25 @@ final class QueueSettings {
      * @throws IllegalArgumentException if the engine rejects a value
      */
     ConsumerOptions consumerOptions(String code, HandlerOverrides handler) {
-        Consumer global = this.properties.getConsumer();
-        Consumer.Retry globalRetry = global.getRetry();
-        Queue q = overrides(code);
-        Queue.Retry retry = q.getRetry();
-        RetryPolicy policy = new RetryPolicy(
-                first(handler.maxAttempts(), retry.getMaxAttempts(), globalRetry.getMaxAttempts()),
-                first(retry.getInitialBackoff(), globalRetry.getInitialBackoff()),
-                first(retry.getMultiplier(), globalRetry.getMultiplier()),
-                first(retry.getMaxBackoff(), globalRetry.getMaxBackoff()),
-                first(retry.getJitter(), globalRetry.getJitter()));
+        ConsumerSettings s = ConsumerSettings.firstSet(overrides(code), this.properties.getConsumer());
+        ConsumerSettings.Retry retry = s.getRetry();
+        RetryPolicy policy = new RetryPolicy(first(handler.maxAttempts(), retry.getMaxAttempts()),
+                retry.getInitialBackoff(), retry.getMultiplier(), retry.getMaxBackoff(), retry.getJitter());
         return ConsumerOptions.builder()
-                .concurrency(first(handler.concurrency(), q.getConcurrency(), global.getConcurrency()))
-                .batchSize(first(q.getBatchSize(), global.getBatchSize()))
-                .visibilityTimeout(first(handler.visibilityTimeout(), q.getVisibilityTimeout(), global.getVisibilityTimeout()))
-                .handlerTimeout(first(handler.handlerTimeout(), q.getHandlerTimeout(), global.getHandlerTimeout()))
-                .maxPollInterval(first(q.getMaxPollInterval(), global.getMaxPollInterval()))
-                .shutdownTimeout(first(q.getShutdownTimeout(), global.getShutdownTimeout()))
+                .concurrency(first(handler.concurrency(), s.getConcurrency()))
+                .batchSize(s.getBatchSize())
+                .visibilityTimeout(first(handler.visibilityTimeout(), s.getVisibilityTimeout()))
+                .handlerTimeout(first(handler.handlerTimeout(), s.getHandlerTimeout()))
+                .maxPollInterval(s.getMaxPollInterval())
+                .shutdownTimeout(s.getShutdownTimeout())
                 .retry(policy)
-                .deadLetterRetention(first(q.getDeadLetter().getRetention(), global.getDeadLetter().getRetention()))
-                .deadLetterMaxCount(first(q.getDeadLetter().getMaxCount(), global.getDeadLetter().getMaxCount()))
+                .deadLetterRetention(s.getDeadLetter().getRetention())
+                .deadLetterMaxCount(s.getDeadLetter().getMaxCount())
                 .build();
     }
 
     private static <T> T first(@Nullable T value, T fallback) {
         return value != null ? value : fallback;
-    }
-
-    private static <T> T first(@Nullable T value, @Nullable T second, T fallback) {
-        return value != null ? value : first(second, fallback);
     }
 
     /** What distinguishes one {@link io.github.delayqueue.core.DelayQueueClient} from another. */
