@@ -375,6 +375,13 @@ public class DelayQueueProperties {
             /** Random spread applied to each back-off, as a fraction from 0 (none) to 1. */
             private @Nullable Double jitter = 0.2;
 
+            /**
+             * Exceptions never retried, as fully qualified class names: a failure with one of them (or a
+             * subclass) anywhere in its cause chain is dead-lettered at once. A queue's list replaces the
+             * global one; @DelayHandler(noRetryFor) adds to it.
+             */
+            private @Nullable List<String> noRetryFor = new ArrayList<>();
+
             public @Nullable Integer getMaxAttempts() {
                 return this.maxAttempts;
             }
@@ -413,6 +420,14 @@ public class DelayQueueProperties {
 
             public void setJitter(@Nullable Double jitter) {
                 this.jitter = jitter;
+            }
+
+            public @Nullable List<String> getNoRetryFor() {
+                return this.noRetryFor;
+            }
+
+            public void setNoRetryFor(@Nullable List<String> noRetryFor) {
+                this.noRetryFor = noRetryFor;
             }
         }
     }

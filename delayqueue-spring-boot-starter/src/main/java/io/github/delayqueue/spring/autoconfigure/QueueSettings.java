@@ -1,6 +1,8 @@
 package io.github.delayqueue.spring.autoconfigure;
 
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -13,6 +15,7 @@ import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.ConsumerSe
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Queue;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -25,10 +28,27 @@ final class QueueSettings {
 
     private final DelayQueueProperties properties;
     private final Set<String> declared;
+    /** The resolved {@code delayqueue.consumer.retry.no-retry-for}. */
+    private final Set<Class<? extends Throwable>> globalNoRetryFor;
+    /** The resolved {@code retry.no-retry-for} of each queue key that sets it. */
+    private final Map<String, Set<Class<? extends Throwable>>> queueNoRetryFor = new LinkedHashMap<>();
 
+    /**
+     * @throws DelayQueueConfigurationException if a {@code retry.no-retry-for} entry names no {@link Throwable}
+     *         class
+     */
     QueueSettings(DelayQueueProperties properties, Set<String> declared) {
         this.properties = properties;
         this.declared = Set.copyOf(declared);
+        this.globalNoRetryFor = exceptions("delayqueue.consumer.retry.no-retry-for",
+                properties.getConsumer().getRetry().getNoRetryFor());
+        properties.getQueues().forEach((key, queue) -> {
+            if (queue.getRetry().getNoRetryFor() != null) {
+                String property = "delayqueue.queues" + (key.contains(".") ? "[" + key + "]" : "." + key)
+                        + ".retry.no-retry-for";
+                this.queueNoRetryFor.put(key, exceptions(property, queue.getRetry().getNoRetryFor()));
+            }
+        });
     }
 
     /**
@@ -95,10 +115,15 @@ final class QueueSettings {
      * @throws IllegalArgumentException if the engine rejects a value
      */
     ConsumerOptions consumerOptions(String code, HandlerOverrides handler) {
+        String key = key(code);
         ConsumerSettings s = ConsumerSettings.firstSet(overrides(code), this.properties.getConsumer());
         ConsumerSettings.Retry retry = s.getRetry();
         RetryPolicy policy = new RetryPolicy(first(handler.maxAttempts(), retry.getMaxAttempts()),
                 retry.getInitialBackoff(), retry.getMultiplier(), retry.getMaxBackoff(), retry.getJitter());
+        // no-retry-for: the queue's list, else the global one, plus the handler's
+        Set<Class<? extends Throwable>> queueList = key == null ? null : this.queueNoRetryFor.get(key);
+        Set<Class<? extends Throwable>> noRetryFor = new LinkedHashSet<>(first(queueList, this.globalNoRetryFor));
+        noRetryFor.addAll(handler.noRetryFor());
         return ConsumerOptions.builder()
                 .concurrency(first(handler.concurrency(), s.getConcurrency()))
                 .batchSize(s.getBatchSize())
@@ -109,7 +134,38 @@ final class QueueSettings {
                 .retry(policy)
                 .deadLetterRetention(s.getDeadLetter().getRetention())
                 .deadLetterMaxCount(s.getDeadLetter().getMaxCount())
+                .noRetryFor(noRetryFor)
                 .build();
+    }
+
+    /**
+     * The classes named by a {@code no-retry-for} list, loaded with the application's class loader (the
+     * thread context class loader at startup). The names come from the application's configuration, never
+     * from messages.
+     */
+    private static Set<Class<? extends Throwable>> exceptions(String property, @Nullable List<String> names) {
+        if (names == null) {
+            return Set.of();
+        }
+        Set<Class<? extends Throwable>> classes = new LinkedHashSet<>();
+        for (String name : names) {
+            String trimmed = name == null ? "" : name.trim();
+            Class<?> type;
+            try {
+                type = ClassUtils.forName(trimmed, ClassUtils.getDefaultClassLoader());
+            } catch (ClassNotFoundException | LinkageError | IllegalArgumentException e) {
+                throw new DelayQueueConfigurationException(property + " names '" + name
+                        + "', which is not a class on the application's class path.",
+                        "Use fully qualified names of exception classes, such as java.lang.IllegalArgumentException "
+                                + "(nested classes as com.example.Outer$Inner).", e);
+            }
+            if (!Throwable.class.isAssignableFrom(type)) {
+                throw new DelayQueueConfigurationException(property + " names '" + name + "', which is not a "
+                        + "Throwable.", "List only exception classes (subclasses of java.lang.Throwable).");
+            }
+            classes.add(type.asSubclass(Throwable.class));
+        }
+        return classes;
     }
 
     private static <T> T first(@Nullable T value, T fallback) {

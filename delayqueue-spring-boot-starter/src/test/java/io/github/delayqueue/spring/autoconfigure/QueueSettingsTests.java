@@ -4,18 +4,34 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 
+import io.github.delayqueue.core.ConsumerOptions;
+import io.github.delayqueue.core.MessageContext;
+import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.ConsumerSettings;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Queue;
+import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The one settings type of both levels and its merge, and the one matcher of {@code delayqueue.queues} keys.
+ * The one settings type of both levels and its merge, the one matcher of {@code delayqueue.queues} keys, and
+ * {@code retry.no-retry-for}; without Redis (the consumer options are only built, never run).
  */
 class QueueSettingsTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DelayQueueAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1",
+                    "delayqueue.scan-packages=" + OrderQueues.class.getPackageName());
 
     // ---- one settings type, first set wins --------------------------------------------------------
 
@@ -75,6 +91,105 @@ class QueueSettingsTests {
 
         assertThat(settings.key("ORDER_TIMEOUT")).isEqualTo("ORDER_TIMEOUT");
         assertThat(settings.unmatchedKeys()).containsExactly("ordertimeout");
+    }
+
+    // ---- no-retry-for -----------------------------------------------------------------------------
+
+    @Test
+    void noRetryForIsEmptyByDefault() {
+        this.runner.withUserConfiguration(OrderHandlerConfig.class).run(context -> assertThat(
+                options(context, "ORDER_TIMEOUT").noRetryFor()).isEmpty());
+    }
+
+    @Test
+    void noRetryForOfTheQueueReplacesTheGlobalListAndTheAnnotationAddsToIt() {
+        this.runner.withUserConfiguration(OrderHandlerConfig.class, ReminderHandlerConfig.class).withPropertyValues(
+                "delayqueue.consumer.retry.no-retry-for=java.lang.IllegalArgumentException,"
+                        + "io.github.delayqueue.spring.autoconfigure.QueueSettingsTests$Rejected",
+                "delayqueue.queues.ORDER_TIMEOUT.retry.no-retry-for=java.lang.UnsupportedOperationException",
+                "delayqueue.queues[orders.dotted].retry.no-retry-for=java.io.UncheckedIOException")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(options(context, "ORDER_TIMEOUT").noRetryFor())
+                            .containsExactly(UnsupportedOperationException.class);
+                    assertThat(options(context, "REMINDER").noRetryFor()).containsExactlyInAnyOrder(
+                            IllegalArgumentException.class, Rejected.class, CancellationException.class);
+                    assertThat(context.getBean(QueueCatalog.class).settings()
+                            .consumerOptions("orders.dotted", HandlerOverrides.NONE).noRetryFor())
+                            .containsExactly(java.io.UncheckedIOException.class);
+                });
+    }
+
+    @Test
+    void aClassNameThatDoesNotExistFailsStartupNamingThePropertyAndTheValue() {
+        this.runner.withPropertyValues("delayqueue.queues.ORDER_TIMEOUT.retry.no-retry-for=com.example.NoSuchException")
+                .run(context -> assertThat(configFailure(context)).hasMessageContainingAll(
+                        "delayqueue.queues.ORDER_TIMEOUT.retry.no-retry-for", "'com.example.NoSuchException'",
+                        "not a class"));
+        this.runner.withPropertyValues("delayqueue.queues[orders.dotted].retry.no-retry-for=Nope")
+                .run(context -> assertThat(configFailure(context)).hasMessageContaining(
+                        "delayqueue.queues[orders.dotted].retry.no-retry-for names 'Nope'"));
+    }
+
+    @Test
+    void aClassThatIsNotAThrowableFailsStartupNamingThePropertyAndTheValue() {
+        this.runner.withPropertyValues("delayqueue.consumer.retry.no-retry-for=java.lang.String").run(
+                context -> assertThat(configFailure(context)).hasMessageContainingAll(
+                        "delayqueue.consumer.retry.no-retry-for", "'java.lang.String'", "not a Throwable"));
+    }
+
+    @Test
+    void theFailureAnalyzerTurnsABadNameIntoAnActionableReport() {
+        this.runner.withPropertyValues("delayqueue.consumer.retry.no-retry-for=com.example.Missing")
+                .run(context -> assertThat(((DelayQueueConfigurationException) configFailure(context)).action())
+                        .contains("fully qualified"));
+    }
+
+    static class Rejected extends RuntimeException {
+    }
+
+    @DelayHandler("ORDER_TIMEOUT")
+    static class OrderHandler implements io.github.delayqueue.spring.DelayMessageHandler<String> {
+        @Override
+        public void handle(String payload) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OrderHandlerConfig {
+        @Bean
+        OrderHandler orderHandler() {
+            return new OrderHandler();
+        }
+    }
+
+    static class ReminderHandlers {
+        @DelayHandler(value = "REMINDER", noRetryFor = CancellationException.class)
+        void remind(MessageContext context, String text) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ReminderHandlerConfig {
+        @Bean
+        ReminderHandlers reminderHandlers() {
+            return new ReminderHandlers();
+        }
+    }
+
+    private static ConsumerOptions options(AssertableApplicationContext context, String code) {
+        return context.getBean(DefaultDelayQueueConsumerRegistry.class).definitions().stream()
+                .filter(d -> d.queue().name().equals(code)).findFirst().orElseThrow().options();
+    }
+
+    private static Throwable configFailure(AssertableApplicationContext context) {
+        assertThat(context).hasFailed();
+        Throwable failure = context.getStartupFailure();
+        while (!(failure instanceof DelayQueueConfigurationException) && failure.getCause() != null) {
+            failure = failure.getCause();
+        }
+        assertThat(failure).isInstanceOf(DelayQueueConfigurationException.class);
+        return failure;
     }
 
     /** Leaf settings of {@link ConsumerSettings} (nested groups descended into) that are null in {@code settings}. */
