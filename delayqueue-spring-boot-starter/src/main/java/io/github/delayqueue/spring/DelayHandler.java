@@ -19,9 +19,9 @@ import java.lang.annotation.Target;
  * </ul>
  *
  * <p>Each queue code has at most one handler per application. Attributes accept {@code ${…}}
- * placeholders; an empty attribute means "use {@code delayqueue.queues.<code>.*}, then
- * {@code delayqueue.consumer.*}". Handlers are found on beans, including proxied ones; the annotation
- * does not make a class a bean.
+ * placeholders (except {@link #noRetryFor()}, which takes classes); an empty attribute means "use
+ * {@code delayqueue.queues.<code>.*}, then {@code delayqueue.consumer.*}". Handlers are found on beans,
+ * including proxied ones; the annotation does not make a class a bean.
  */
 @Target({ ElementType.TYPE, ElementType.METHOD })
 @Retention(RetentionPolicy.RUNTIME)
@@ -42,4 +42,11 @@ public @interface DelayHandler {
 
     /** Longest a handler may run before it is interrupted and the message redelivered, for example {@code "2m"}. */
     String handlerTimeout() default "";
+
+    /**
+     * Exceptions never retried: a failure with one of them (or a subclass) anywhere in its cause chain is
+     * dead-lettered at once. Adds to {@code delayqueue.queues.<code>.retry.no-retry-for} (else
+     * {@code delayqueue.consumer.retry.no-retry-for}).
+     */
+    Class<? extends Throwable>[] noRetryFor() default {};
 }

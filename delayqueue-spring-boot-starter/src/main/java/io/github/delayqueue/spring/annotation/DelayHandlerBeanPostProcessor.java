@@ -296,7 +296,8 @@ public final class DelayHandlerBeanPostProcessor
                 attribute(annotation.concurrency(), "concurrency", source, Integer::valueOf),
                 attribute(annotation.maxAttempts(), "maxAttempts", source, Integer::valueOf),
                 attribute(annotation.visibilityTimeout(), "visibilityTimeout", source, DurationStyle::detectAndParse),
-                attribute(annotation.handlerTimeout(), "handlerTimeout", source, DurationStyle::detectAndParse));
+                attribute(annotation.handlerTimeout(), "handlerTimeout", source, DurationStyle::detectAndParse),
+                Set.copyOf(Arrays.asList(annotation.noRetryFor())));
     }
 
     private <T> @Nullable T attribute(String raw, String name, String source, Function<String, T> parser) {

@@ -1,5 +1,6 @@
 package io.github.delayqueue.spring.autoconfigure;
 
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,6 +9,7 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.ReflectionUtils;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -36,9 +38,9 @@ public class DelayQueueProperties {
     private final Consumer consumer = new Consumer();
 
     /**
-     * Per-queue settings, keyed by queue code: key-prefix, consumer-enabled, concurrency, batch-size,
-     * visibility-timeout, handler-timeout, max-poll-interval, shutdown-timeout, max-payload-size and
-     * retry.max-attempts, .initial-backoff, .multiplier, .max-backoff, .jitter. Unset values inherit the
+     * Per-queue settings, keyed by queue code: key-prefix, consumer-enabled, max-payload-size and every
+     * setting of delayqueue.consumer except enabled (concurrency, batch-size, visibility-timeout,
+     * handler-timeout, max-poll-interval, shutdown-timeout, retry.*, dead-letter.*). Unset values inherit the
      * global ones. Use brackets for codes with dots: 'delayqueue.queues[orders.timeout].concurrency'.
      */
     private Map<String, Queue> queues = new LinkedHashMap<>();
@@ -115,43 +117,17 @@ public class DelayQueueProperties {
         }
     }
 
-    /** Settings of the consumers that run @DelayHandler beans. */
-    public static class Consumer {
+    /**
+     * Settings of the consumers that run @DelayHandler beans ({@code delayqueue.consumer.*}): the settings
+     * every queue inherits, whose defaults are the engine's, and whether this application consumes at all.
+     */
+    public static class Consumer extends ConsumerSettings {
 
         /**
          * Whether this application consumes its queues. Set to false in a producer-only application;
          * a queue can override it with 'delayqueue.queues.<code>.consumer-enabled'.
          */
         private boolean enabled = true;
-
-        /** Handlers of one queue running at once in this application. */
-        private int concurrency = 16;
-
-        /** Most messages claimed from Redis in one round trip. */
-        private int batchSize = 100;
-
-        /**
-         * Lease of a claimed message. Leases of running handlers are extended, so this bounds how long
-         * the messages of a crashed instance wait before redelivery, not how long a handler may run.
-         */
-        private Duration visibilityTimeout = Duration.ofSeconds(30);
-
-        /** Longest a handler may run before it is interrupted and its message retried (or dead-lettered on its last attempt). */
-        private Duration handlerTimeout = Duration.ofMinutes(5);
-
-        /** Longest an idle consumer waits without asking Redis, a safety net for lost wake-up signals. */
-        private Duration maxPollInterval = Duration.ofSeconds(1);
-
-        /**
-         * How long shutdown waits for running handlers; unfinished messages stay in Redis and are
-         * delivered again. Keep it 5s below 'spring.lifecycle.timeout-per-shutdown-phase' (30s by default),
-         * the time the starter allows for acknowledging.
-         */
-        private Duration shutdownTimeout = Duration.ofSeconds(25);
-
-        private final Retry retry = new Retry();
-
-        private final DeadLetter deadLetter = new DeadLetter();
 
         public boolean isEnabled() {
             return this.enabled;
@@ -160,154 +136,13 @@ public class DelayQueueProperties {
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
-
-        public int getConcurrency() {
-            return this.concurrency;
-        }
-
-        public void setConcurrency(int concurrency) {
-            this.concurrency = concurrency;
-        }
-
-        public int getBatchSize() {
-            return this.batchSize;
-        }
-
-        public void setBatchSize(int batchSize) {
-            this.batchSize = batchSize;
-        }
-
-        public Duration getVisibilityTimeout() {
-            return this.visibilityTimeout;
-        }
-
-        public void setVisibilityTimeout(Duration visibilityTimeout) {
-            this.visibilityTimeout = visibilityTimeout;
-        }
-
-        public Duration getHandlerTimeout() {
-            return this.handlerTimeout;
-        }
-
-        public void setHandlerTimeout(Duration handlerTimeout) {
-            this.handlerTimeout = handlerTimeout;
-        }
-
-        public Duration getMaxPollInterval() {
-            return this.maxPollInterval;
-        }
-
-        public void setMaxPollInterval(Duration maxPollInterval) {
-            this.maxPollInterval = maxPollInterval;
-        }
-
-        public Duration getShutdownTimeout() {
-            return this.shutdownTimeout;
-        }
-
-        public void setShutdownTimeout(Duration shutdownTimeout) {
-            this.shutdownTimeout = shutdownTimeout;
-        }
-
-        public Retry getRetry() {
-            return this.retry;
-        }
-
-        public DeadLetter getDeadLetter() {
-            return this.deadLetter;
-        }
-
-        /**
-         * How long dead letters are kept. The consumer deletes the excess in its claim script, at most 100
-         * per poll.
-         */
-        public static class DeadLetter {
-
-            /** Dead letters older than this are deleted. */
-            private Duration retention = Duration.ofDays(14);
-
-            /** Most dead letters kept per queue; the oldest beyond this are deleted. */
-            private int maxCount = 100_000;
-
-            public Duration getRetention() {
-                return this.retention;
-            }
-
-            public void setRetention(Duration retention) {
-                this.retention = retention;
-            }
-
-            public int getMaxCount() {
-                return this.maxCount;
-            }
-
-            public void setMaxCount(int maxCount) {
-                this.maxCount = maxCount;
-            }
-        }
-
-        /** Retries of failed handlers: exponential back-off with jitter, then dead letters. */
-        public static class Retry {
-
-            /** Deliveries in total, the first included, before a failing message is dead-lettered. */
-            private int maxAttempts = 5;
-
-            /** Back-off after the first failure. */
-            private Duration initialBackoff = Duration.ofSeconds(1);
-
-            /** Factor applied to the back-off after each further failure. */
-            private double multiplier = 2.0;
-
-            /** Longest back-off. */
-            private Duration maxBackoff = Duration.ofMinutes(5);
-
-            /** Random spread applied to each back-off, as a fraction from 0 (none) to 1. */
-            private double jitter = 0.2;
-
-            public int getMaxAttempts() {
-                return this.maxAttempts;
-            }
-
-            public void setMaxAttempts(int maxAttempts) {
-                this.maxAttempts = maxAttempts;
-            }
-
-            public Duration getInitialBackoff() {
-                return this.initialBackoff;
-            }
-
-            public void setInitialBackoff(Duration initialBackoff) {
-                this.initialBackoff = initialBackoff;
-            }
-
-            public double getMultiplier() {
-                return this.multiplier;
-            }
-
-            public void setMultiplier(double multiplier) {
-                this.multiplier = multiplier;
-            }
-
-            public Duration getMaxBackoff() {
-                return this.maxBackoff;
-            }
-
-            public void setMaxBackoff(Duration maxBackoff) {
-                this.maxBackoff = maxBackoff;
-            }
-
-            public double getJitter() {
-                return this.jitter;
-            }
-
-            public void setJitter(double jitter) {
-                this.jitter = jitter;
-            }
-        }
     }
 
-    /** Overrides for one queue; every unset value inherits the global one. */
-    public static class Queue {
+    /**
+     * Overrides for one queue ({@code delayqueue.queues.<code>.*}): the consumer settings, every one unset
+     * until given, plus the queue's client settings. Unset values inherit the global ones.
+     */
+    public static class Queue extends ConsumerSettings {
 
         /** Redis key prefix of this queue. */
         private @Nullable String keyPrefix;
@@ -315,30 +150,12 @@ public class DelayQueueProperties {
         /** Whether this application consumes this queue (false = only send to it). */
         private @Nullable Boolean consumerEnabled;
 
-        /** Handlers of this queue running at once in this application. */
-        private @Nullable Integer concurrency;
-
-        /** Most messages of this queue claimed in one round trip. */
-        private @Nullable Integer batchSize;
-
-        /** Lease of a claimed message of this queue. */
-        private @Nullable Duration visibilityTimeout;
-
-        /** Longest a handler of this queue may run before it is interrupted. */
-        private @Nullable Duration handlerTimeout;
-
-        /** Longest an idle consumer of this queue waits without asking Redis. */
-        private @Nullable Duration maxPollInterval;
-
-        /** How long shutdown waits for running handlers of this queue. */
-        private @Nullable Duration shutdownTimeout;
-
         /** Largest payload accepted by this queue, measured in UTF-8 bytes of its JSON. */
         private @Nullable DataSize maxPayloadSize;
 
-        private final Retry retry = new Retry();
-
-        private final DeadLetter deadLetter = new DeadLetter();
+        public Queue() {
+            super(false);
+        }
 
         public @Nullable String getKeyPrefix() {
             return this.keyPrefix;
@@ -354,6 +171,105 @@ public class DelayQueueProperties {
 
         public void setConsumerEnabled(@Nullable Boolean consumerEnabled) {
             this.consumerEnabled = consumerEnabled;
+        }
+
+        public @Nullable DataSize getMaxPayloadSize() {
+            return this.maxPayloadSize;
+        }
+
+        public void setMaxPayloadSize(@Nullable DataSize maxPayloadSize) {
+            this.maxPayloadSize = maxPayloadSize;
+        }
+    }
+
+    /**
+     * The consumer settings of a queue, used at both levels: {@code delayqueue.consumer.*} (with the
+     * defaults below, which equal the engine's) and {@code delayqueue.queues.<code>.*} (every value unset
+     * until given). {@link #firstSet} merges the levels. Adding a setting takes a field with its Javadoc
+     * (and accessors) here and its mapping onto the engine's options in {@code QueueSettings}.
+     */
+    public static class ConsumerSettings {
+
+        /** Handlers of one queue running at once in this application. */
+        private @Nullable Integer concurrency = 16;
+
+        /** Most messages claimed from Redis in one round trip. */
+        private @Nullable Integer batchSize = 100;
+
+        /**
+         * Lease of a claimed message. Leases of running handlers are extended, so this bounds how long
+         * the messages of a crashed instance wait before redelivery, not how long a handler may run.
+         */
+        private @Nullable Duration visibilityTimeout = Duration.ofSeconds(30);
+
+        /** Longest a handler may run before it is interrupted and its message retried (or dead-lettered on its last attempt). */
+        private @Nullable Duration handlerTimeout = Duration.ofMinutes(5);
+
+        /** Longest an idle consumer waits without asking Redis, a safety net for lost wake-up signals. */
+        private @Nullable Duration maxPollInterval = Duration.ofSeconds(1);
+
+        /**
+         * How long shutdown waits for running handlers; unfinished messages stay in Redis and are
+         * delivered again. Keep it 5s below 'spring.lifecycle.timeout-per-shutdown-phase' (30s by default),
+         * the time the starter allows for acknowledging.
+         */
+        private @Nullable Duration shutdownTimeout = Duration.ofSeconds(25);
+
+        private final Retry retry = new Retry();
+
+        private final DeadLetter deadLetter = new DeadLetter();
+
+        /** The defaults (the engine's). */
+        ConsumerSettings() {
+        }
+
+        /** With {@code defaults} false, every setting unset, so that it inherits from the next level. */
+        ConsumerSettings(boolean defaults) {
+            if (!defaults) {
+                clear(ConsumerSettings.class, this);
+            }
+        }
+
+        /**
+         * The settings of {@code levels}, first set wins per setting (nested groups descended into), then the
+         * defaults: every value of the result is set.
+         */
+        static ConsumerSettings firstSet(ConsumerSettings... levels) {
+            ConsumerSettings merged = new ConsumerSettings(false);
+            for (ConsumerSettings level : levels) {
+                fill(ConsumerSettings.class, merged, level);
+            }
+            fill(ConsumerSettings.class, merged, new ConsumerSettings());
+            return merged;
+        }
+
+        /** Sets every value of {@code target} that is unset to the one of {@code source}. */
+        private static void fill(Class<?> type, Object target, Object source) {
+            ReflectionUtils.doWithLocalFields(type, field -> {
+                if (Modifier.isStatic(field.getModifiers())) {
+                    return;
+                }
+                ReflectionUtils.makeAccessible(field);
+                if (Modifier.isFinal(field.getModifiers())) {
+                    fill(field.getType(), field.get(target), field.get(source));
+                } else if (field.get(target) == null) {
+                    field.set(target, field.get(source));
+                }
+            });
+        }
+
+        private static void clear(Class<?> type, Object target) {
+            ReflectionUtils.doWithLocalFields(type, field -> {
+                if (Modifier.isStatic(field.getModifiers())) {
+                    return;
+                }
+                ReflectionUtils.makeAccessible(field);
+                if (Modifier.isFinal(field.getModifiers())) {
+                    clear(field.getType(), field.get(target));
+                } else {
+                    field.set(target, null);
+                }
+            });
         }
 
         public @Nullable Integer getConcurrency() {
@@ -404,14 +320,6 @@ public class DelayQueueProperties {
             this.shutdownTimeout = shutdownTimeout;
         }
 
-        public @Nullable DataSize getMaxPayloadSize() {
-            return this.maxPayloadSize;
-        }
-
-        public void setMaxPayloadSize(@Nullable DataSize maxPayloadSize) {
-            this.maxPayloadSize = maxPayloadSize;
-        }
-
         public Retry getRetry() {
             return this.retry;
         }
@@ -420,14 +328,17 @@ public class DelayQueueProperties {
             return this.deadLetter;
         }
 
-        /** Dead-letter retention overrides of one queue. */
+        /**
+         * How long dead letters are kept. The consumer deletes the excess in its claim script, at most 100
+         * per poll.
+         */
         public static class DeadLetter {
 
-            /** Dead letters of this queue older than this are deleted. */
-            private @Nullable Duration retention;
+            /** Dead letters older than this are deleted. */
+            private @Nullable Duration retention = Duration.ofDays(14);
 
-            /** Most dead letters kept for this queue; the oldest beyond this are deleted. */
-            private @Nullable Integer maxCount;
+            /** Most dead letters kept per queue; the oldest beyond this are deleted. */
+            private @Nullable Integer maxCount = 100_000;
 
             public @Nullable Duration getRetention() {
                 return this.retention;
@@ -446,23 +357,30 @@ public class DelayQueueProperties {
             }
         }
 
-        /** Retry overrides of one queue. */
+        /** Retries of failed handlers: exponential back-off with jitter, then dead letters. */
         public static class Retry {
 
-            /** Deliveries in total before a failing message of this queue is dead-lettered. */
-            private @Nullable Integer maxAttempts;
+            /** Deliveries in total, the first included, before a failing message is dead-lettered. */
+            private @Nullable Integer maxAttempts = 5;
 
             /** Back-off after the first failure. */
-            private @Nullable Duration initialBackoff;
+            private @Nullable Duration initialBackoff = Duration.ofSeconds(1);
 
             /** Factor applied to the back-off after each further failure. */
-            private @Nullable Double multiplier;
+            private @Nullable Double multiplier = 2.0;
 
             /** Longest back-off. */
-            private @Nullable Duration maxBackoff;
+            private @Nullable Duration maxBackoff = Duration.ofMinutes(5);
 
-            /** Random spread applied to each back-off, from 0 to 1. */
-            private @Nullable Double jitter;
+            /** Random spread applied to each back-off, as a fraction from 0 (none) to 1. */
+            private @Nullable Double jitter = 0.2;
+
+            /**
+             * Exceptions never retried, as fully qualified class names: a failure with one of them (or a
+             * subclass) anywhere in its cause chain is dead-lettered at once. A queue's list replaces the
+             * global one; @DelayHandler(noRetryFor) adds to it.
+             */
+            private @Nullable List<String> noRetryFor = new ArrayList<>();
 
             public @Nullable Integer getMaxAttempts() {
                 return this.maxAttempts;
@@ -502,6 +420,14 @@ public class DelayQueueProperties {
 
             public void setJitter(@Nullable Double jitter) {
                 this.jitter = jitter;
+            }
+
+            public @Nullable List<String> getNoRetryFor() {
+                return this.noRetryFor;
+            }
+
+            public void setNoRetryFor(@Nullable List<String> noRetryFor) {
+                this.noRetryFor = noRetryFor;
             }
         }
     }

@@ -1,5 +1,8 @@
 package io.github.delayqueue.spring.autoconfigure;
 
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -9,10 +12,11 @@ import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.core.RetryPolicy;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
-import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Consumer;
+import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.ConsumerSettings;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Queue;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -27,33 +31,63 @@ public final class QueueSettings {
 
     private final DelayQueueProperties properties;
     private final Set<String> declared;
+    /** The resolved {@code delayqueue.consumer.retry.no-retry-for}. */
+    private final Set<Class<? extends Throwable>> globalNoRetryFor;
+    /** The resolved {@code retry.no-retry-for} of each queue key that sets it. */
+    private final Map<String, Set<Class<? extends Throwable>>> queueNoRetryFor = new LinkedHashMap<>();
 
+    /**
+     * @throws DelayQueueConfigurationException if a {@code retry.no-retry-for} entry names no {@link Throwable}
+     *         class
+     */
     public QueueSettings(DelayQueueProperties properties, Set<String> declared) {
         this.properties = properties;
         this.declared = Set.copyOf(declared);
+        this.globalNoRetryFor = exceptions("delayqueue.consumer.retry.no-retry-for",
+                properties.getConsumer().getRetry().getNoRetryFor());
+        properties.getQueues().forEach((key, queue) -> {
+            if (queue.getRetry().getNoRetryFor() != null) {
+                String property = "delayqueue.queues" + (key.contains(".") ? "[" + key + "]" : "." + key)
+                        + ".retry.no-retry-for";
+                this.queueNoRetryFor.put(key, exceptions(property, queue.getRetry().getNoRetryFor()));
+            }
+        });
     }
 
     /**
-     * The overrides of the code: exact key, else a relaxed match (environment variables lose case and dashes),
-     * never a key that is exactly another declared queue's code.
+     * The key of {@code delayqueue.queues} that applies to the code: the exact key, else a relaxed match
+     * (environment variables lose case and dashes), never a key that is exactly another declared queue's code.
+     * The one place where keys meet codes.
      */
-    Queue overrides(String code) {
+    @Nullable String key(String code) {
         Map<String, Queue> queues = this.properties.getQueues();
-        Queue exact = queues.get(code);
-        if (exact != null) {
-            return exact;
+        if (queues.containsKey(code)) {
+            return code;
         }
         String relaxed = relaxed(code);
-        for (Map.Entry<String, Queue> entry : queues.entrySet()) {
-            if (relaxed(entry.getKey()).equals(relaxed) && !this.declared.contains(entry.getKey())) {
-                return entry.getValue();
+        for (String key : queues.keySet()) {
+            if (relaxed(key).equals(relaxed) && !this.declared.contains(key)) {
+                return key;
             }
         }
-        return INHERIT_ALL;
+        return null;
     }
 
-    public static String relaxed(String key) {
+    /** The keys of {@code delayqueue.queues} that apply to no declared queue (so are ignored). */
+    public Set<String> unmatchedKeys() {
+        Set<String> unmatched = new LinkedHashSet<>(this.properties.getQueues().keySet());
+        this.declared.forEach(code -> unmatched.remove(key(code)));
+        return unmatched;
+    }
+
+    private static String relaxed(String key) {
         return key.replaceAll("[^A-Za-z0-9.]", "").toLowerCase(Locale.ROOT);
+    }
+
+    /** The overrides of the code ({@link #key}), or all unset. */
+    Queue overrides(String code) {
+        String key = key(code);
+        return key == null ? INHERIT_ALL : this.properties.getQueues().get(key);
     }
 
     /** The client settings of the queue (key prefix and payload limit may be per queue). */
@@ -84,35 +118,61 @@ public final class QueueSettings {
      * @throws IllegalArgumentException if the engine rejects a value
      */
     public ConsumerOptions consumerOptions(String code, HandlerOverrides handler) {
-        Consumer global = this.properties.getConsumer();
-        Consumer.Retry globalRetry = global.getRetry();
-        Queue q = overrides(code);
-        Queue.Retry retry = q.getRetry();
-        RetryPolicy policy = new RetryPolicy(
-                first(handler.maxAttempts(), retry.getMaxAttempts(), globalRetry.getMaxAttempts()),
-                first(retry.getInitialBackoff(), globalRetry.getInitialBackoff()),
-                first(retry.getMultiplier(), globalRetry.getMultiplier()),
-                first(retry.getMaxBackoff(), globalRetry.getMaxBackoff()),
-                first(retry.getJitter(), globalRetry.getJitter()));
+        String key = key(code);
+        ConsumerSettings s = ConsumerSettings.firstSet(overrides(code), this.properties.getConsumer());
+        ConsumerSettings.Retry retry = s.getRetry();
+        RetryPolicy policy = new RetryPolicy(first(handler.maxAttempts(), retry.getMaxAttempts()),
+                retry.getInitialBackoff(), retry.getMultiplier(), retry.getMaxBackoff(), retry.getJitter());
+        // no-retry-for: the queue's list, else the global one, plus the handler's
+        Set<Class<? extends Throwable>> queueList = key == null ? null : this.queueNoRetryFor.get(key);
+        Set<Class<? extends Throwable>> noRetryFor = new LinkedHashSet<>(first(queueList, this.globalNoRetryFor));
+        noRetryFor.addAll(handler.noRetryFor());
         return ConsumerOptions.builder()
-                .concurrency(first(handler.concurrency(), q.getConcurrency(), global.getConcurrency()))
-                .batchSize(first(q.getBatchSize(), global.getBatchSize()))
-                .visibilityTimeout(first(handler.visibilityTimeout(), q.getVisibilityTimeout(), global.getVisibilityTimeout()))
-                .handlerTimeout(first(handler.handlerTimeout(), q.getHandlerTimeout(), global.getHandlerTimeout()))
-                .maxPollInterval(first(q.getMaxPollInterval(), global.getMaxPollInterval()))
-                .shutdownTimeout(first(q.getShutdownTimeout(), global.getShutdownTimeout()))
+                .concurrency(first(handler.concurrency(), s.getConcurrency()))
+                .batchSize(s.getBatchSize())
+                .visibilityTimeout(first(handler.visibilityTimeout(), s.getVisibilityTimeout()))
+                .handlerTimeout(first(handler.handlerTimeout(), s.getHandlerTimeout()))
+                .maxPollInterval(s.getMaxPollInterval())
+                .shutdownTimeout(s.getShutdownTimeout())
                 .retry(policy)
-                .deadLetterRetention(first(q.getDeadLetter().getRetention(), global.getDeadLetter().getRetention()))
-                .deadLetterMaxCount(first(q.getDeadLetter().getMaxCount(), global.getDeadLetter().getMaxCount()))
+                .deadLetterRetention(s.getDeadLetter().getRetention())
+                .deadLetterMaxCount(s.getDeadLetter().getMaxCount())
+                .noRetryFor(noRetryFor)
                 .build();
+    }
+
+    /**
+     * The classes named by a {@code no-retry-for} list, loaded with the application's class loader (the
+     * thread context class loader at startup). The names come from the application's configuration, never
+     * from messages.
+     */
+    private static Set<Class<? extends Throwable>> exceptions(String property, @Nullable List<String> names) {
+        if (names == null) {
+            return Set.of();
+        }
+        Set<Class<? extends Throwable>> classes = new LinkedHashSet<>();
+        for (String name : names) {
+            String trimmed = name == null ? "" : name.trim();
+            Class<?> type;
+            try {
+                type = ClassUtils.forName(trimmed, ClassUtils.getDefaultClassLoader());
+            } catch (ClassNotFoundException | LinkageError | IllegalArgumentException e) {
+                throw new DelayQueueConfigurationException(property + " names '" + name
+                        + "', which is not a class on the application's class path.",
+                        "Use fully qualified names of exception classes, such as java.lang.IllegalArgumentException "
+                                + "(nested classes as com.example.Outer$Inner).", e);
+            }
+            if (!Throwable.class.isAssignableFrom(type)) {
+                throw new DelayQueueConfigurationException(property + " names '" + name + "', which is not a "
+                        + "Throwable.", "List only exception classes (subclasses of java.lang.Throwable).");
+            }
+            classes.add(type.asSubclass(Throwable.class));
+        }
+        return classes;
     }
 
     private static <T> T first(@Nullable T value, T fallback) {
         return value != null ? value : fallback;
-    }
-
-    private static <T> T first(@Nullable T value, @Nullable T second, T fallback) {
-        return value != null ? value : first(second, fallback);
     }
 
     /** What distinguishes one {@link io.github.delayqueue.core.DelayQueueClient} from another. */

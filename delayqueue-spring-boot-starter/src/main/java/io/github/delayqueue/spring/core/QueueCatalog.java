@@ -52,11 +52,9 @@ public final class QueueCatalog {
                     k -> DelayQueueClient.create(redisson, settings.clientOptions(k, this.codec)));
             this.queues.put(code.code(), new Queue(code, client));
         }
-        for (String key : properties.getQueues().keySet()) {
-            if (this.queues.keySet().stream().noneMatch(c -> QueueSettings.relaxed(c).equals(QueueSettings.relaxed(key)))) {
-                log.warn("delayqueue.queues.{} matches no declared queue code {}; its settings are ignored", key,
-                        this.queues.keySet());
-            }
+        for (String key : settings.unmatchedKeys()) {
+            log.warn("delayqueue.queues.{} matches no declared queue code {}; its settings are ignored", key,
+                    this.queues.keySet());
         }
         if (codes.isEmpty()) {
             log.info("No DelayQueueCode enums found; declare queues in an enum implementing DelayQueueCode under the "

@@ -31,7 +31,8 @@ class ConfigurationMetadataTests {
 
         Set<String> declared = new TreeSet<>();
         walk("delayqueue", DelayQueueProperties.class, declared);
-        assertThat(declared).hasSize(20).contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
+        assertThat(declared).hasSize(21).contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
+                "delayqueue.consumer.retry.no-retry-for",
                 "delayqueue.consumer.dead-letter.max-count");
         assertThat(descriptions.keySet()).filteredOn(name -> name.startsWith("delayqueue."))
                 .containsExactlyInAnyOrderElementsOf(declared);

@@ -104,7 +104,11 @@ class ConfigurationDocsTest {
         });
     }
 
+    /** The settings of {@code type}, its inherited ones included (per-queue and global settings share a superclass). */
     private static void fields(Class<?> type, String prefix, TreeSet<String> into) {
+        if (type.getSuperclass() != null && type.getSuperclass() != Object.class) {
+            fields(type.getSuperclass(), prefix, into);
+        }
         for (Field field : type.getDeclaredFields()) {
             if (Modifier.isStatic(field.getModifiers())) {
                 continue;
