@@ -20,7 +20,9 @@ import java.lang.annotation.Target;
  *
  * <p>Each queue code has at most one handler per application. Attributes accept {@code ${…}}
  * placeholders (except {@link #noRetryFor()}, which takes classes); an empty attribute means "use
- * {@code delayqueue.queues.<code>.*}, then {@code delayqueue.consumer.*}". Handlers are found on beans,
+ * {@code delayqueue.queues.<code>.*}, then {@code delayqueue.consumer.*}" ({@link #errorHandler()}: none).
+ * Every {@link io.github.delayqueue.core.DeliveryInterceptor} bean runs around every delivery, in
+ * {@code @Order} order, the first outermost. Handlers are found on beans,
  * including proxied ones; the annotation does not make a class a bean.
  */
 @Target({ ElementType.TYPE, ElementType.METHOD })
@@ -49,4 +51,12 @@ public @interface DelayHandler {
      * {@code delayqueue.consumer.retry.no-retry-for}).
      */
     Class<? extends Throwable>[] noRetryFor() default {};
+
+    /**
+     * The name of a {@link io.github.delayqueue.core.DeliveryErrorHandler} bean that decides what a failed
+     * delivery of this queue does (retry, dead letter or acknowledge) instead of the retry policy, for example
+     * {@code "orderErrorHandler"}. Empty = none. Startup fails if no bean has that name or the bean is not a
+     * {@code DeliveryErrorHandler}.
+     */
+    String errorHandler() default "";
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
+import io.github.delayqueue.core.DeliveryErrorHandler;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.MessageHandler;
 import io.github.delayqueue.spring.ContextAwareDelayMessageHandler;
@@ -33,6 +34,8 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.BeanNotOfRequiredTypeException;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -297,7 +300,28 @@ public final class DelayHandlerBeanPostProcessor
                 attribute(annotation.maxAttempts(), "maxAttempts", source, Integer::valueOf),
                 attribute(annotation.visibilityTimeout(), "visibilityTimeout", source, DurationStyle::detectAndParse),
                 attribute(annotation.handlerTimeout(), "handlerTimeout", source, DurationStyle::detectAndParse),
-                Set.copyOf(Arrays.asList(annotation.noRetryFor())));
+                Set.copyOf(Arrays.asList(annotation.noRetryFor())),
+                errorHandler(annotation, source));
+    }
+
+    /** The bean the {@code errorHandler} attribute names (a name from the application, never from a message). */
+    private @Nullable DeliveryErrorHandler errorHandler(DelayHandler annotation, String source) {
+        String name = resolve(annotation.errorHandler(), "errorHandler", source).trim();
+        if (name.isEmpty()) {
+            return null;
+        }
+        try {
+            return requireNonNull(this.beanFactory).getBean(name, DeliveryErrorHandler.class);
+        } catch (BeanNotOfRequiredTypeException e) {
+            throw new DelayQueueConfigurationException("@DelayHandler(errorHandler = \"" + annotation.errorHandler()
+                    + "\") on " + source + ": bean '" + name + "' is a " + e.getActualType().getName() + ", not a "
+                    + DeliveryErrorHandler.class.getName() + ".",
+                    "Name a bean that implements DeliveryErrorHandler, or make bean '" + name + "' implement it.", e);
+        } catch (NoSuchBeanDefinitionException e) {
+            throw new DelayQueueConfigurationException("@DelayHandler(errorHandler = \"" + annotation.errorHandler()
+                    + "\") on " + source + ": there is no bean named '" + name + "'.",
+                    "Define a DeliveryErrorHandler bean named '" + name + "', or fix the name.", e);
+        }
     }
 
     private <T> @Nullable T attribute(String raw, String name, String source, Function<String, T> parser) {

@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 
 import io.github.delayqueue.core.DelayQueueClient;
+import io.github.delayqueue.core.DeliveryInterceptor;
 import io.github.delayqueue.core.JacksonPayloadCodec;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.spring.DelayQueueAdmin;
@@ -113,11 +114,14 @@ public final class DelayQueueAutoConfiguration {
 
     /**
      * Not {@code @ConditionalOnMissingBean}: like Spring AMQP's listener endpoint registry, it is the
-     * machinery behind {@code @DelayHandler}, not a strategy to swap.
+     * machinery behind {@code @DelayHandler}, not a strategy to swap. Every {@link DeliveryInterceptor} bean
+     * runs around every delivery, in {@code @Order} order, the first outermost.
      */
     @Bean
-    DefaultDelayQueueConsumerRegistry delayQueueConsumerRegistry(QueueCatalog catalog, DelayQueueProperties properties) {
-        return new DefaultDelayQueueConsumerRegistry(catalog, properties.getConsumer().getShutdownTimeout());
+    DefaultDelayQueueConsumerRegistry delayQueueConsumerRegistry(QueueCatalog catalog, DelayQueueProperties properties,
+            ObjectProvider<DeliveryInterceptor> interceptors) {
+        return new DefaultDelayQueueConsumerRegistry(catalog, properties.getConsumer().getShutdownTimeout(),
+                interceptors.orderedStream().toList());
     }
 
     @Bean

@@ -3,19 +3,22 @@ package io.github.delayqueue.spring.autoconfigure;
 import java.time.Duration;
 import java.util.Set;
 
+import io.github.delayqueue.core.DeliveryErrorHandler;
+
 import org.jspecify.annotations.Nullable;
 
 /**
  * The settings a {@code @DelayHandler} sets itself; {@code null} = inherit from the properties.
- * {@code noRetryFor} adds to the queue's {@code retry.no-retry-for}.
+ * {@code noRetryFor} adds to the queue's {@code retry.no-retry-for}; {@code errorHandler} is the bean its
+ * {@code errorHandler} attribute names, or {@code null}.
  *
  * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
 public record HandlerOverrides(@Nullable Integer concurrency, @Nullable Integer maxAttempts,
         @Nullable Duration visibilityTimeout, @Nullable Duration handlerTimeout,
-        Set<Class<? extends Throwable>> noRetryFor) {
+        Set<Class<? extends Throwable>> noRetryFor, @Nullable DeliveryErrorHandler errorHandler) {
 
-    static final HandlerOverrides NONE = new HandlerOverrides(null, null, null, null, Set.of());
+    static final HandlerOverrides NONE = new HandlerOverrides(null, null, null, null, Set.of(), null);
 
     public HandlerOverrides {
         noRetryFor = Set.copyOf(noRetryFor);

@@ -138,6 +138,7 @@ public final class QueueSettings {
                 .deadLetterRetention(s.getDeadLetter().getRetention())
                 .deadLetterMaxCount(s.getDeadLetter().getMaxCount())
                 .noRetryFor(noRetryFor)
+                .errorHandler(handler.errorHandler())
                 .build();
     }
 

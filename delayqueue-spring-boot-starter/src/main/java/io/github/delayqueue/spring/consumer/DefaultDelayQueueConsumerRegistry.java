@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DeliveryInterceptor;
 import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
@@ -53,13 +54,19 @@ public final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsum
 
     private final QueueCatalog catalog;
     private final Duration shutdownTimeout;
+    private final List<DeliveryInterceptor> interceptors;
     private List<Definition> definitions = List.of();
     private final Map<String, DelayQueueConsumer> consumers = new LinkedHashMap<>();
     private volatile boolean running;
 
-    public DefaultDelayQueueConsumerRegistry(QueueCatalog catalog, Duration shutdownTimeout) {
+    /**
+     * @param interceptors run around every delivery of every consumer, the first outermost
+     */
+    public DefaultDelayQueueConsumerRegistry(QueueCatalog catalog, Duration shutdownTimeout,
+            List<DeliveryInterceptor> interceptors) {
         this.catalog = catalog;
         this.shutdownTimeout = shutdownTimeout;
+        this.interceptors = List.copyOf(interceptors);
     }
 
     /**
@@ -85,7 +92,8 @@ public final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsum
             }
             ConsumerOptions options;
             try {
-                options = this.catalog.settings().consumerOptions(endpoint.code(), endpoint.overrides());
+                options = this.catalog.settings().consumerOptions(endpoint.code(), endpoint.overrides()).toBuilder()
+                        .interceptors(this.interceptors).build();
             } catch (IllegalArgumentException e) {
                 throw new DelayQueueConfigurationException("Invalid consumer settings for queue '" + endpoint.code()
                         + "' (handler: " + endpoint.source() + "): " + e.getMessage(),

@@ -8,6 +8,8 @@ import java.util.Map;
 import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueClient;
+import io.github.delayqueue.core.DeliveryErrorHandler;
+import io.github.delayqueue.core.DeliveryInterceptor;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.core.RetryPolicy;
@@ -40,6 +42,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -462,6 +465,46 @@ class DelayQueueAutoConfigurationTests {
     void failsForInvalidAttribute() {
         assertUnusable(BadAttributeConfig.class, "'many' is not a valid integer", "BadAttributeConfig.on(String)");
         assertUnusable(MissingPlaceholderConfig.class, "no.such.property", "MissingPlaceholderConfig.on(String)");
+    }
+
+    @Test
+    void failsForAnErrorHandlerNameWithoutABean() {
+        this.runner.withUserConfiguration(ErrorHandlerNameConfig.class)
+                .run(context -> assertThat(configFailure(context))
+                        .hasMessageContaining("@DelayHandler(errorHandler = \"${order.error-handler:missingHandler}\")")
+                        .hasMessageContaining("ErrorHandlerNameConfig.on(String)")
+                        .hasMessageContaining("no bean named 'missingHandler'"));
+    }
+
+    @Test
+    void failsForAnErrorHandlerNameOfABeanOfAnotherType() {
+        this.runner.withUserConfiguration(ErrorHandlerNameConfig.class)
+                .withPropertyValues("order.error-handler=notAnErrorHandler")
+                .withBean("notAnErrorHandler", String.class, () -> "just a string")
+                .run(context -> assertThat(configFailure(context))
+                        .hasMessageContaining("@DelayHandler(errorHandler = \"${order.error-handler:missingHandler}\")")
+                        .hasMessageContaining("ErrorHandlerNameConfig.on(String)")
+                        .hasMessageContaining("bean 'notAnErrorHandler' is a java.lang.String, not a "
+                                + DeliveryErrorHandler.class.getName()));
+    }
+
+    @Test
+    void theNamedErrorHandlerAndEveryInterceptorBeanReachTheConsumerOptions() {
+        DeliveryErrorHandler errorHandler = (context, error, proposed) -> proposed;
+        OrderedInterceptor first = new OrderedInterceptor(1);
+        OrderedInterceptor second = new OrderedInterceptor(2);
+        this.runner.withUserConfiguration(ClassHandlerConfig.class, ErrorHandlerNameConfig.class)
+                .withPropertyValues("order.error-handler=ordersErrorHandler")
+                .withBean("ordersErrorHandler", DeliveryErrorHandler.class, () -> errorHandler)
+                .withBean("second", OrderedInterceptor.class, () -> second)
+                .withBean("first", OrderedInterceptor.class, () -> first)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(consumerOptions(context, "REMINDER").errorHandler()).isSameAs(errorHandler);
+                    assertThat(consumerOptions(context, "ORDER_TIMEOUT").errorHandler()).isNull();
+                    assertThat(consumerOptions(context, "ORDER_TIMEOUT").interceptors()).containsExactly(first, second);
+                    assertThat(consumerOptions(context, "REMINDER").interceptors()).containsExactly(first, second);
+                });
     }
 
     @Test
@@ -918,6 +961,28 @@ class DelayQueueAutoConfigurationTests {
     static class BadAttributeConfig {
         @DelayHandler(value = "ORDER_TIMEOUT", concurrency = "many")
         void on(String a) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ErrorHandlerNameConfig {
+        @DelayHandler(value = "REMINDER", errorHandler = "${order.error-handler:missingHandler}")
+        void on(String a) {
+        }
+    }
+
+    /** An interceptor that does nothing, placed by {@link Ordered}. */
+    static class OrderedInterceptor implements DeliveryInterceptor, Ordered {
+
+        private final int order;
+
+        OrderedInterceptor(int order) {
+            this.order = order;
+        }
+
+        @Override
+        public int getOrder() {
+            return this.order;
         }
     }
 
