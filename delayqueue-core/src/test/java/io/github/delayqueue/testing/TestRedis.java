@@ -52,6 +52,16 @@ public final class TestRedis {
         return Redisson.create(config);
     }
 
+    /** Deletes the keys a test wrote under its own prefix (SCAN: the test's cleanup, not the library's). */
+    public static void deleteKeys(String prefix) {
+        RedissonClient redisson = newClient();
+        try {
+            redisson.getKeys().unlinkByPattern(prefix + ":*");
+        } finally {
+            redisson.shutdown();
+        }
+    }
+
     /** A key prefix no other test uses, so tests can share one server. */
     public static String uniquePrefix() {
         return "dqtest-" + UUID.randomUUID().toString().substring(0, 8);

@@ -100,13 +100,13 @@ class QueueSettingsTests {
 
     @Test
     void noRetryForIsEmptyByDefault() {
-        this.runner.withUserConfiguration(OrderHandlerConfig.class).run(context -> assertThat(
+        this.runner.withUserConfiguration(DelayQueueAutoConfigurationTests.ClassHandlerConfig.class).run(context -> assertThat(
                 options(context, "ORDER_TIMEOUT").noRetryFor()).isEmpty());
     }
 
     @Test
     void noRetryForOfTheQueueReplacesTheGlobalListAndTheAnnotationAddsToIt() {
-        this.runner.withUserConfiguration(OrderHandlerConfig.class, ReminderHandlerConfig.class).withPropertyValues(
+        this.runner.withUserConfiguration(DelayQueueAutoConfigurationTests.ClassHandlerConfig.class, ReminderHandlerConfig.class).withPropertyValues(
                 "delayqueue.consumer.retry.no-retry-for=java.lang.IllegalArgumentException,"
                         + "io.github.delayqueue.spring.autoconfigure.QueueSettingsTests$Rejected",
                 "delayqueue.queues.ORDER_TIMEOUT.retry.no-retry-for=java.lang.UnsupportedOperationException",
@@ -149,21 +149,6 @@ class QueueSettingsTests {
     }
 
     static class Rejected extends RuntimeException {
-    }
-
-    @DelayHandler("ORDER_TIMEOUT")
-    static class OrderHandler implements io.github.delayqueue.spring.DelayMessageHandler<String> {
-        @Override
-        public void handle(String payload) {
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class OrderHandlerConfig {
-        @Bean
-        OrderHandler orderHandler() {
-            return new OrderHandler();
-        }
     }
 
     static class ReminderHandlers {

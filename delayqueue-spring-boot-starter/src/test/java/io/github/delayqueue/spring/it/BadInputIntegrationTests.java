@@ -66,7 +66,7 @@ class BadInputIntegrationTests {
 
     @AfterAll
     static void deleteKeys() {
-        TestApplication.deleteKeys(PREFIX);
+        TestRedis.deleteKeys(PREFIX);
     }
 
     @Autowired

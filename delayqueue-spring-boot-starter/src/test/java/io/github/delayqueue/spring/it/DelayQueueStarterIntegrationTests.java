@@ -56,7 +56,7 @@ class DelayQueueStarterIntegrationTests {
 
     @AfterAll
     static void deleteKeys() {
-        TestApplication.deleteKeys(PREFIX);
+        TestRedis.deleteKeys(PREFIX);
     }
 
     @Autowired

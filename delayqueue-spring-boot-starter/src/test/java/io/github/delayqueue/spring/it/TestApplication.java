@@ -1,8 +1,5 @@
 package io.github.delayqueue.spring.it;
 
-import io.github.delayqueue.testing.TestRedis;
-import org.redisson.api.RedissonClient;
-
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
@@ -16,14 +13,4 @@ public class TestApplication {
     static final String[] PROPERTIES = { "delayqueue.queues.FAILING.retry.initial-backoff=50ms",
             "delayqueue.queues.FAILING.retry.multiplier=1", "delayqueue.queues.FAILING.retry.jitter=0",
             "delayqueue.queues.TX.max-payload-size=1KB", "spring.main.banner-mode=off" };
-
-    /** Deletes the keys a test class wrote under its own prefix. */
-    static void deleteKeys(String prefix) {
-        RedissonClient redisson = TestRedis.newClient();
-        try {
-            redisson.getKeys().unlinkByPattern(prefix + ":*");
-        } finally {
-            redisson.shutdown();
-        }
-    }
 }

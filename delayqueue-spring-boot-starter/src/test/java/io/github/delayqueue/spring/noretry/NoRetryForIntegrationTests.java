@@ -10,7 +10,6 @@ import io.github.delayqueue.spring.noretry.NoRetryApp.Queues;
 import io.github.delayqueue.testing.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -45,12 +44,7 @@ class NoRetryForIntegrationTests {
 
     @AfterAll
     static void deleteKeys() {
-        RedissonClient redisson = TestRedis.newClient();
-        try {
-            redisson.getKeys().unlinkByPattern(PREFIX + ":*");
-        } finally {
-            redisson.shutdown();
-        }
+        TestRedis.deleteKeys(PREFIX);
     }
 
     @Autowired
