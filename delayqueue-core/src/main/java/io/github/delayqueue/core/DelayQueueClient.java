@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -214,6 +215,37 @@ public final class DelayQueueClient {
     public QueueStats stats(String queue) {
         QueueOps ops = ops(queue);
         return redis("read stats of queue '" + queue + "'", ops::stats);
+    }
+
+    /**
+     * A page of the queue's pending messages in due order (equal due times in send order), those already due
+     * first: {@code limit} (1 to 1000) messages from rank {@code offset} (0 is the next to be claimed). One
+     * bounded read, O(log N + limit); past the end the page is empty.
+     */
+    public MessagePage pending(String queue, long offset, int limit) {
+        return page(queue, QueueOps.PageOf.PENDING, offset, limit);
+    }
+
+    /**
+     * A page of the queue's in-flight messages, the earliest lease deadline first: {@code limit} (1 to 1000)
+     * messages from rank {@code offset}. One bounded read, O(log N + limit).
+     */
+    public MessagePage inFlight(String queue, long offset, int limit) {
+        return page(queue, QueueOps.PageOf.IN_FLIGHT, offset, limit);
+    }
+
+    /** The live (pending or in-flight) message with this id, or empty. Dead letters are not live: see {@link #deadLetters}. */
+    public Optional<QueuedMessage> message(String queue, String id) {
+        QueueOps ops = ops(queue);
+        validateId(id, "");
+        return redis("read '" + id + "' in queue '" + queue + "'", () -> ops.peek(id));
+    }
+
+    private MessagePage page(String queue, QueueOps.PageOf set, long offset, int limit) {
+        QueueOps ops = ops(queue);
+        Checks.require(offset >= 0, "offset must not be negative, was " + offset);
+        Checks.require(limit >= 1 && limit <= DEAD_BATCH, "limit must be between 1 and " + DEAD_BATCH + ", was " + limit);
+        return redis("read " + set.arg + " messages of queue '" + queue + "'", () -> ops.page(set, offset, limit));
     }
 
     /** The oldest dead letters, at most {@code limit} (1 to 1000). */

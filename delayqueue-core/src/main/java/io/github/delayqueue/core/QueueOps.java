@@ -205,6 +205,54 @@ final class QueueOps {
                 Instant.ofEpochMilli(Long.parseLong(out.get(0).toString())));
     }
 
+    /** Which set {@link #page} reads; {@link #arg} is its name in peek.lua's arguments. */
+    enum PageOf {
+        PENDING("delayed"), IN_FLIGHT("inflight");
+
+        final String arg;
+
+        PageOf(String arg) {
+            this.arg = arg;
+        }
+    }
+
+    MessagePage page(PageOf set, long offset, int limit) {
+        List<Object> out = scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), set.arg,
+                Long.toString(offset), Integer.toString(limit));
+        return new MessagePage(keys.queue(), number(out.get(1)), offset, Instant.ofEpochMilli(number(out.get(0))),
+                queued(out));
+    }
+
+    java.util.Optional<QueuedMessage> peek(String id) {
+        List<QueuedMessage> found = queued(scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), "id", id));
+        return found.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(found.get(0));
+    }
+
+    /** peek.lua's answer: the time, a count, then six fields per message. */
+    private static List<QueuedMessage> queued(List<Object> out) {
+        List<QueuedMessage> messages = new ArrayList<>((out.size() - 2) / 6);
+        for (int i = 2; i + 5 < out.size(); i += 6) {
+            String id = out.get(i).toString();
+            boolean pending = "d".equals(out.get(i + 1).toString());
+            Instant score = Instant.ofEpochMilli(Long.parseLong(out.get(i + 2).toString()));
+            String attempts = out.get(i + 3).toString();
+            String stored = out.get(i + 4).toString();
+            String error = out.get(i + 5).toString();
+            Envelope envelope;
+            try {
+                envelope = Envelope.parse(stored);
+            } catch (IllegalArgumentException e) {
+                envelope = null;
+            }
+            messages.add(new QueuedMessage(id, pending ? QueuedMessage.State.PENDING : QueuedMessage.State.IN_FLIGHT,
+                    pending ? score : null, pending ? null : score, attempts.isEmpty() ? 0 : parseIntOr(attempts, 0),
+                    error.isEmpty() ? null : error, envelope == null ? null : envelope.enqueuedAt(),
+                    envelope == null ? java.util.Map.of() : envelope.headers(),
+                    envelope == null ? stored : envelope.payload()));
+        }
+        return messages;
+    }
+
     List<DeadLetter> listDead(int limit) {
         List<Object> out = scripts.list(Scripts.Name.DEAD, keys.keys(), keys.wakeChannel(), DeadOp.LIST.arg,
                 Integer.toString(limit), Integer.toString(0));

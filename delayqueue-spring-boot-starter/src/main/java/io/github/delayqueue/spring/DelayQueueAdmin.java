@@ -1,11 +1,14 @@
 package io.github.delayqueue.spring;
 
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueuedMessage;
 
 /**
  * Statistics and dead-letter management of the application's declared queues, for dashboards,
@@ -33,6 +36,24 @@ public interface DelayQueueAdmin {
 
     /** The oldest dead letters of the queue, at most {@code limit} (1 to 1000). */
     List<DeadLetter> deadLetters(DelayQueueCode code, int limit);
+
+    /**
+     * A page of the queue's pending messages in due order, those already due first: {@code limit} (1 to 1000)
+     * from rank {@code offset} (0 or more; 0 is the next to be claimed). Empty past the end. One bounded read.
+     */
+    MessagePage pending(DelayQueueCode code, long offset, int limit);
+
+    /** A page of the queue's in-flight messages, the earliest lease deadline first; bounds as {@link #pending}. */
+    MessagePage inFlight(DelayQueueCode code, long offset, int limit);
+
+    /** The live (pending or in-flight) message with this id, or empty if there is none. */
+    Optional<QueuedMessage> message(DelayQueueCode code, String id);
+
+    /**
+     * Moves a pending message to a new due time (Redis clock; an instant in the past makes it due now).
+     * Returns false if no pending message has this id: delivered, in flight, dead or never sent.
+     */
+    boolean reschedule(DelayQueueCode code, String id, Instant dueAt);
 
     /**
      * Sends the given dead letters again, due now, attempts reset. {@code keys} are {@link DeadLetter#key()}s

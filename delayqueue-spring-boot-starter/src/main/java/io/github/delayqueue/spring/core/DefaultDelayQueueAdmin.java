@@ -1,11 +1,14 @@
 package io.github.delayqueue.spring.core;
 
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueCode;
 
@@ -47,6 +50,30 @@ public final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
     public List<DeadLetter> deadLetters(DelayQueueCode code, int limit) {
         QueueCatalog.Queue queue = this.catalog.require(code);
         return queue.client().deadLetters(queue.name(), limit);
+    }
+
+    @Override
+    public MessagePage pending(DelayQueueCode code, long offset, int limit) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().pending(queue.name(), offset, limit);
+    }
+
+    @Override
+    public MessagePage inFlight(DelayQueueCode code, long offset, int limit) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().inFlight(queue.name(), offset, limit);
+    }
+
+    @Override
+    public Optional<QueuedMessage> message(DelayQueueCode code, String id) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().message(queue.name(), id);
+    }
+
+    @Override
+    public boolean reschedule(DelayQueueCode code, String id, Instant dueAt) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().rescheduleAt(queue.name(), id, dueAt);
     }
 
     @Override
