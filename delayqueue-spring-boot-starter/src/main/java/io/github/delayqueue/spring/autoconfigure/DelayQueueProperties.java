@@ -90,7 +90,7 @@ public class DelayQueueProperties {
          * Whether the endpoint shows the payloads and headers of dead letters. Off by default: payloads may
          * hold personal data.
          */
-        private boolean showPayloads;
+        private boolean showPayloads = false;
 
         public boolean isShowPayloads() {
             return this.showPayloads;
