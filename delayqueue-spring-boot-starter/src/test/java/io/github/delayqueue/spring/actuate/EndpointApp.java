@@ -43,7 +43,7 @@ public class EndpointApp {
         @DelayHandler(value = "WORK", concurrency = "2")
         void work(String payload) throws InterruptedException {
             HANDLED.add(this.instance + ":" + payload);
-            Thread.sleep(30); // a little work, so that a burst spreads over both instances
+            Thread.sleep(100); // some work: 20 messages keep 2 + 2 slots busy for about half a second, so both instances get some
         }
 
         @DelayHandler(value = "FAILING", maxAttempts = "2")
