@@ -61,6 +61,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
     private volatile State state = State.NEW;
+    private volatile @Nullable Throwable failure;
     private @Nullable Thread pollerThread;
     private @Nullable Poller poller;
     private @Nullable Settler settler;
@@ -106,7 +107,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
         keeper.start(shared.keeper());
         wakeUps = new WakeUps(redisson, ops.keys(), options.maxPollInterval(), due -> poller.signal(true, due));
         poller = new Poller(queue, ops, options, slots, settler, wakeUps, this::isRunning, this::dispatch);
-        pollerThread = Threads.named("delayqueue-poller-" + queue).newThread(poller::run);
+        pollerThread = Threads.named("delayqueue-poller-" + queue).newThread(this::poll);
         pollerThread.start();
         log.debug("Started consumer of queue '{}' with {}", queue, options);
     }
@@ -119,6 +120,38 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     @Override
     public int activeHandlers() {
         return running.size();
+    }
+
+    @Override
+    public @Nullable Throwable failure() {
+        return failure;
+    }
+
+    /**
+     * The poller thread: the claiming loop, and what ended it if that was not a stop. The loop itself survives
+     * every failure of its work; what reaches here escaped it (an Error before the loop, an interrupt from
+     * another thread), and is kept as {@link #failure()} for health checks rather than lost with the thread.
+     */
+    private void poll() {
+        Throwable escaped = null;
+        try {
+            poller.run();
+        } catch (Throwable e) {
+            escaped = e;
+        } finally {
+            if (state == State.RUNNING) {
+                Throwable cause = escaped != null ? escaped : new IllegalStateException(
+                        "the poller thread of queue '" + queue + "' ended without a stop"
+                                + (Thread.currentThread().isInterrupted() ? " (interrupted by another thread)" : ""));
+                failure = cause;
+                try {
+                    log.error("Queue '{}': the consumer stopped claiming messages for good: {}. Stop it and start a "
+                            + "new one (in Spring Boot: restart the application)", queue, cause.toString(), cause);
+                } catch (Throwable ignored) {
+                    // failure() still tells it
+                }
+            }
+        }
     }
 
     // ---- deliveries --------------------------------------------------------------------------

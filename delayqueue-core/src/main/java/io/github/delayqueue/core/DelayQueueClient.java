@@ -211,6 +211,46 @@ public final class DelayQueueClient {
         return redis("reschedule '" + id + "' in queue '" + queue + "'", () -> ops.reschedule(id, due));
     }
 
+    /**
+     * Pauses the queue for every consumer, in every application on this Redis and key prefix: from its next
+     * claim (within its {@code maxPollInterval}) no consumer is handed a message until {@link #resume}. The mark
+     * is stored in Redis, so it outlives restarts of the applications. Sends, cancels and reschedules go on as
+     * usual; handlers already running finish and are acknowledged, retried or dead-lettered as usual, and their
+     * leases are still extended. A lease that expires while the queue is paused returns its message to the
+     * pending messages (or to the dead letters on its last attempt), where it waits for the resume. Pausing a
+     * paused queue changes nothing.
+     *
+     * @throws IllegalArgumentException if the queue name is invalid
+     * @throws DelayQueueException if Redis fails
+     */
+    public void pause(String queue) {
+        QueueOps ops = ops(queue);
+        redis("pause queue '" + queue + "'", () -> ops.pause(QueueOps.PauseOp.PAUSE));
+    }
+
+    /**
+     * Resumes a paused queue: its consumers are woken at once (through the wake-up channel; without it, within
+     * their {@code maxPollInterval}) and claim what is due. Resuming a queue that is not paused changes nothing.
+     *
+     * @throws IllegalArgumentException if the queue name is invalid
+     * @throws DelayQueueException if Redis fails
+     */
+    public void resume(String queue) {
+        QueueOps ops = ops(queue);
+        redis("resume queue '" + queue + "'", () -> ops.pause(QueueOps.PauseOp.RESUME));
+    }
+
+    /**
+     * Whether the queue is paused ({@link #pause}), as Redis says now.
+     *
+     * @throws IllegalArgumentException if the queue name is invalid
+     * @throws DelayQueueException if Redis fails
+     */
+    public boolean isPaused(String queue) {
+        QueueOps ops = ops(queue);
+        return redis("read the pause of queue '" + queue + "'", () -> ops.pause(QueueOps.PauseOp.STATUS));
+    }
+
     /** Counts of pending, due, in-flight and dead messages, read atomically in O(log N). */
     public QueueStats stats(String queue) {
         QueueOps ops = ops(queue);

@@ -2,6 +2,8 @@ package io.github.delayqueue.core;
 
 import java.util.concurrent.CompletableFuture;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Claims due messages of one queue and runs its handler on them. Created by
  * {@link DelayQueueClient#newConsumer}; not started until {@link #start()}.
@@ -39,4 +41,15 @@ public interface DelayQueueConsumer {
 
     /** Handlers running right now. */
     int activeHandlers();
+
+    /**
+     * Why this consumer's claiming loop ended while the consumer was running, or {@code null} while it claims
+     * (and after a normal stop). The loop survives Redis failures and errors of its own work; it ends
+     * unexpectedly only when something escapes it, such as an {@link Error} from outside its loop or an
+     * interrupt from another thread. A consumer with a failure claims nothing more (its running handlers still
+     * finish): stop it and create a new one. The default, for consumers that cannot fail so, is {@code null}.
+     */
+    default @Nullable Throwable failure() {
+        return null;
+    }
 }

@@ -14,7 +14,8 @@ record QueueKeys(String queue, List<Object> keys, String wakeChannel) {
         validateName(queue);
         String base = prefix + ":{" + queue + "}:";
         return new QueueKeys(queue, List.of(base + "messages", base + "delayed", base + "inflight", base + "attempts",
-                base + "errors", base + "dead", base + "dead-messages", base + "dead-reasons", base + "sequence"),
+                base + "errors", base + "dead", base + "dead-messages", base + "dead-reasons", base + "sequence",
+                base + "paused"),
                 base + "wake");
     }
 

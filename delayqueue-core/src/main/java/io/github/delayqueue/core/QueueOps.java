@@ -197,6 +197,22 @@ final class QueueOps {
         return scripts.number(Scripts.Name.RESCHEDULE, keys.keys(), keys.wakeChannel(), id, due.scriptArg()) == 1;
     }
 
+    /** The op of pause.lua; {@link #arg} is its name in the script's arguments. */
+    enum PauseOp {
+        PAUSE("pause"), RESUME("resume"), STATUS("status");
+
+        final String arg;
+
+        PauseOp(String arg) {
+            this.arg = arg;
+        }
+    }
+
+    /** Pauses, resumes or reads the pause mark; true if it changed (or, for status, if the queue is paused). */
+    boolean pause(PauseOp op) {
+        return scripts.number(Scripts.Name.PAUSE, keys.keys(), keys.wakeChannel(), op.arg) == 1;
+    }
+
     QueueStats stats() {
         List<Object> out = scripts.list(Scripts.Name.STATS, keys.keys(), keys.wakeChannel());
         String next = out.get(5).toString();

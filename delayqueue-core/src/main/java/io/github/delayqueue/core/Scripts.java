@@ -25,7 +25,7 @@ import org.redisson.client.codec.StringCodec;
 final class Scripts {
 
     enum Name {
-        ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD, PEEK;
+        ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD, PEEK, PAUSE;
 
         String file() {
             return name().toLowerCase() + ".lua";

@@ -136,7 +136,7 @@ class RestrictedAclTest {
     /**
      * The rule set docs/redis-layout.md gives as the smallest that works: the prefix's keys and channels,
      * and the commands the client and the scripts run. A send, a delivery woken by pub/sub (the poll is an
-     * hour), a retry, a dead letter, stats, cancel and reschedule all work under it.
+     * hour), a retry, a dead letter, stats, cancel, reschedule, pause and resume all work under it.
      */
     @Test
     void theDocumentedSmallestRuleSetIsEnough() throws IOException {
@@ -167,6 +167,13 @@ class RestrictedAclTest {
                 assertThat(restricted.reschedule(queue, "y", Duration.ofHours(2))).isTrue();
                 assertThat(restricted.cancel(queue, "y")).isTrue();
                 assertThat(restricted.deadLetters(queue, 10)).isEmpty();
+                // pause and resume: the resume's wake-up (not the hour-long poll) delivers what the pause held
+                restricted.pause(queue);
+                assertThat(restricted.isPaused(queue)).isTrue();
+                restricted.send(queue, "z", Duration.ZERO, SendOptions.id("z"));
+                await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> calls.get() == 2);
+                restricted.resume(queue);
+                await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() == 3);
             } finally {
                 consumer.stop();
             }

@@ -70,4 +70,26 @@ public interface DelayQueueAdmin {
 
     /** Deletes every dead letter of the queue. Returns how many were deleted. */
     long purgeAll(DelayQueueCode code);
+
+    /**
+     * Pauses the queue in every application on this Redis and key prefix: within one poll interval no consumer
+     * is handed a message until {@link #resume}. Sends go on; running handlers finish; the pause is stored in
+     * Redis and outlives restarts. Pausing a paused queue changes nothing.
+     */
+    void pause(DelayQueueCode code);
+
+    /** Resumes a paused queue; its consumers are woken at once. Resuming a queue that is not paused changes nothing. */
+    void resume(DelayQueueCode code);
+
+    /** Whether the queue is paused, as Redis says now. */
+    boolean isPaused(DelayQueueCode code);
+
+    /** Removes a pending or in-flight message. Returns true if it existed (a running handler is not interrupted). */
+    boolean cancel(DelayQueueCode code, String id);
+
+    /**
+     * Makes a pending message due now. Returns false if no pending message has this id: never sent, already
+     * delivered, or in flight (a message being handled is not touched).
+     */
+    boolean runNow(DelayQueueCode code, String id);
 }

@@ -117,6 +117,21 @@ class SampleApplicationIntegrationTest {
                 .isInstanceOf(HttpClientErrorException.NotFound.class);
     }
 
+    @Test
+    void theDelayqueueEndpointIsExposedAndPausesAndResumesAQueue() {
+        Map<String, Map<String, Object>> read = this.http.get().uri("/actuator/delayqueue").retrieve()
+                .body(new ParameterizedTypeReference<Map<String, Map<String, Object>>>() { });
+        assertThat(read.get("queues")).containsKeys("ORDER_PAYMENT_TIMEOUT", "MEETING_REMINDER");
+        assertThat(read.get("consumers")).containsKeys("ORDER_PAYMENT_TIMEOUT", "MEETING_REMINDER");
+
+        Map<String, Object> paused = this.http.post().uri("/actuator/delayqueue/MEETING_REMINDER/pause").retrieve()
+                .body(new ParameterizedTypeReference<Map<String, Object>>() { });
+        assertThat(paused).containsEntry("paused", true);
+        assertThat(this.admin.isPaused(SampleQueues.MEETING_REMINDER)).isTrue();
+        this.http.post().uri("/actuator/delayqueue/MEETING_REMINDER/resume").retrieve().toBodilessEntity();
+        assertThat(this.admin.isPaused(SampleQueues.MEETING_REMINDER)).isFalse();
+    }
+
     private boolean queueIsEmpty(SampleQueues queue) {
         QueueStats stats = this.admin.stats(queue);
         return stats.pending() == 0 && stats.inFlight() == 0;

@@ -4,7 +4,8 @@
 -- First deletes dead letters past their retention or beyond the count (at most DEAD_TRIM per call: a claim
 -- runs at least once per poll interval, so a backlog of old dead letters goes within seconds, and when none
 -- is due for deletion this costs one ZRANGEBYSCORE and one ZCARD), then returns expired leases to the delayed
--- set (or to the dead letters when attempts are used up), then moves up to ARGV[2] due messages in flight.
+-- set (or to the dead letters when attempts are used up), then, unless the queue is paused, moves up to ARGV[2]
+-- due messages in flight.
 -- Returns: now in microseconds (the consumer sleeps until the next event to the microsecond, not to the
 --          millisecond below it), next event time in ms ('' when none: the earliest due time or lease deadline),
 --          then pairs: "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope.
@@ -51,7 +52,10 @@ end
 local too_late = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. MAX_SCORE, '+inf', 'WITHSCORES', 'LIMIT', 0, 10)
 for k = 1, #too_late, 2 do bury_bad_score(too_late[k], too_late[k + 1]) end
 
+-- A paused queue (pause.lua) hands nothing out, and names no next event: its consumers sleep their longest
+-- poll interval (resume publishes a wake-up). Expired leases above are still returned and dead letters trimmed.
 local out = { string.format('%d', now_us), '' }
+if redis.call('HEXISTS', KEYS[10], 'since') == 1 then return out end
 if limit > 0 then
   local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit)
   -- variadic ZREM / HMGET / ZADD: a few commands per batch rather than four per message

@@ -1,6 +1,6 @@
 -- Shared prelude, prepended to every script of delayqueue when it is loaded.
 --
--- KEYS (the same nine for every script; all share the queue's hash tag):
+-- KEYS (the same ten for every script; all share the queue's hash tag):
 --   1 messages  HASH  id -> envelope "2<seq8><enqueued8><body>" (format 1, "1:<seq12>:<enqueuedMs>:<body>", is still read)
 --   2 delayed   ZSET  member -> due time (ms, Redis clock)
 --   3 inflight  ZSET  member -> lease deadline (ms, Redis clock)
@@ -10,6 +10,9 @@
 --   7 deadmsg   HASH  dead key -> envelope of a dead letter
 --   8 deaderr   HASH  dead key -> "<attempts>:<reason>"
 --   9 sequence  STRING counter giving every send a sequence number
+--  10 paused    HASH  'since' -> when the queue was paused (ms, Redis clock); absent while it is not. A hash
+--                     rather than a string so that the ACL rule set of earlier releases (HSET, HDEL, HEXISTS,
+--                     no SET/GET/DEL) still covers it
 -- A dead key is "\31<seq8><id>", <seq8> a number of the send counter taken when it died, so an id that
 -- dies twice leaves two dead letters (releases before 2026-11-24 keyed a dead letter by its bare id; an id
 -- never holds a control character, so such keys are told apart by their first byte and still read).

@@ -1,8 +1,10 @@
 package io.github.delayqueue.spring.autoconfigure;
 
 import io.github.delayqueue.spring.DelayQueueAdmin;
+import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
 import io.github.delayqueue.spring.health.DelayQueueHealthIndicator;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -23,7 +25,7 @@ public final class DelayQueueHealthContributorAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "delayQueueHealthIndicator")
-    HealthIndicator delayQueueHealthIndicator(DelayQueueAdmin admin) {
-        return new DelayQueueHealthIndicator(admin);
+    HealthIndicator delayQueueHealthIndicator(DelayQueueAdmin admin, ObjectProvider<DelayQueueConsumerRegistry> registry) {
+        return new DelayQueueHealthIndicator(admin, registry.getIfUnique());
     }
 }

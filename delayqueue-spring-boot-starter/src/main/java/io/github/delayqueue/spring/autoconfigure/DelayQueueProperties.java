@@ -37,6 +37,8 @@ public class DelayQueueProperties {
 
     private final Consumer consumer = new Consumer();
 
+    private final Endpoint endpoint = new Endpoint();
+
     /**
      * Per-queue settings, keyed by queue code: key-prefix, consumer-enabled, max-payload-size and every
      * setting of delayqueue.consumer except enabled (concurrency, batch-size, visibility-timeout,
@@ -69,12 +71,34 @@ public class DelayQueueProperties {
         return this.consumer;
     }
 
+    public Endpoint getEndpoint() {
+        return this.endpoint;
+    }
+
     public Map<String, Queue> getQueues() {
         return this.queues;
     }
 
     public void setQueues(Map<String, Queue> queues) {
         this.queues = queues;
+    }
+
+    /** Settings of the 'delayqueue' actuator endpoint. */
+    public static class Endpoint {
+
+        /**
+         * Whether the endpoint shows the payloads and headers of dead letters. Off by default: payloads may
+         * hold personal data.
+         */
+        private boolean showPayloads = false;
+
+        public boolean isShowPayloads() {
+            return this.showPayloads;
+        }
+
+        public void setShowPayloads(boolean showPayloads) {
+            this.showPayloads = showPayloads;
+        }
     }
 
     /** Settings of DelayQueueTemplate. */

@@ -1,5 +1,6 @@
 package io.github.delayqueue.spring.core;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -98,5 +99,35 @@ public final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
     public long purgeAll(DelayQueueCode code) {
         QueueCatalog.Queue queue = this.catalog.require(code);
         return queue.client().purgeAllDeadLetters(queue.name());
+    }
+
+    @Override
+    public void pause(DelayQueueCode code) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        queue.client().pause(queue.name());
+    }
+
+    @Override
+    public void resume(DelayQueueCode code) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        queue.client().resume(queue.name());
+    }
+
+    @Override
+    public boolean isPaused(DelayQueueCode code) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().isPaused(queue.name());
+    }
+
+    @Override
+    public boolean cancel(DelayQueueCode code, String id) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().cancel(queue.name(), id);
+    }
+
+    @Override
+    public boolean runNow(DelayQueueCode code, String id) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().reschedule(queue.name(), id, Duration.ZERO); // moves a pending message only
     }
 }

@@ -1,6 +1,7 @@
 package io.github.delayqueue.spring.health;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +13,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.spring.DelayQueueAdmin;
+import io.github.delayqueue.spring.DelayQueueCode;
+import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
@@ -22,8 +26,10 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 
 /**
- * Health of the queues: UP with the statistics of every declared queue when Redis answers, DOWN
- * otherwise. Redisson retries a command for several seconds while Redis is unreachable, so the
+ * Health of the queues: UP with the statistics of every declared queue (and which are paused) when Redis
+ * answers, DOWN otherwise, and DOWN too, whatever Redis says, when one of this application's consumers has
+ * stopped claiming for good ({@link DelayQueueConsumer#failure()}). A paused queue is not DOWN: pausing is an
+ * operator's decision, shown under {@code paused}. Redisson retries a command for several seconds while Redis is unreachable, so the
  * statistics are read on one background thread: a check waits at most {@link #WAIT} for them, and
  * while Redis is known to be down it answers DOWN at once instead of queuing behind the running read.
  *
@@ -34,6 +40,7 @@ public final class DelayQueueHealthIndicator implements HealthIndicator, Disposa
     static final Duration WAIT = Duration.ofSeconds(2);
 
     private final DelayQueueAdmin admin;
+    private final @Nullable DelayQueueConsumerRegistry registry;
     private final ExecutorService reader = Executors.newSingleThreadExecutor(runnable -> {
         Thread thread = new Thread(runnable, "delayqueue-health");
         thread.setDaemon(true);
@@ -42,12 +49,44 @@ public final class DelayQueueHealthIndicator implements HealthIndicator, Disposa
     private @Nullable CompletableFuture<Health> running;
     private @Nullable Health last;
 
-    public DelayQueueHealthIndicator(DelayQueueAdmin admin) {
+    /**
+     * @param registry this application's consumers, whose failures make the health DOWN; {@code null} when
+     *                 there is none to watch
+     */
+    public DelayQueueHealthIndicator(DelayQueueAdmin admin, @Nullable DelayQueueConsumerRegistry registry) {
         this.admin = admin;
+        this.registry = registry;
     }
 
     @Override
     public Health health() {
+        Health redis = redisHealth();
+        Map<String, String> failed = failedConsumers();
+        if (failed.isEmpty()) {
+            return redis;
+        }
+        Map<String, Object> details = new LinkedHashMap<>(redis.getDetails());
+        details.putIfAbsent("error", "the consumer of " + (failed.size() == 1 ? "queue " : "queues ") + failed.keySet()
+                + " stopped claiming messages; restart the application"); // a Redis error, if any, stays first
+        details.put("failedConsumers", failed);
+        return Health.down().withDetails(details).build();
+    }
+
+    /** Read in the caller's thread: no Redis involved, so a consumer's failure shows even while Redis is down. */
+    private Map<String, String> failedConsumers() {
+        Map<String, String> failed = new LinkedHashMap<>();
+        if (this.registry != null) {
+            for (DelayQueueConsumer consumer : this.registry.consumers()) {
+                Throwable failure = consumer.failure();
+                if (failure != null) {
+                    failed.put(consumer.queue(), failure.toString());
+                }
+            }
+        }
+        return failed;
+    }
+
+    private Health redisHealth() {
         CompletableFuture<Health> read;
         Health previous;
         synchronized (this) {
@@ -88,13 +127,18 @@ public final class DelayQueueHealthIndicator implements HealthIndicator, Disposa
     }
 
     private Health read() {
-        List<QueueStats> stats = this.admin.stats();
         Map<String, Object> queues = new LinkedHashMap<>();
-        for (QueueStats s : stats) {
+        List<String> paused = new ArrayList<>();
+        for (DelayQueueCode code : this.admin.codes()) {
+            QueueStats s = this.admin.stats(code);
+            boolean isPaused = this.admin.isPaused(code);
+            if (isPaused) {
+                paused.add(code.code());
+            }
             queues.put(s.queue(), Map.of("pending", s.pending(), "ready", s.ready(), "inFlight", s.inFlight(),
-                    "dead", s.dead()));
+                    "dead", s.dead(), "paused", isPaused));
         }
-        return Health.up().withDetail("queues", queues).build();
+        return Health.up().withDetail("queues", queues).withDetail("paused", paused).build();
     }
 
     @Override

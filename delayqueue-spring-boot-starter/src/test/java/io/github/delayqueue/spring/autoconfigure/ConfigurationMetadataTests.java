@@ -31,15 +31,20 @@ class ConfigurationMetadataTests {
 
         Set<String> declared = new TreeSet<>();
         walk("delayqueue", DelayQueueProperties.class, declared);
-        assertThat(declared).hasSize(21).contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
+        assertThat(declared).hasSize(22).contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
+                "delayqueue.endpoint.show-payloads",
                 "delayqueue.consumer.retry.no-retry-for",
                 "delayqueue.consumer.dead-letter.max-count");
         assertThat(descriptions.keySet()).filteredOn(name -> name.startsWith("delayqueue."))
                 .containsExactlyInAnyOrderElementsOf(declared);
-        assertThat(descriptions).containsKey("management.health.delayqueue.enabled").hasSize(declared.size() + 1);
+        // the health switch (additional metadata), and the endpoint's own two that the processor derives from @Endpoint
+        assertThat(descriptions).containsKeys("management.health.delayqueue.enabled",
+                "management.endpoint.delayqueue.access", "management.endpoint.delayqueue.cache.time-to-live")
+                .hasSize(declared.size() + 3);
         assertThat(descriptions).allSatisfy((name, description) -> assertThat(description).as(name).isNotBlank());
         assertThat(descriptions.get("delayqueue.consumer.enabled")).startsWith("Whether");
         assertThat(descriptions.get("delayqueue.producer.transaction-aware")).startsWith("Whether");
+        assertThat(descriptions.get("delayqueue.endpoint.show-payloads")).startsWith("Whether");
     }
 
     @Test
@@ -48,7 +53,8 @@ class ConfigurationMetadataTests {
                 Collectors.toMap(p -> p.get("name").asString(), p -> p.get("defaultValue").asString()));
         assertThat(defaults).containsEntry("delayqueue.key-prefix", "dq")
                 .containsEntry("delayqueue.consumer.visibility-timeout", "30s")
-                .containsEntry("delayqueue.producer.max-payload-size", "1MB");
+                .containsEntry("delayqueue.producer.max-payload-size", "1MB")
+                .containsEntry("delayqueue.endpoint.show-payloads", "false");
     }
 
     /** The file next to the starter's own classes, not one from another jar on the test class path. */

@@ -1,0 +1,319 @@
+package io.github.delayqueue.spring.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.spring.DelayQueueAdmin;
+import io.github.delayqueue.spring.DelayQueueCode;
+import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The {@code delayqueue} actuator endpoint: the declared queues with their statistics and pause, this
+ * application's consumers, the first dead letters of a queue; and the operations an operator needs during an
+ * incident (pause and resume a queue, requeue or delete dead letters, cancel a message or run it now). Over
+ * HTTP, with the endpoint exposed:
+ *
+ * <pre>
+ * GET    /actuator/delayqueue                                  every queue and this application's consumers
+ * GET    /actuator/delayqueue/{queue}?limit=20                 one queue and its oldest dead letters
+ * POST   /actuator/delayqueue/{queue}/pause                    pause (every consumer, every application)
+ * POST   /actuator/delayqueue/{queue}/resume                   resume
+ * POST   /actuator/delayqueue/{queue}/requeue-dead-letters     requeue every dead letter
+ * POST   /actuator/delayqueue/{queue}/dead-letters/{key}/requeue
+ * DELETE /actuator/delayqueue/{queue}/dead-letters/{key}       delete one dead letter
+ * POST   /actuator/delayqueue/{queue}/messages/{id}/run-now    a pending message becomes due now
+ * DELETE /actuator/delayqueue/{queue}/messages/{id}           cancel a pending or in-flight message
+ * </pre>
+ *
+ * An unknown queue reads as 404; bad input (an unknown queue or action in a write, a malformed id or key, a
+ * limit out of range) is a 400 and changes nothing. Payloads and headers of dead letters are shown only with
+ * {@code delayqueue.endpoint.show-payloads=true}: they may hold personal data.
+ *
+ * <p>Internal to the starter: public only so that the auto-configuration can create it.
+ */
+@Endpoint(id = "delayqueue")
+public class DelayQueueEndpoint {
+
+    /** Dead letters shown for one queue unless the request asks for another number. */
+    static final int DEFAULT_DEAD_LETTERS = 20;
+
+    /** Most dead letters one read shows. */
+    static final int MAX_DEAD_LETTERS = 100;
+
+    private final DelayQueueAdmin admin;
+    private final DelayQueueConsumerRegistry registry;
+    private final ConsumerConcurrency concurrency;
+    private final boolean showPayloads;
+
+    /** The concurrency this application's consumer of a queue was given, or null if it has none. */
+    @FunctionalInterface
+    public interface ConsumerConcurrency {
+
+        @Nullable Integer of(String queue);
+    }
+
+    public DelayQueueEndpoint(DelayQueueAdmin admin, DelayQueueConsumerRegistry registry,
+            ConsumerConcurrency concurrency, boolean showPayloads) {
+        this.admin = admin;
+        this.registry = registry;
+        this.concurrency = concurrency;
+        this.showPayloads = showPayloads;
+    }
+
+    /** Every declared queue, in code order, and this application's consumers. */
+    @ReadOperation
+    public QueuesDescriptor queues() {
+        Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
+        for (DelayQueueCode code : this.admin.codes()) {
+            queues.put(code.code(), queue(this.admin.stats(code), this.admin.isPaused(code)));
+        }
+        Map<String, ConsumerDescriptor> consumers = new LinkedHashMap<>();
+        for (DelayQueueConsumer consumer : this.registry.consumers()) {
+            QueueDescriptor queue = queues.get(consumer.queue());
+            consumers.put(consumer.queue(), consumer(consumer, queue != null && queue.paused()));
+        }
+        return new QueuesDescriptor(queues, consumers);
+    }
+
+    /**
+     * One queue: its statistics, this application's consumer of it, and its oldest dead letters.
+     *
+     * @param queue the queue's code
+     * @param limit how many dead letters to show, 1 to {@value #MAX_DEAD_LETTERS} (default {@value #DEFAULT_DEAD_LETTERS})
+     * @return the queue, or {@code null} (404) for a code no {@code DelayQueueCode} declares
+     */
+    @ReadOperation
+    public @Nullable QueueDetailsDescriptor queue(@Selector String queue, @Nullable Integer limit) {
+        int count = limit == null ? DEFAULT_DEAD_LETTERS : limit;
+        if (count < 1 || count > MAX_DEAD_LETTERS) {
+            throw invalid("limit must be between 1 and " + MAX_DEAD_LETTERS + ", was " + limit);
+        }
+        Optional<DelayQueueCode> found = this.admin.find(queue);
+        if (found.isEmpty()) {
+            return null;
+        }
+        DelayQueueCode code = found.get();
+        boolean paused = this.admin.isPaused(code);
+        List<DeadLetterDescriptor> deadLetters = this.admin.deadLetters(code, count).stream()
+                .map(this::deadLetter).toList();
+        ConsumerDescriptor consumer = this.registry.consumer(code).map(c -> consumer(c, paused)).orElse(null);
+        return new QueueDetailsDescriptor(queue(this.admin.stats(code), paused), consumer, deadLetters);
+    }
+
+    /**
+     * {@code pause}, {@code resume} or {@code requeue-dead-letters} on one queue.
+     *
+     * @param queue  the queue's code
+     * @param action what to do
+     * @return what changed
+     */
+    @WriteOperation
+    public ChangeDescriptor queueAction(@Selector String queue, @Selector String action) {
+        DelayQueueCode code = require(queue);
+        return switch (action) {
+            case "pause" -> {
+                boolean before = this.admin.isPaused(code);
+                this.admin.pause(code);
+                yield new ChangeDescriptor(queue, action, null, before ? 0 : 1, true);
+            }
+            case "resume" -> {
+                boolean before = this.admin.isPaused(code);
+                this.admin.resume(code);
+                yield new ChangeDescriptor(queue, action, null, before ? 1 : 0, false);
+            }
+            case "requeue-dead-letters" -> {
+                long requeued = this.admin.requeueAll(code);
+                yield new ChangeDescriptor(queue, action, null, requeued, this.admin.isPaused(code));
+            }
+            default -> throw invalid("unknown action '" + action + "' on queue '" + queue
+                    + "'; use pause, resume or requeue-dead-letters");
+        };
+    }
+
+    /**
+     * {@code messages/{id}/run-now} or {@code dead-letters/{key}/requeue}.
+     *
+     * @param queue  the queue's code
+     * @param kind   {@code messages} or {@code dead-letters}
+     * @param target the message id or the dead letter's key
+     * @param action {@code run-now} for a message, {@code requeue} for a dead letter
+     * @return what changed: 0 when no pending message has the id, or no dead letter the key
+     */
+    @WriteOperation
+    public ChangeDescriptor targetAction(@Selector String queue, @Selector String kind, @Selector String target,
+            @Selector String action) {
+        DelayQueueCode code = require(queue);
+        if (kind.equals("messages") && action.equals("run-now")) {
+            boolean due = badInputAs400(() -> this.admin.runNow(code, target));
+            return new ChangeDescriptor(queue, action, target, due ? 1 : 0, this.admin.isPaused(code));
+        }
+        if (kind.equals("dead-letters") && action.equals("requeue")) {
+            long requeued = badInputAs400(() -> this.admin.requeue(code, List.of(target)));
+            return new ChangeDescriptor(queue, action, target, requeued, this.admin.isPaused(code));
+        }
+        throw invalid("unknown operation '" + kind + "/{id}/" + action + "' on queue '" + queue
+                + "'; use messages/{id}/run-now or dead-letters/{key}/requeue");
+    }
+
+    /**
+     * Cancels a message ({@code messages/{id}}) or deletes a dead letter ({@code dead-letters/{key}}).
+     *
+     * @param queue  the queue's code
+     * @param kind   {@code messages} or {@code dead-letters}
+     * @param target the message id or the dead letter's key
+     * @return what changed: 0 when no live message has the id, or no dead letter the key
+     */
+    @DeleteOperation
+    public ChangeDescriptor delete(@Selector String queue, @Selector String kind, @Selector String target) {
+        DelayQueueCode code = require(queue);
+        return switch (kind) {
+            case "messages" -> {
+                boolean cancelled = badInputAs400(() -> this.admin.cancel(code, target));
+                yield new ChangeDescriptor(queue, "cancel", target, cancelled ? 1 : 0, this.admin.isPaused(code));
+            }
+            case "dead-letters" -> {
+                long deleted = badInputAs400(() -> this.admin.purge(code, List.of(target)));
+                yield new ChangeDescriptor(queue, "delete", target, deleted, this.admin.isPaused(code));
+            }
+            default -> throw invalid("unknown kind '" + kind + "' on queue '" + queue
+                    + "'; delete messages/{id} or dead-letters/{key}");
+        };
+    }
+
+    private DelayQueueCode require(String queue) {
+        return this.admin.find(queue).orElseThrow(() -> invalid("unknown queue '" + queue + "'; declared queues: "
+                + this.admin.codes().stream().map(DelayQueueCode::code).toList()));
+    }
+
+    /** The engine rejects a malformed id or key with IllegalArgumentException before writing: a 400. */
+    private static <T> T badInputAs400(Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage(), e);
+        }
+    }
+
+    private static InvalidEndpointRequestException invalid(String message) {
+        return new InvalidEndpointRequestException(message, message);
+    }
+
+    private static QueueDescriptor queue(QueueStats stats, boolean paused) {
+        Instant next = stats.nextDueAt();
+        Duration lateness = stats.ready() > 0 && next != null && next.isBefore(stats.serverTime())
+                ? Duration.between(next, stats.serverTime()) : Duration.ZERO;
+        return new QueueDescriptor(paused, stats.pending(), stats.ready(), stats.inFlight(), stats.dead(), next,
+                lateness.toMillis(), stats.serverTime());
+    }
+
+    private ConsumerDescriptor consumer(DelayQueueConsumer consumer, boolean paused) {
+        Throwable failure = consumer.failure();
+        String state = failure != null ? "FAILED" : consumer.isRunning() ? (paused ? "PAUSED" : "RUNNING") : "STOPPED";
+        return new ConsumerDescriptor(state, this.concurrency.of(consumer.queue()), consumer.activeHandlers(), paused,
+                failure == null ? null : failure.toString());
+    }
+
+    private DeadLetterDescriptor deadLetter(DeadLetter d) {
+        return new DeadLetterDescriptor(d.key(), d.id(), d.attempts(), d.reason(), d.deadAt(), d.enqueuedAt(),
+                this.showPayloads ? d.payload() : null, this.showPayloads ? d.headers() : null);
+    }
+
+    /**
+     * Every declared queue by code, and this application's consumers by queue code.
+     *
+     * @param queues    the declared queues, in code order
+     * @param consumers the consumers this application runs (none in a producer-only application)
+     */
+    public record QueuesDescriptor(Map<String, QueueDescriptor> queues, Map<String, ConsumerDescriptor> consumers)
+            implements OperationResponseBody {
+    }
+
+    /**
+     * One queue, as Redis says now.
+     *
+     * @param paused          whether the queue is paused (for every consumer of every application)
+     * @param pending         messages waiting for their due time or for a consumer (includes {@code ready})
+     * @param ready           pending messages already due
+     * @param inFlight        messages being handled
+     * @param dead            dead letters
+     * @param nextDueAt       due time of the earliest pending message, or {@code null} when none
+     * @param latenessMillis  how long the oldest due message has waited past its due time (0 when none is due)
+     * @param serverTime      the Redis clock when read
+     */
+    public record QueueDescriptor(boolean paused, long pending, long ready, long inFlight, long dead,
+            @Nullable Instant nextDueAt, long latenessMillis, Instant serverTime) {
+    }
+
+    /**
+     * This application's consumer of a queue.
+     *
+     * @param state          {@code RUNNING}, {@code PAUSED} (running, its queue paused), {@code FAILED} (its claiming
+     *                       loop ended without a stop; see {@code failure}) or {@code STOPPED}
+     * @param concurrency    handlers it may run at once
+     * @param activeHandlers handlers running now
+     * @param paused         whether its queue is paused
+     * @param failure        what ended its claiming loop, or {@code null}
+     */
+    public record ConsumerDescriptor(String state, @Nullable Integer concurrency, int activeHandlers, boolean paused,
+            @Nullable String failure) {
+    }
+
+    /**
+     * One queue with its consumer in this application and its oldest dead letters.
+     *
+     * @param queue       the queue's statistics and pause
+     * @param consumer    this application's consumer, or {@code null} when it runs none for this queue
+     * @param deadLetters the oldest dead letters, first page
+     */
+    public record QueueDetailsDescriptor(QueueDescriptor queue, @Nullable ConsumerDescriptor consumer,
+            List<DeadLetterDescriptor> deadLetters) implements OperationResponseBody {
+    }
+
+    /**
+     * A dead letter.
+     *
+     * @param key        its key, for requeue and delete
+     * @param id         the message id
+     * @param attempts   deliveries made before it died
+     * @param reason     why it died
+     * @param deadAt     when it died
+     * @param enqueuedAt when it was first sent, or {@code null} if unreadable
+     * @param payload    the payload JSON, or {@code null} unless {@code delayqueue.endpoint.show-payloads=true}
+     * @param headers    the headers, or {@code null} unless {@code delayqueue.endpoint.show-payloads=true}
+     */
+    public record DeadLetterDescriptor(String key, String id, int attempts, String reason, Instant deadAt,
+            @Nullable Instant enqueuedAt, @Nullable String payload, @Nullable Map<String, String> headers) {
+    }
+
+    /**
+     * What a write operation did.
+     *
+     * @param queue   the queue's code
+     * @param action  {@code pause}, {@code resume}, {@code requeue-dead-letters}, {@code requeue}, {@code delete},
+     *                {@code run-now} or {@code cancel}
+     * @param target  the message id or dead-letter key acted on, or {@code null}
+     * @param changed how many messages or dead letters changed (for pause and resume: 1 if the pause changed);
+     *                0 when nothing had that id or key in the state the action needs
+     * @param paused  whether the queue is paused afterwards
+     */
+    public record ChangeDescriptor(String queue, String action, @Nullable String target, long changed, boolean paused)
+            implements OperationResponseBody {
+    }
+}

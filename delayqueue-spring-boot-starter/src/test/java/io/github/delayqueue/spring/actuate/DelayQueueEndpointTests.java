@@ -1,0 +1,130 @@
+package io.github.delayqueue.spring.actuate;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.spring.DelayQueueAdmin;
+import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.QueueDetailsDescriptor;
+import io.github.delayqueue.spring.actuate.EndpointApp.Queues;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+
+/** What the endpoint makes of the admin's and the registry's answers; no Redis (the HTTP test has one). */
+class DelayQueueEndpointTests {
+
+    private static final Instant NOW = Instant.parse("2026-11-24T20:00:00Z");
+
+    private final DelayQueueAdmin admin = mock(DelayQueueAdmin.class);
+    private final DelayQueueConsumerRegistry registry = mock(DelayQueueConsumerRegistry.class);
+    private final DelayQueueConsumer consumer = mock(DelayQueueConsumer.class);
+
+    @BeforeEach
+    void queues() {
+        given(this.admin.codes()).willReturn(List.of(Queues.WORK));
+        given(this.admin.find("WORK")).willReturn(Optional.of(Queues.WORK));
+        given(this.admin.stats(Queues.WORK)).willReturn(
+                new QueueStats("WORK", 5, 2, 1, 1, NOW.minusMillis(1500), NOW));
+        given(this.admin.deadLetters(Queues.WORK, 20)).willReturn(List.of(new DeadLetter("-------1:order-1",
+                "order-1", "{\"card\":\"4111\"}", Map.of("customer", "alice"), 3, "java.lang.IllegalStateException: x",
+                NOW.minusSeconds(60), NOW.minusSeconds(120))));
+        given(this.consumer.queue()).willReturn("WORK");
+        given(this.consumer.isRunning()).willReturn(true);
+        given(this.consumer.activeHandlers()).willReturn(1);
+        given(this.registry.consumers()).willReturn(List.of(this.consumer));
+        given(this.registry.consumer(Queues.WORK)).willReturn(Optional.of(this.consumer));
+    }
+
+    private DelayQueueEndpoint endpoint(boolean showPayloads) {
+        return new DelayQueueEndpoint(this.admin, this.registry, queue -> queue.equals("WORK") ? 4 : null, showPayloads);
+    }
+
+    @Test
+    void theOldestDueMessagesLatenessIsTheRedisClockPastItsDueTime() {
+        DelayQueueEndpoint.QueueDescriptor work = endpoint(false).queues().queues().get("WORK");
+        assertThat(work.latenessMillis()).isEqualTo(1500);
+        assertThat(work.ready()).isEqualTo(2);
+
+        given(this.admin.stats(Queues.WORK)).willReturn(new QueueStats("WORK", 5, 0, 0, 0, NOW.plusSeconds(30), NOW));
+        assertThat(endpoint(false).queues().queues().get("WORK").latenessMillis()).isZero(); // nothing due yet
+    }
+
+    @Test
+    void payloadsAndHeadersAreShownOnlyWhenAskedFor() {
+        QueueDetailsDescriptor hidden = endpoint(false).queue("WORK", null);
+        assertThat(hidden.deadLetters()).singleElement().satisfies(d -> {
+            assertThat(d.payload()).isNull();
+            assertThat(d.headers()).isNull();
+            assertThat(d.key()).isEqualTo("-------1:order-1");
+            assertThat(d.attempts()).isEqualTo(3);
+        });
+        QueueDetailsDescriptor shown = endpoint(true).queue("WORK", null);
+        assertThat(shown.deadLetters()).singleElement().satisfies(d -> {
+            assertThat(d.payload()).isEqualTo("{\"card\":\"4111\"}");
+            assertThat(d.headers()).containsEntry("customer", "alice");
+        });
+    }
+
+    @Test
+    void aConsumerIsRunningPausedOrFailed() {
+        assertThat(endpoint(false).queues().consumers().get("WORK")).satisfies(c -> {
+            assertThat(c.state()).isEqualTo("RUNNING");
+            assertThat(c.concurrency()).isEqualTo(4);
+            assertThat(c.activeHandlers()).isEqualTo(1);
+        });
+        given(this.admin.isPaused(Queues.WORK)).willReturn(true);
+        assertThat(endpoint(false).queues().consumers().get("WORK").state()).isEqualTo("PAUSED");
+        given(this.consumer.failure()).willReturn(new IllegalStateException("the poller ended"));
+        assertThat(endpoint(false).queue("WORK", null).consumer()).satisfies(c -> {
+            assertThat(c.state()).isEqualTo("FAILED");
+            assertThat(c.failure()).isEqualTo("java.lang.IllegalStateException: the poller ended");
+        });
+    }
+
+    @Test
+    void anUnknownQueueReadsAsNullAndIsRejectedByEveryWrite() {
+        DelayQueueEndpoint endpoint = endpoint(false);
+        assertThat(endpoint.queue("NOPE", null)).isNull();
+        assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.queueAction("NOPE", "pause"))
+                .withMessageContaining("unknown queue 'NOPE'").withMessageContaining("[WORK]");
+        assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> endpoint.targetAction("NOPE", "messages", "id", "run-now"));
+        assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> endpoint.delete("NOPE", "messages", "id"));
+        verify(this.admin, never()).pause(any());
+        verify(this.admin, never()).runNow(any(), anyString());
+        verify(this.admin, never()).cancel(any(), anyString());
+    }
+
+    @Test
+    void anEngineRejectionIsABadRequest() {
+        given(this.admin.cancel(Queues.WORK, "bad\u0001id")).willThrow(new IllegalArgumentException("id must not contain control characters"));
+        assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> endpoint(false).delete("WORK", "messages", "bad\u0001id"))
+                .withMessageContaining("control characters");
+    }
+
+    @Test
+    void aLimitOutOfRangeIsABadRequest() {
+        assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint(false).queue("WORK", 0));
+        assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint(false).queue("WORK", 101));
+        given(this.admin.deadLetters(Queues.WORK, 100)).willReturn(List.of());
+        assertThat(endpoint(false).queue("WORK", 100).deadLetters()).isEmpty();
+    }
+}

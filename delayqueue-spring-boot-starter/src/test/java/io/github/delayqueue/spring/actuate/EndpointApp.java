@@ -1,0 +1,54 @@
+package io.github.delayqueue.spring.actuate;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.delayqueue.spring.DelayHandler;
+import io.github.delayqueue.spring.DelayQueueCode;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.stereotype.Component;
+
+/**
+ * The application of {@link EndpointHttpIntegrationTests}, run twice on one Redis and key prefix: a web
+ * application with the endpoint exposed, and a second instance without a web server. Each instance records
+ * what it handled, tagged with {@code endpoint-test.instance}.
+ */
+@SpringBootApplication
+public class EndpointApp {
+
+    /** The queues; only this application's package declares them. */
+    public enum Queues implements DelayQueueCode {
+        /** Records every payload. */
+        WORK,
+        /** Throws for every payload: dead-lettered after two attempts. */
+        FAILING,
+        /** Declared, never consumed: only sent to. */
+        OUTBOX
+    }
+
+    /** "instance:payload" for every WORK message handled, by either instance. */
+    static final List<String> HANDLED = new CopyOnWriteArrayList<>();
+
+    @Component
+    static class Handlers {
+
+        private final String instance;
+
+        Handlers(@Value("${endpoint-test.instance}") String instance) {
+            this.instance = instance;
+        }
+
+        @DelayHandler(value = "WORK", concurrency = "2")
+        void work(String payload) throws InterruptedException {
+            HANDLED.add(this.instance + ":" + payload);
+            Thread.sleep(100); // some work: 20 messages keep 2 + 2 slots busy for about half a second, so both instances get some
+        }
+
+        @DelayHandler(value = "FAILING", maxAttempts = "2")
+        void failing(String payload) {
+            throw new IllegalStateException("boom"); // not the payload: reasons are shown, payloads are not
+        }
+    }
+}

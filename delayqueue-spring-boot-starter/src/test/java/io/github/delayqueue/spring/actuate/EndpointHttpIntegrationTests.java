@@ -1,0 +1,282 @@
+package io.github.delayqueue.spring.actuate;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.spring.DelayQueueAdmin;
+import io.github.delayqueue.spring.DelayQueueTemplate;
+import io.github.delayqueue.spring.actuate.EndpointApp.Queues;
+import io.github.delayqueue.testing.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The {@code delayqueue} endpoint through real HTTP, in a Boot application on a random port against the
+ * embedded Redis, with a second instance of the application (no web server) on the same Redis and key prefix:
+ * reads, the write operations, bad input, and a pause that holds both instances until the resume.
+ */
+@SpringBootTest(classes = EndpointApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class EndpointHttpIntegrationTests {
+
+    private static final String PREFIX = TestRedis.uniquePrefix();
+    private static final Duration DEADLINE = Duration.ofSeconds(20);
+    private static final String[] PROPERTIES = { "management.endpoints.web.exposure.include=delayqueue,health",
+            "management.endpoint.health.show-details=always", "delayqueue.queues.FAILING.retry.initial-backoff=50ms",
+            "delayqueue.queues.FAILING.retry.multiplier=1", "delayqueue.queues.FAILING.retry.jitter=0",
+            "spring.main.banner-mode=off" };
+
+    private static ConfigurableApplicationContext second;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        registry.add("spring.data.redis.url", TestRedis::url);
+        registry.add("delayqueue.key-prefix", () -> PREFIX);
+        registry.add("endpoint-test.instance", () -> "first");
+        for (String property : PROPERTIES) {
+            String[] pair = property.split("=", 2);
+            registry.add(pair[0], () -> pair[1]);
+        }
+    }
+
+    @BeforeAll
+    static void startSecondInstance() {
+        second = new SpringApplicationBuilder(EndpointApp.class).web(WebApplicationType.NONE)
+                .properties(PROPERTIES)
+                .properties("spring.data.redis.url=" + TestRedis.url(), "delayqueue.key-prefix=" + PREFIX,
+                        "endpoint-test.instance=second")
+                .run();
+    }
+
+    @AfterAll
+    static void stopSecondInstance() {
+        if (second != null) {
+            second.close();
+        }
+        TestRedis.deleteKeys(PREFIX);
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    DelayQueueTemplate template;
+
+    @Autowired
+    DelayQueueAdmin admin;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final JsonMapper json = JsonMapper.builder().build();
+
+    @BeforeEach
+    void resumeAll() {
+        for (Queues queue : Queues.values()) {
+            this.admin.resume(queue);
+        }
+    }
+
+    @Test
+    void readsEveryQueueAndThisInstancesConsumers() throws Exception {
+        Response response = get("/actuator/delayqueue");
+        assertThat(response.status()).isEqualTo(200);
+        JsonNode queues = response.body().get("queues");
+        assertThat(queues.propertyNames()).containsExactly("FAILING", "OUTBOX", "WORK"); // sorted by code
+        JsonNode work = queues.get("WORK");
+        assertThat(work.get("paused").asBoolean()).isFalse();
+        for (String field : new String[] { "pending", "ready", "inFlight", "dead", "latenessMillis" }) {
+            assertThat(work.get(field).isNumber()).as(field).isTrue();
+        }
+        assertThat(work.get("serverTime").asString()).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
+        JsonNode consumers = response.body().get("consumers");
+        assertThat(consumers.propertyNames()).containsExactlyInAnyOrder("WORK", "FAILING"); // OUTBOX has no handler
+        JsonNode consumer = consumers.get("WORK");
+        assertThat(consumer.get("state").asString()).isEqualTo("RUNNING");
+        assertThat(consumer.get("concurrency").asInt()).isEqualTo(2);
+        assertThat(consumer.get("activeHandlers").asInt()).isZero();
+        assertThat(consumer.get("paused").asBoolean()).isFalse();
+        assertThat(consumer.has("failure")).isFalse(); // the actuator leaves out null values
+
+        this.template.send(Queues.OUTBOX, "waits", Duration.ofHours(1));
+        JsonNode outbox = get("/actuator/delayqueue").body().get("queues").get("OUTBOX");
+        assertThat(outbox.get("pending").asLong()).isEqualTo(1);
+        assertThat(outbox.get("ready").asLong()).isZero();
+        assertThat(outbox.get("nextDueAt").isString()).isTrue();
+    }
+
+    @Test
+    void aFailingMessageIsDeadLetteredShownWithoutItsPayloadRequeuedAndDeletedOverHttp() throws Exception {
+        String id = this.template.send(Queues.FAILING, "secret-order-7", Duration.ZERO,
+                SendOptions.id("failing-7").header("customer", "alice"));
+        await().atMost(DEADLINE).until(() -> get("/actuator/delayqueue/FAILING").body().get("deadLetters").size() == 1);
+
+        JsonNode details = get("/actuator/delayqueue/FAILING").body();
+        assertThat(details.get("queue").get("dead").asLong()).isEqualTo(1);
+        assertThat(details.get("consumer").get("state").asString()).isEqualTo("RUNNING");
+        JsonNode dead = details.get("deadLetters").get(0);
+        assertThat(dead.get("id").asString()).isEqualTo(id);
+        assertThat(dead.get("attempts").asInt()).isEqualTo(2);
+        assertThat(dead.get("reason").asString()).contains("IllegalStateException").contains("boom");
+        assertThat(dead.get("deadAt").asString()).endsWith("Z");
+        assertThat(dead.has("payload")).isFalse(); // payloads may hold personal data: off by default
+        assertThat(dead.has("headers")).isFalse();
+        assertThat(get("/actuator/delayqueue/FAILING").raw()).doesNotContain("secret-order-7").doesNotContain("alice");
+        String key = dead.get("key").asString();
+        assertThat(key).endsWith(":" + id);
+
+        // requeue that one dead letter: delivered again, fails twice more, dead again under a new key
+        JsonNode requeued = post("/actuator/delayqueue/FAILING/dead-letters/" + key + "/requeue").body();
+        assertThat(requeued.get("changed").asLong()).isEqualTo(1);
+        assertThat(requeued.get("action").asString()).isEqualTo("requeue");
+        assertThat(requeued.get("target").asString()).isEqualTo(key);
+        await().atMost(DEADLINE).until(() -> this.admin.deadLetters(Queues.FAILING, 10).size() == 1
+                && !this.admin.deadLetters(Queues.FAILING, 10).get(0).key().equals(key));
+        // the old key is gone: requeueing it again changes nothing
+        assertThat(post("/actuator/delayqueue/FAILING/dead-letters/" + key + "/requeue").body().get("changed").asLong())
+                .isZero();
+
+        // requeue all, then delete the dead letter it leaves
+        assertThat(post("/actuator/delayqueue/FAILING/requeue-dead-letters").body().get("changed").asLong()).isEqualTo(1);
+        await().atMost(DEADLINE).until(() -> this.admin.stats(Queues.FAILING).dead() == 1
+                && this.admin.stats(Queues.FAILING).pending() == 0 && this.admin.stats(Queues.FAILING).inFlight() == 0);
+        String last = this.admin.deadLetters(Queues.FAILING, 10).get(0).key();
+        Response deleted = delete("/actuator/delayqueue/FAILING/dead-letters/" + last);
+        assertThat(deleted.status()).isEqualTo(200);
+        assertThat(deleted.body().get("changed").asLong()).isEqualTo(1);
+        assertThat(deleted.body().get("action").asString()).isEqualTo("delete");
+        assertThat(this.admin.stats(Queues.FAILING).dead()).isZero();
+        assertThat(delete("/actuator/delayqueue/FAILING/dead-letters/" + last).body().get("changed").asLong()).isZero();
+    }
+
+    @Test
+    void cancelAndRunNowOverHttp() throws Exception {
+        this.template.send(Queues.WORK, "cancelled-payload", Duration.ofHours(1), SendOptions.id("cancel-me"));
+        this.template.send(Queues.WORK, "run-now-payload", Duration.ofHours(1), SendOptions.id("run-me"));
+
+        Response cancelled = delete("/actuator/delayqueue/WORK/messages/cancel-me");
+        assertThat(cancelled.status()).isEqualTo(200);
+        assertThat(cancelled.body().get("changed").asLong()).isEqualTo(1);
+        assertThat(cancelled.body().get("action").asString()).isEqualTo("cancel");
+        assertThat(delete("/actuator/delayqueue/WORK/messages/cancel-me").body().get("changed").asLong()).isZero();
+
+        Response ran = post("/actuator/delayqueue/WORK/messages/run-me/run-now");
+        assertThat(ran.body().get("changed").asLong()).isEqualTo(1);
+        await().atMost(DEADLINE).until(() -> EndpointApp.HANDLED.stream().anyMatch(h -> h.endsWith(":run-now-payload")));
+        // handled and acknowledged: no pending message has that id any more
+        await().atMost(DEADLINE).until(() -> post("/actuator/delayqueue/WORK/messages/run-me/run-now").body()
+                .get("changed").asLong() == 0);
+        assertThat(EndpointApp.HANDLED).noneMatch(h -> h.endsWith(":cancelled-payload"));
+    }
+
+    @Test
+    void aPauseOverHttpHoldsBothInstancesAndTheResumeDeliversEverything() throws Exception {
+        Response paused = post("/actuator/delayqueue/WORK/pause");
+        assertThat(paused.status()).isEqualTo(200);
+        assertThat(paused.body().get("paused").asBoolean()).isTrue();
+        assertThat(paused.body().get("changed").asLong()).isEqualTo(1);
+        assertThat(post("/actuator/delayqueue/WORK/pause").body().get("changed").asLong()).isZero(); // already paused
+
+        JsonNode read = get("/actuator/delayqueue").body();
+        assertThat(read.get("queues").get("WORK").get("paused").asBoolean()).isTrue();
+        assertThat(read.get("consumers").get("WORK").get("state").asString()).isEqualTo("PAUSED");
+        assertThat(read.get("queues").get("FAILING").get("paused").asBoolean()).isFalse();
+        JsonNode health = get("/actuator/health").body();
+        assertThat(health.get("status").asString()).isEqualTo("UP"); // pausing is a decision, not an outage
+        JsonNode delayQueueHealth = health.get("components").get("delayQueue");
+        assertThat(delayQueueHealth.get("details").get("paused").get(0).asString()).isEqualTo("WORK");
+        assertThat(delayQueueHealth.get("details").get("queues").get("WORK").get("paused").asBoolean()).isTrue();
+
+        int before = EndpointApp.HANDLED.size();
+        for (int i = 0; i < 20; i++) {
+            this.template.send(Queues.WORK, "held-" + i, Duration.ZERO); // sends go on while paused
+        }
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+                .until(() -> EndpointApp.HANDLED.size() == before);
+        assertThat(this.admin.stats(Queues.WORK).ready()).isEqualTo(20);
+        assertThat(get("/actuator/delayqueue/WORK").body().get("queue").get("latenessMillis").asLong()).isPositive();
+
+        Response resumed = post("/actuator/delayqueue/WORK/resume");
+        assertThat(resumed.body().get("paused").asBoolean()).isFalse();
+        assertThat(resumed.body().get("changed").asLong()).isEqualTo(1);
+        await().atMost(DEADLINE).until(() -> EndpointApp.HANDLED.stream().filter(h -> h.contains(":held-")).count() == 20);
+        assertThat(EndpointApp.HANDLED).anyMatch(h -> h.startsWith("first:held-"))
+                .anyMatch(h -> h.startsWith("second:held-"));
+        assertThat(this.admin.isPaused(Queues.WORK)).isFalse();
+    }
+
+    @Test
+    void badInputIsA4xxAndChangesNothing() throws Exception {
+        this.template.send(Queues.OUTBOX, "kept", Duration.ofHours(1), SendOptions.id("kept"));
+        long pendingBefore = this.admin.stats(Queues.OUTBOX).pending();
+
+        assertThat(get("/actuator/delayqueue/NO_SUCH_QUEUE").status()).isEqualTo(404);
+        assertThat(get("/actuator/delayqueue/WORK?limit=0").status()).isEqualTo(400);
+        assertThat(get("/actuator/delayqueue/WORK?limit=101").status()).isEqualTo(400);
+        assertThat(get("/actuator/delayqueue/WORK?limit=many").status()).isEqualTo(400);
+        assertThat(post("/actuator/delayqueue/NO_SUCH_QUEUE/pause").status()).isEqualTo(400);
+        assertThat(post("/actuator/delayqueue/OUTBOX/explode").status()).isEqualTo(400);
+        assertThat(post("/actuator/delayqueue/OUTBOX/messages/kept/explode").status()).isEqualTo(400);
+        assertThat(post("/actuator/delayqueue/OUTBOX/things/kept/run-now").status()).isEqualTo(400);
+        assertThat(post("/actuator/delayqueue/OUTBOX/dead-letters/not-a-key/requeue").status()).isEqualTo(400);
+        assertThat(delete("/actuator/delayqueue/OUTBOX/dead-letters/not-a-key").status()).isEqualTo(400);
+        assertThat(delete("/actuator/delayqueue/OUTBOX/things/kept").status()).isEqualTo(400);
+        assertThat(delete("/actuator/delayqueue/NO_SUCH_QUEUE/messages/kept").status()).isEqualTo(400);
+        assertThat(delete("/actuator/delayqueue/OUTBOX/messages/" + "x".repeat(257)).status()).isEqualTo(400);
+
+        for (Queues queue : Queues.values()) {
+            assertThat(this.admin.isPaused(queue)).as(queue.code()).isFalse();
+        }
+        assertThat(this.admin.stats(Queues.OUTBOX).pending()).isEqualTo(pendingBefore);
+        assertThat(this.admin.cancel(Queues.OUTBOX, "kept")).isTrue(); // still there after all of the above
+    }
+
+    private Response get(String path) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(uri(path)).GET());
+    }
+
+    private Response post(String path) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.noBody()));
+    }
+
+    private Response delete(String path) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(uri(path)).DELETE());
+    }
+
+    private URI uri(String path) {
+        return URI.create("http://localhost:" + this.port + path);
+    }
+
+    private Response send(HttpRequest.Builder request) throws IOException, InterruptedException {
+        HttpResponse<String> response = this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        String body = response.body();
+        JsonNode node;
+        try {
+            node = body == null || body.isBlank() ? this.json.nullNode() : this.json.readTree(body);
+        } catch (RuntimeException e) { // an error page that is not JSON: only the status matters then
+            node = this.json.nullNode();
+        }
+        return new Response(response.statusCode(), node, body);
+    }
+
+    record Response(int status, JsonNode body, String raw) {
+    }
+}
