@@ -25,7 +25,7 @@ import org.redisson.client.codec.StringCodec;
 final class Scripts {
 
     enum Name {
-        ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD;
+        ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD, IMPORT;
 
         String file() {
             return name().toLowerCase() + ".lua";
