@@ -25,6 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.redisson.api.RedissonClient;
+import org.redisson.codec.Kryo5Codec;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -211,7 +212,17 @@ class BadInputIntegrationTests {
                         () -> this.admin.purge(Q, Collections.singletonList(null))),
                 new Case("purge: too many keys", "at most 1000 keys per call", () -> this.admin.purge(Q, tooManyIds)),
                 new Case("purgeAll: null code", "queue code must not be null", () -> this.admin.purgeAll(null)),
-                new Case("purgeAll: undeclared code", "Unknown queue code", () -> this.admin.purgeAll(UNDECLARED)));
+                new Case("purgeAll: undeclared code", "Unknown queue code", () -> this.admin.purgeAll(UNDECLARED)),
+                new Case("importFromRDelayedQueue: null code", "queue code must not be null",
+                        () -> this.admin.importFromRDelayedQueue(null, "legacy", new Kryo5Codec(), false)),
+                new Case("importFromRDelayedQueue: undeclared code", "Unknown queue code",
+                        () -> this.admin.importFromRDelayedQueue(UNDECLARED, "legacy", new Kryo5Codec(), false)),
+                new Case("importFromRDelayedQueue: blank name", "the Redisson queue name must not be null or blank",
+                        () -> this.admin.importFromRDelayedQueue(Q, " ", new Kryo5Codec(), false)),
+                new Case("importFromRDelayedQueue: null codec", "the Redisson codec must not be null",
+                        () -> this.admin.importFromRDelayedQueue(Q, "legacy", null, true)),
+                new Case("importFromRDelayedQueue: null mapping", "mapping must not be null",
+                        () -> this.admin.importFromRDelayedQueue(Q, "legacy", new Kryo5Codec(), false, null)));
     }
 
     @TestFactory
