@@ -23,7 +23,9 @@ import org.redisson.client.codec.ByteArrayCodec;
  *
  * <p>A packed entry is {@code struct.pack('Bc0Lc0', 8, randomId, len(value), value)}: one byte 8, 8 random
  * bytes, the value's length as a native unsigned long, then the value encoded by the application's codec.
- * The scripts unpack it with Redis's own {@code struct}, as Redisson does. A name containing '{' is used as
+ * Older Redisson 3.x releases packed {@code struct.pack('dLc0', randomNumber, len(value), value)}; both are
+ * read (an entry is taken in a format only if that format consumes it exactly). The scripts unpack with Redis's
+ * own {@code struct}, as Redisson does. A name containing '{' is used as
  * is ({@code redisson_delay_queue:name}), as Redisson's {@code prefixName} does; otherwise all three keys
  * share the hash tag {@code {name}}, so every script here is legal on a cluster.
  *
@@ -46,10 +48,18 @@ final class RDelayedQueueSource {
             local t = redis.call('TIME')
             local out = { string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)) }
             local items = redis.call('LRANGE', KEYS[1], ARGV[1], ARGV[2])
+            local function unpack_entry(v)
+              if string.byte(v, 1) == 8 then
+                local ok, rid, value, after = pcall(struct.unpack, 'Bc0Lc0', v)
+                if ok and type(value) == 'string' and after == #v + 1 then return value end
+              end
+              local ok, rid, value, after = pcall(struct.unpack, 'dLc0', v)
+              if ok and type(value) == 'string' and after == #v + 1 then return value end
+              return false
+            end
             for _, v in ipairs(items) do
-              local ok, rid, value = pcall(struct.unpack, 'Bc0Lc0', v)
               out[#out + 1] = v
-              if ok and type(value) == 'string' then out[#out + 1] = value else out[#out + 1] = false end
+              out[#out + 1] = unpack_entry(v)
               out[#out + 1] = redis.call('ZSCORE', KEYS[2], v)
             end
             return out

@@ -281,6 +281,40 @@ class RDelayedQueueImporterTest {
         assertThat(dueMoved).as("every pending entry keeps its Redisson due time").isZero();
     }
 
+    /** The offer script of Redisson 3.x releases before the 'Bc0Lc0' format, as they ran it (random number id). */
+    private static final String OLD_OFFER = "local value = struct.pack('dLc0', tonumber(ARGV[2]), string.len(ARGV[3]), ARGV[3]);"
+            + "redis.call('zadd', KEYS[2], ARGV[1], value);redis.call('rpush', KEYS[3], value);";
+
+    @Test
+    void entriesPackedTheWayOlderRedissonReleasesPackedThemAreImportedToo(RedisContext redis) throws Exception {
+        String name = source(redis, "old-format");
+        String queue = "old-format-target";
+        Codec kryo = new Kryo5Codec();
+        long due = redis.client().stats(queue).serverTime().toEpochMilli() + 500;
+        for (int i = 0; i < 3; i++) {
+            io.netty.buffer.ByteBuf encoded = kryo.getValueEncoder().encode("old-" + (i % 2)); // two equal values
+            byte[] bytes = new byte[encoded.readableBytes()];
+            encoded.readBytes(bytes);
+            encoded.release();
+            redis.redisson().getScript(ByteArrayCodec.INSTANCE).eval(name, org.redisson.api.RScript.Mode.READ_WRITE,
+                    OLD_OFFER, org.redisson.api.RScript.ReturnType.VALUE,
+                    List.of(name, RDelayedQueueSource.prefixName("redisson_delay_queue_timeout", name),
+                            RDelayedQueueSource.prefixName("redisson_delay_queue", name)),
+                    Long.toString(due + i).getBytes(), Long.toString(1_000_000_007L * (i + 1)).getBytes(), bytes);
+        }
+        DelayQueueClient client = redis.client();
+        List<Delivered> delivered = startConsumer(client, queue, String.class, (String s) -> s);
+
+        ImportReport report = importer(client, name, kryo, queue).build().run();
+
+        assertThat(report.imported()).as("%s", report).isEqualTo(3);
+        assertThat(report.complete()).isTrue();
+        await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 3);
+        assertThat(delivered).extracting(Delivered::key).containsExactlyInAnyOrder("old-0", "old-1", "old-0");
+        assertThat(delivered).extracting(Delivered::dueMs).containsExactlyInAnyOrder(due, due + 1, due + 2);
+        assertThat(delivered).allSatisfy(d -> assertThat(d.redisNowMs()).isGreaterThanOrEqualTo(d.dueMs()));
+    }
+
     @Test
     void badArgumentsAreRejectedByTheBuilderAndNothingIsWritten(RedisContext redis) {
         String name = source(redis, "bad");
