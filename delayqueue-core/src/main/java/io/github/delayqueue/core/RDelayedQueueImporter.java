@@ -55,9 +55,10 @@ import io.netty.buffer.Unpooled;
  * {@link Builder#payloadType payload type} or breaks a send check) is reported with its reason and left in
  * Redisson's structures; nothing is dropped silently.
  *
- * <p>Stop the application's old Redisson consumers and producers first: a {@code take()} running meanwhile races
- * with the import for the same entries (each entry is still handled once, by one side or the other). Run one
- * import per source at a time. Entries added to Redisson's structures during a run wait for the next run.
+ * <p>Stop the application's old Redisson consumers, producers and transfer task first: a transfer task still
+ * running can move an entry to the destination queue between this import's read and its removal, and a
+ * {@code take()} then runs that job a second time. Run one import per source at a time. Entries added to
+ * Redisson's structures during a run wait for the next run.
  *
  * <p>The codec decides what decoding may instantiate: {@code SerializationCodec} and {@code Kryo5Codec} read class
  * names from the stored bytes; give them an allow-list of your payload classes (their constructors taking
