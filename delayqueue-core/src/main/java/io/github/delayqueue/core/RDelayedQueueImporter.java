@@ -60,10 +60,14 @@ import io.netty.buffer.Unpooled;
  * {@code take()} then runs that job a second time. Run one import per source at a time. Entries added to
  * Redisson's structures during a run wait for the next run.
  *
+ * <p>An importer is not thread-safe: call {@link #run()} from one thread; build one per source and target.
+ *
  * <p>The codec decides what decoding may instantiate: {@code SerializationCodec} and {@code Kryo5Codec} read class
- * names from the stored bytes; give them an allow-list of your payload classes (their constructors taking
- * {@code allowedClasses}). The data is your own application's, in your own Redis, but an allow-list keeps a
- * tampered entry from choosing a class.
+ * names from the stored bytes. The data is your own application's, in your own Redis; where the codec can take
+ * an allow-list and still read what was written ({@code SerializationCodec(classLoader, allowedClasses)} reads
+ * what a plain {@code SerializationCodec} wrote), give it one. Pass the codec configured exactly as the writer's:
+ * a {@code Kryo5Codec} with an allow-list read entries written by the default {@code Kryo5Codec} into wrong
+ * values without an error.
  */
 public final class RDelayedQueueImporter {
 
@@ -292,12 +296,17 @@ public final class RDelayedQueueImporter {
             return null;
         }
         Object payload;
-        String id;
         try {
             payload = mapping.apply(decoded);
-            id = ids == null ? entry : ids.apply(decoded);
         } catch (RuntimeException e) {
             tally.fail(entry, dueAt, "mapping failed for a " + decoded.getClass().getName() + ": " + e);
+            return null;
+        }
+        String id;
+        try {
+            id = ids == null ? entry : ids.apply(decoded);
+        } catch (RuntimeException e) {
+            tally.fail(entry, dueAt, "ids function failed for a " + decoded.getClass().getName() + ": " + e);
             return null;
         }
         if (payload == null) {
