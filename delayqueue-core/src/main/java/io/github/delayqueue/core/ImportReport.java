@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * @param removed            entries removed from Redisson's structures by this run (0 in a dry run)
  * @param failed             entries that could not be imported (or, in a dry run, would not be); they stay in
  *                           Redisson's structures
- * @param failures           the first {@value RDelayedQueueImporter#MAX_FAILURES_REPORTED} failures with their
+ * @param failures           the first 100 failures with their
  *                           reasons
  * @param remaining          entries left in Redisson's structures when the run ended (the failed ones included)
  */
