@@ -126,6 +126,10 @@ class RDelayedQueueImporterTest {
         assertThat(dry.failed()).isZero();
         assertThat(dry.complete()).isTrue();
         assertThat(snapshot(redis, name)).as("a dry run writes nothing").isEqualTo(before);
+        ImportReport dryOneByOne = importer(client, name, new Kryo5Codec(), queue).dryRun(true).batchSize(1).build().run();
+        assertThat(dryOneByOne.found()).as("paging by one entry reads each once").isEqualTo(5);
+        assertThat(dryOneByOne.readyInDestination()).isEqualTo(2);
+        assertThat(snapshot(redis, name)).isEqualTo(before);
         assertThat(redis.redisson().getKeys().getKeysStreamByPattern(redis.prefix() + ":{" + queue + "}*").count())
                 .isZero();
 
