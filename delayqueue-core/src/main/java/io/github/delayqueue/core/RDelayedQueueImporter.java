@@ -82,9 +82,9 @@ public final class RDelayedQueueImporter {
 
     private static final Logger log = LoggerFactory.getLogger(RDelayedQueueImporter.class);
 
-    /** Called after a batch is written to the target queue and before it is removed from Redisson: a test seam. */
-    interface AfterWrite {
-        void written(long entriesSoFar);
+    /** Test seam: called with the entries handled so far at a point of a batch's progress. */
+    interface Step {
+        void reached(long entriesSoFar);
     }
 
     private final DelayQueueClient client;
@@ -96,7 +96,9 @@ public final class RDelayedQueueImporter {
     private final @Nullable Type payloadType;
     private final int batchSize;
     private final boolean dryRun;
-    private AfterWrite afterWrite = entries -> {
+    private Step afterWrite = entries -> {
+    };
+    private Step afterRemove = entries -> {
     };
 
     private RDelayedQueueImporter(Builder b, String sourceName, Codec codec, String target) {
@@ -118,8 +120,14 @@ public final class RDelayedQueueImporter {
     }
 
     /** Test seam: what happens between a batch's write and its removal from Redisson. */
-    RDelayedQueueImporter afterWrite(AfterWrite hook) {
+    RDelayedQueueImporter afterWrite(Step hook) {
         this.afterWrite = hook;
+        return this;
+    }
+
+    /** Test seam: what happens between a batch's removal from Redisson and the cleanup of its ledger ids. */
+    RDelayedQueueImporter afterRemove(Step hook) {
+        this.afterRemove = hook;
         return this;
     }
 
@@ -241,7 +249,7 @@ public final class RDelayedQueueImporter {
                 offset += batch.size();
             } else if (!batch.isEmpty()) {
                 write(ops, batch, tally);
-                afterWrite.written(tally.imported + tally.alreadyImported);
+                afterWrite.reached(tally.imported + tally.alreadyImported);
                 List<byte[]> packed = new ArrayList<>(batch.size());
                 List<String> written = new ArrayList<>(batch.size());
                 for (Candidate c : batch) {
@@ -249,6 +257,7 @@ public final class RDelayedQueueImporter {
                     written.add(c.id);
                 }
                 tally.removed += source.remove(packed);
+                afterRemove.reached(tally.imported + tally.alreadyImported);
                 // removed from Redisson: the ledger no longer needs these ids (a crash before this line leaves
                 // them until a run finds nothing left to import)
                 client.redisson().getMap(ops.keys().importLedger(), StringCodec.INSTANCE)

@@ -22,6 +22,7 @@ import org.redisson.api.RDelayedQueue;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.codec.Codec;
+import org.redisson.client.codec.StringCodec;
 import org.redisson.codec.Kryo5Codec;
 import org.redisson.codec.SerializationCodec;
 
@@ -287,6 +288,40 @@ class RDelayedQueueImporterTest {
         assertThat(dueMoved).as("every pending entry keeps its Redisson due time").isZero();
         assertThat(snapshot(redis, name)).as("Redisson's keys are empty").isEmpty();
         assertThat(redis.redisson().getKeys().countExists(client.queueOps(queue).keys().importLedger())).isZero();
+    }
+
+    @Test
+    void anImportInterruptedAfterRedissonsRemovalLeavesOnlyLedgerIdsThatTheNextCompleteRunDeletes(RedisContext redis) {
+        String name = source(redis, "crash-after-remove");
+        String queue = "crash-after-remove-target";
+        int total = 40;
+        oldApplication(name, null, (delayed, destination) -> {
+            for (int i = 0; i < total; i++) {
+                delayed.offer("job-" + i, 500 + 10L * i, TimeUnit.MILLISECONDS);
+            }
+        });
+        DelayQueueClient client = redis.client();
+        String ledger = client.queueOps(queue).keys().importLedger();
+        List<Delivered> delivered = startConsumer(client, queue, String.class, (String s) -> s);
+
+        RDelayedQueueImporter first = importer(client, name, new Kryo5Codec(), queue).batchSize(10).build()
+                .afterRemove(handled -> {
+                    if (handled >= 20) {
+                        throw new IllegalStateException("simulated crash after removing " + handled + " entries");
+                    }
+                });
+        assertThatThrownBy(first::run).isInstanceOf(DelayQueueException.class).hasMessageContaining("simulated crash");
+        assertThat(redis.redisson().getMap(ledger, StringCodec.INSTANCE).size())
+                .as("the second batch's ids: removed from Redisson, still in the ledger").isEqualTo(10);
+        ImportReport rerun = importer(client, name, new Kryo5Codec(), queue).batchSize(10).build().run();
+
+        assertThat(rerun.found()).isEqualTo(total - 20);
+        assertThat(rerun.imported()).isEqualTo(total - 20);
+        assertThat(rerun.alreadyImported()).isZero();
+        assertThat(rerun.complete()).isTrue();
+        assertThat(redis.redisson().getKeys().countExists(ledger)).as("left-over ledger ids deleted").isZero();
+        await().atMost(Duration.ofSeconds(30)).until(() -> distinct(delivered) == total);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> delivered.size() == total);
     }
 
     /** The offer script of Redisson 3.x releases before the 'Bc0Lc0' format, as they ran it (random number id). */
