@@ -66,6 +66,16 @@ public final class DelayQueueClient {
         return options;
     }
 
+    /** The Redis client, for tools of this package that read other structures ({@link RDelayedQueueImporter}). */
+    RedissonClient redisson() {
+        return redisson;
+    }
+
+    /** The operations of a queue, validating its name. */
+    QueueOps queueOps(String queue) {
+        return ops(queue);
+    }
+
     /** Sends a message due after {@code delay}; returns its generated id. */
     public String send(String queue, Object payload, Duration delay) {
         return send(queue, payload, delay, SendOptions.none());

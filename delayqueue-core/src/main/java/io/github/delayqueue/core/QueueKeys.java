@@ -19,6 +19,12 @@ record QueueKeys(String queue, List<Object> keys, String wakeChannel) {
                 base + "wake");
     }
 
+    /** The ledger of messages imported from another store and not yet removed there ({@code RDelayedQueueImporter}). */
+    String importLedger() {
+        String messages = (String) keys.get(0);
+        return messages.substring(0, messages.length() - "messages".length()) + "imported";
+    }
+
     static void validateName(@Nullable String queue) {
         Checks.require(queue != null && !queue.isBlank(), "queue name must not be null or blank");
         Checks.require(QUEUE_NAME.matcher(queue).matches(),

@@ -129,6 +129,21 @@ final class QueueOps {
         return args;
     }
 
+    /**
+     * Writes imported messages with import.lua: {@code triples} as for {@link #enqueue}, every due an instant.
+     * An id in the import ledger, or live, is not written again. Returns a flag per message: 1 written, 0 not.
+     */
+    List<Object> importBatch(List<String> triples) {
+        List<Object> withLedger = new ArrayList<>(keys.keys());
+        withLedger.add(keys.importLedger());
+        Object[] args = new Object[1 + triples.size()];
+        args[0] = keys.wakeChannel();
+        for (int i = 0; i < triples.size(); i++) {
+            args[1 + i] = triples.get(i);
+        }
+        return scripts.list(Scripts.Name.IMPORT, withLedger, args);
+    }
+
     /** The send mode in enqueue.lua's arguments: {@code "1"} replaces a live message with the same id, {@code "0"} keeps it. */
     static String modeArg(SendMode mode) {
         return switch (mode) {

@@ -25,7 +25,7 @@ import org.redisson.client.codec.StringCodec;
 final class Scripts {
 
     enum Name {
-        ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD, PEEK, PAUSE;
+        ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD, PEEK, PAUSE, IMPORT;
 
         String file() {
             return name().toLowerCase() + ".lua";

@@ -4,8 +4,12 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
+
+import org.redisson.client.codec.Codec;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.ImportReport;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
@@ -92,4 +96,31 @@ public interface DelayQueueAdmin {
      * delivered, or in flight (a message being handled is not touched).
      */
     boolean runNow(DelayQueueCode code, String id);
+
+    /**
+     * Imports the jobs still pending in a Redisson {@code RDelayedQueue} into the queue, each due at its Redisson
+     * due time, the decoded values as payloads: {@link #importFromRDelayedQueue(DelayQueueCode, String, Codec,
+     * boolean, Function)} with the identity mapping.
+     */
+    default ImportReport importFromRDelayedQueue(DelayQueueCode code, String redissonQueueName, Codec codec,
+            boolean dryRun) {
+        return importFromRDelayedQueue(code, redissonQueueName, codec, dryRun, Function.identity());
+    }
+
+    /**
+     * Imports the jobs still pending in the Redisson {@code RDelayedQueue} named {@code redissonQueueName} (the name
+     * of the blocking queue it was created on) into the queue of {@code code}, with
+     * {@link io.github.delayqueue.core.RDelayedQueueImporter}: each entry is decoded with {@code codec} (the codec the
+     * old application used; Redisson's default is {@code Kryo5Codec}), turned into a payload by {@code mapping},
+     * written due at its Redisson due time (past ones at once) and only then removed from Redisson's structures.
+     * Restartable: a run interrupted at any point and run again delivers every job once. When this application has a
+     * handler for the queue, each payload must bind to the handler's payload type; an entry that does not, or that
+     * does not decode, is reported in {@link ImportReport#failures()} and left in Redisson. A dry run only reads and
+     * counts. Stop the old application's Redisson consumers first (see {@code docs/migrating-from-rdelayedqueue.md}).
+     *
+     * @throws IllegalArgumentException for a {@code null} or undeclared code, a {@code null} or blank name, a
+     *                                  {@code null} codec or mapping; nothing is read or written then
+     */
+    ImportReport importFromRDelayedQueue(DelayQueueCode code, String redissonQueueName, Codec codec, boolean dryRun,
+            Function<Object, ?> mapping);
 }

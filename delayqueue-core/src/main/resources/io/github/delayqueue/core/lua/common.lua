@@ -1,6 +1,6 @@
 -- Shared prelude, prepended to every script of delayqueue when it is loaded.
 --
--- KEYS (the same ten for every script; all share the queue's hash tag):
+-- KEYS (the same ten for every script, and import.lua's ledger eleventh; all share the queue's hash tag):
 --   1 messages  HASH  id -> envelope "2<seq8><enqueued8><body>" (format 1, "1:<seq12>:<enqueuedMs>:<body>", is still read)
 --   2 delayed   ZSET  member -> due time (ms, Redis clock)
 --   3 inflight  ZSET  member -> lease deadline (ms, Redis clock)

@@ -2,6 +2,7 @@ package io.github.delayqueue.spring.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.Optional;
 import java.util.Set;
 
 import io.github.delayqueue.core.DelayQueueClient;
@@ -108,8 +109,11 @@ public final class DelayQueueAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(DelayQueueAdmin.class)
-    DelayQueueAdmin delayQueueAdmin(QueueCatalog catalog) {
-        return new DefaultDelayQueueAdmin(catalog);
+    DelayQueueAdmin delayQueueAdmin(QueueCatalog catalog, ObjectProvider<DefaultDelayQueueConsumerRegistry> registry) {
+        // looked up at the call: handlers are registered after the singletons are created
+        return new DefaultDelayQueueAdmin(catalog, code -> Optional.ofNullable(registry.getIfAvailable())
+                .flatMap(r -> r.definitions().stream().filter(d -> d.queue().name().equals(code)).findFirst())
+                .map(d -> d.endpoint().payloadType()));
     }
 
     /**

@@ -1,15 +1,21 @@
 package io.github.delayqueue.spring.core;
 
+import java.lang.reflect.Type;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
+
+import org.redisson.client.codec.Codec;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.ImportReport;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.core.RDelayedQueueImporter;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueCode;
 
@@ -21,9 +27,18 @@ import io.github.delayqueue.spring.DelayQueueCode;
 public final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
 
     private final QueueCatalog catalog;
+    private final Function<String, Optional<Type>> payloadTypes;
 
     public DefaultDelayQueueAdmin(QueueCatalog catalog) {
+        this(catalog, code -> Optional.empty());
+    }
+
+    /**
+     * @param payloadTypes the payload type of the handler of a queue code in this application, if it has one
+     */
+    public DefaultDelayQueueAdmin(QueueCatalog catalog, Function<String, Optional<Type>> payloadTypes) {
         this.catalog = catalog;
+        this.payloadTypes = payloadTypes;
     }
 
     @Override
@@ -129,5 +144,18 @@ public final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
     public boolean runNow(DelayQueueCode code, String id) {
         QueueCatalog.Queue queue = this.catalog.require(code);
         return queue.client().reschedule(queue.name(), id, Duration.ZERO); // moves a pending message only
+    }
+
+    @Override
+    public ImportReport importFromRDelayedQueue(DelayQueueCode code, String redissonQueueName, Codec codec,
+            boolean dryRun, Function<Object, ?> mapping) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        RDelayedQueueImporter.Builder importer = RDelayedQueueImporter.builder(queue.client())
+                .from(redissonQueueName, codec)
+                .to(queue.name())
+                .mapping(mapping)
+                .dryRun(dryRun);
+        this.payloadTypes.apply(queue.name()).ifPresent(importer::payloadType);
+        return importer.build().run();
     }
 }
