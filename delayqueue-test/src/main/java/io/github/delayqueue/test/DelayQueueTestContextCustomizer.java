@@ -39,6 +39,9 @@ final class DelayQueueTestContextCustomizer implements ContextCustomizer {
 
     @Override
     public void customizeContext(ConfigurableApplicationContext context, MergedContextConfiguration mergedConfig) {
+        if (!(context instanceof BeanDefinitionRegistry registry)) {
+            return; // a context whose bean factory exists only after refresh: not one of Spring Boot's or Spring's test contexts
+        }
         ConfigurableEnvironment environment = context.getEnvironment();
         if (!environment.containsProperty(KEY_PREFIX)) {
             String prefix = randomPrefix();
@@ -47,7 +50,7 @@ final class DelayQueueTestContextCustomizer implements ContextCustomizer {
             context.getBeanFactory().registerSingleton(KeyPrefixCleanup.BEAN,
                     new KeyPrefixCleanup(prefix, context.getBeanFactory()));
         }
-        if (context instanceof BeanDefinitionRegistry registry && !registry.containsBeanDefinition(TESTER_BEAN)) {
+        if (!registry.containsBeanDefinition(TESTER_BEAN)) {
             BeanFactory beanFactory = context.getBeanFactory();
             RootBeanDefinition tester = new RootBeanDefinition(DelayQueueTester.class, () -> tester(beanFactory));
             tester.setLazyInit(true);

@@ -1,9 +1,10 @@
 package io.github.delayqueue.test;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -20,10 +21,10 @@ final class KeyPrefixCleanup implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(KeyPrefixCleanup.class);
 
     private final String prefix;
-    private final BeanFactory beanFactory;
+    private final ConfigurableListableBeanFactory beanFactory;
     private volatile boolean running;
 
-    KeyPrefixCleanup(String prefix, BeanFactory beanFactory) {
+    KeyPrefixCleanup(String prefix, ConfigurableListableBeanFactory beanFactory) {
         this.prefix = prefix;
         this.beanFactory = beanFactory;
     }
@@ -40,7 +41,7 @@ final class KeyPrefixCleanup implements SmartLifecycle {
     @Override
     public void stop() {
         this.running = false;
-        RedissonClient redisson = this.beanFactory.getBeanProvider(RedissonClient.class).getIfUnique();
+        RedissonClient redisson = existingClient();
         if (redisson == null || redisson.isShuttingDown()) {
             return;
         }
@@ -52,6 +53,13 @@ final class KeyPrefixCleanup implements SmartLifecycle {
         }
     }
 
+    /** The Redis client bean if it was created: a context that never used Redis is not made to connect now. */
+    private @Nullable RedissonClient existingClient() {
+        String[] names = this.beanFactory.getBeanNamesForType(RedissonClient.class, false, false);
+        return names.length == 1 && this.beanFactory.containsSingleton(names[0])
+                ? this.beanFactory.getBean(names[0], RedissonClient.class) : null;
+    }
+
     @Override
     public boolean isRunning() {
         return this.running;
@@ -60,5 +68,11 @@ final class KeyPrefixCleanup implements SmartLifecycle {
     @Override
     public int getPhase() {
         return Integer.MIN_VALUE + 1000;
+    }
+
+    /** A paused test context (while tests use another one) keeps its messages for when it is restarted. */
+    @Override
+    public boolean isPauseable() {
+        return false;
     }
 }

@@ -9,7 +9,7 @@ import org.springframework.context.SmartLifecycle;
  * One application context's use of the {@link EmbeddedRedis}. Its lifecycle phase is the lowest, so it gives
  * the server back after every other lifecycle bean has stopped, the delay-queue consumers included: they finish
  * their running handlers and acknowledge them while Redis is still up. It also gives it back when the context
- * fails to start (the bean factory destroys it), and only once.
+ * fails to start (the bean factory destroys it), and only once; not when the context is only paused.
  */
 final class EmbeddedRedisLease implements SmartLifecycle, DisposableBean {
 
@@ -55,5 +55,14 @@ final class EmbeddedRedisLease implements SmartLifecycle, DisposableBean {
     @Override
     public int getPhase() {
         return Integer.MIN_VALUE;
+    }
+
+    /**
+     * Not stopped when Spring's test context cache pauses the context (while tests use another one): the context
+     * keeps its Redis, on the same port, for when it is restarted.
+     */
+    @Override
+    public boolean isPauseable() {
+        return false;
     }
 }
