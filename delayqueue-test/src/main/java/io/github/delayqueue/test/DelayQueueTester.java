@@ -24,8 +24,7 @@ import io.github.delayqueue.spring.core.QueueCatalog;
  * Every Spring test context with {@code delayqueue-test} on its classpath has one as a bean; inject it:
  *
  * <pre>{@code
- * @Autowired DelayQueueTester delayQueue;
- *
+ * // an @Autowired field: DelayQueueTester delayQueue
  * orders.create("alice", 4200);
  * ScheduledMessage<PaymentTimeout> timeout = delayQueue.pending(ORDER_PAYMENT_TIMEOUT, PaymentTimeout.class).get(0);
  * assertThat(timeout.dueIn()).isCloseTo(Duration.ofMinutes(15), Duration.ofSeconds(10));
