@@ -267,17 +267,24 @@ public final class DelayQueueTester {
      * context it shares with other tests. Handlers already running are not stopped (their results are ignored,
      * since their messages are gone): call {@link #awaitIdle()} first. Each queue's key prefix of this test context
      * is deleted anyway when the context closes.
+     *
+     * @throws IllegalStateException if a queue still has live messages after 11 rounds of deleting up to 2000 of
+     *                               them (handlers that keep sending, or a queue larger than a test's)
      */
     public void reset() {
         for (DelayQueueCode code : this.catalog.codes()) {
             QueueCatalog.Queue queue = this.catalog.require(code);
-            for (int round = 0; round < 2 * MAX_MESSAGES / PAGE; round++) {
+            boolean empty = false;
+            for (int round = 0; round <= MAX_MESSAGES / PAGE && !empty; round++) {
                 List<QueuedMessage> messages = new ArrayList<>(queue.client().pending(queue.name(), 0, PAGE).messages());
                 messages.addAll(queue.client().inFlight(queue.name(), 0, PAGE).messages());
-                if (messages.isEmpty()) {
-                    break;
-                }
                 messages.forEach(message -> queue.client().cancel(queue.name(), message.id()));
+                empty = messages.isEmpty();
+            }
+            if (!empty) {
+                throw new IllegalStateException("Queue " + queue.name() + " still holds live messages after "
+                        + (MAX_MESSAGES / PAGE + 1) + " rounds of deleting up to " + 2 * PAGE + " of them: handlers keep "
+                        + "sending to it (call awaitIdle() first), or it holds more than DelayQueueTester handles");
             }
             queue.client().purgeAllDeadLetters(queue.name());
         }
