@@ -45,7 +45,8 @@ final class DelayQueueTestContextCustomizer implements ContextCustomizer {
         ConfigurableEnvironment environment = context.getEnvironment();
         if (!environment.containsProperty(KEY_PREFIX)) {
             String prefix = randomPrefix();
-            environment.getPropertySources().addFirst(new MapPropertySource("delayQueueTestKeyPrefix",
+            // last: any other source that sets one later (a @DynamicPropertySource, say) wins
+            environment.getPropertySources().addLast(new MapPropertySource("delayQueueTestKeyPrefix",
                     Map.of(KEY_PREFIX, prefix)));
             context.getBeanFactory().registerSingleton(KeyPrefixCleanup.BEAN,
                     new KeyPrefixCleanup(prefix, context.getBeanFactory()));
