@@ -2,10 +2,11 @@ package io.github.delayqueue.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import static org.assertj.core.api.Assertions.within;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 
@@ -20,22 +21,26 @@ import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.RestClient;
 
 import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.sample.meetings.Meeting;
+import io.github.delayqueue.sample.meetings.MeetingReminder;
 import io.github.delayqueue.sample.orders.Order;
 import io.github.delayqueue.sample.orders.OrderStatus;
 import io.github.delayqueue.sample.orders.PaymentTimeout;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueTemplate;
+import io.github.delayqueue.test.DelayQueueTester;
+import io.github.delayqueue.test.ScheduledMessage;
 
 /**
- * Boots the sample on its defaults (an embedded Redis, unless {@code DELAYQUEUE_REDIS_URL} names one)
- * with a 2-second payment window, and drives it over HTTP as the README's curl session does.
+ * Boots the sample on its defaults (its 30-second payment window; an embedded Redis from delayqueue-test, unless
+ * {@code DELAYQUEUE_REDIS_URL} names one) and drives it over HTTP as the README's curl session does. Delayed
+ * messages go through Redis, the consumers and the real handlers, but the tests do not wait for their due times:
+ * {@link DelayQueueTester} shows what was scheduled and runs it now.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "sample.payment-timeout=2s", "sample.reminder-lead=10m", "sample.max-order-cents=100000" })
+        properties = { "sample.reminder-lead=10m", "sample.max-order-cents=100000" })
 class SampleApplicationIntegrationTest {
-
-    private static final Duration PATIENCE = Duration.ofSeconds(15);
 
     @Value("${local.server.port}")
     int port;
@@ -46,6 +51,9 @@ class SampleApplicationIntegrationTest {
     @Autowired
     DelayQueueTemplate template;
 
+    @Autowired
+    DelayQueueTester delayQueue;
+
     RestClient http;
 
     @BeforeEach
@@ -53,19 +61,35 @@ class SampleApplicationIntegrationTest {
         this.http = RestClient.builder().baseUrl("http://localhost:" + this.port).build();
     }
 
+    @BeforeEach
+    void noMessagesOfOtherTests() {
+        this.delayQueue.awaitIdle();
+        this.delayQueue.reset();
+    }
+
     @Test
-    void unpaidOrderIsCancelledAfterItsTimeoutAndPaidOrderStaysPaid() {
+    void unpaidOrderIsCancelledWhenItsTimeoutRunsAndPaidOrderStaysPaid() {
         Order unpaid = createOrder("alice", 4200);
         Order paid = createOrder("bob", 1500);
         assertThat(unpaid.status()).isEqualTo(OrderStatus.PENDING_PAYMENT);
 
-        assertThat(pay(paid.id()).status()).isEqualTo(OrderStatus.PAID);
+        // creating an order scheduled its payment timeout, due in the sample's 30 seconds (by the Redis clock)
+        List<ScheduledMessage<PaymentTimeout>> timeouts = this.delayQueue.pending(SampleQueues.ORDER_PAYMENT_TIMEOUT,
+                PaymentTimeout.class);
+        assertThat(timeouts).extracting(ScheduledMessage::id)
+                .containsExactly("order-" + unpaid.reference(), "order-" + paid.reference());
+        assertThat(timeouts.get(0).payload()).isEqualTo(new PaymentTimeout(unpaid.reference()));
+        assertThat(timeouts.get(0).dueIn()).isCloseTo(Duration.ofSeconds(30), Duration.ofSeconds(10));
 
-        await().atMost(PATIENCE).untilAsserted(() -> assertThat(order(unpaid.id()).status()).isEqualTo(OrderStatus.CANCELLED));
-        Order cancelled = order(unpaid.id());
-        assertThat(cancelled.closedAt()).isAfterOrEqualTo(unpaid.paymentDueAt());
-        // the paid order's timeout was withdrawn; once its window has passed it is still paid
-        await().atMost(PATIENCE).until(() -> Instant.now().isAfter(paid.paymentDueAt().plusMillis(500)));
+        // paying withdraws the paid order's timeout
+        assertThat(pay(paid.id()).status()).isEqualTo(OrderStatus.PAID);
+        assertThat(this.delayQueue.pending(SampleQueues.ORDER_PAYMENT_TIMEOUT)).extracting(ScheduledMessage::id)
+                .containsExactly("order-" + unpaid.reference());
+
+        // 30 seconds pass, at once: the timeout is handled by PaymentTimeoutHandler, through Redis
+        assertThat(this.delayQueue.runDueWithin(Duration.ofSeconds(30))).containsExactly("order-" + unpaid.reference());
+
+        assertThat(order(unpaid.id()).status()).isEqualTo(OrderStatus.CANCELLED);
         assertThat(order(paid.id()).status()).isEqualTo(OrderStatus.PAID);
         assertThatThrownBy(() -> pay(unpaid.id())).isInstanceOf(HttpClientErrorException.BadRequest.class);
     }
@@ -75,36 +99,43 @@ class SampleApplicationIntegrationTest {
         Order order = createOrder("carol", 990);
         pay(order.id());
         // as if the cancel had been lost, or the message redelivered: the handler checks the order's state
-        this.template.send(SampleQueues.ORDER_PAYMENT_TIMEOUT, new PaymentTimeout(order.reference()), Duration.ZERO);
+        String id = this.template.send(SampleQueues.ORDER_PAYMENT_TIMEOUT, new PaymentTimeout(order.reference()),
+                Duration.ofMinutes(30), SendOptions.id("redelivered-" + order.reference()));
 
-        await().atMost(PATIENCE).until(() -> queueIsEmpty(SampleQueues.ORDER_PAYMENT_TIMEOUT));
+        this.delayQueue.run(SampleQueues.ORDER_PAYMENT_TIMEOUT, id);   // fails if the handler's attempts end dead
+
         assertThat(order(order.id()).status()).isEqualTo(OrderStatus.PAID);
-        assertThat(this.admin.stats(SampleQueues.ORDER_PAYMENT_TIMEOUT).dead()).isZero();
+        assertThat(this.delayQueue.deadLetters(SampleQueues.ORDER_PAYMENT_TIMEOUT)).isEmpty();
     }
 
     @Test
     void aRejectedOrderRollsBackAndSchedulesNoTimeout() {
-        await().atMost(PATIENCE).until(() -> queueIsEmpty(SampleQueues.ORDER_PAYMENT_TIMEOUT));
-
         // the order row and its timeout are written in one transaction; the over-limit rule rolls both back
         assertThatThrownBy(() -> createOrder("dave", 100_001)).isInstanceOf(HttpClientErrorException.BadRequest.class);
 
-        assertThat(queueIsEmpty(SampleQueues.ORDER_PAYMENT_TIMEOUT)).isTrue();
+        assertThat(this.delayQueue.pending(SampleQueues.ORDER_PAYMENT_TIMEOUT)).isEmpty();
         assertThatThrownBy(() -> createOrder(" ", 100)).isInstanceOf(HttpClientErrorException.BadRequest.class);
         assertThatThrownBy(() -> order(999_999)).isInstanceOf(HttpClientErrorException.NotFound.class);
     }
 
     @Test
     void meetingAttendeesAreRemindedTheLeadTimeBeforeTheStart() {
-        Instant startsAt = Instant.now().plus(Duration.ofMinutes(10)).plusSeconds(1);
+        Instant startsAt = Instant.now().plus(Duration.ofHours(2));
         Meeting meeting = this.http.post().uri("/meetings").contentType(MediaType.APPLICATION_JSON)
                 .body(Map.of("title", "Standup", "startsAt", startsAt.toString(),
                         "attendees", List.of("alice@example.com", "bob@example.com")))
                 .retrieve().body(Meeting.class);
         assertThat(meeting.remindedAt()).isNull();
 
-        await().atMost(PATIENCE).untilAsserted(() -> assertThat(meeting(meeting.id()).remindedAt()).isNotNull());
-        assertThat(meeting(meeting.id()).remindedAt()).isAfterOrEqualTo(meeting.remindAt());
+        // the reminder is due 10 minutes (the lead) before the start
+        ScheduledMessage<MeetingReminder> reminder = this.delayQueue.pending(SampleQueues.MEETING_REMINDER,
+                MeetingReminder.class).get(0);
+        assertThat(reminder.payload().meetingReference()).isEqualTo(meeting.reference());
+        assertThat(reminder.dueAt()).isCloseTo(meeting.remindAt(), within(1, ChronoUnit.MILLIS));
+        assertThat(this.delayQueue.runDueWithin(SampleQueues.MEETING_REMINDER, Duration.ofMinutes(100))).isEmpty();
+
+        assertThat(this.delayQueue.runDueWithin(SampleQueues.MEETING_REMINDER, Duration.ofMinutes(111))).hasSize(1);
+        assertThat(meeting(meeting.id()).remindedAt()).isNotNull();
     }
 
     @Test
@@ -130,11 +161,6 @@ class SampleApplicationIntegrationTest {
         assertThat(this.admin.isPaused(SampleQueues.MEETING_REMINDER)).isTrue();
         this.http.post().uri("/actuator/delayqueue/MEETING_REMINDER/resume").retrieve().toBodilessEntity();
         assertThat(this.admin.isPaused(SampleQueues.MEETING_REMINDER)).isFalse();
-    }
-
-    private boolean queueIsEmpty(SampleQueues queue) {
-        QueueStats stats = this.admin.stats(queue);
-        return stats.pending() == 0 && stats.inFlight() == 0;
     }
 
     private Order createOrder(String customer, long amountCents) {

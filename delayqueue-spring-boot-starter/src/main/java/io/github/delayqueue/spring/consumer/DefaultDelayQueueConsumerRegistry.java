@@ -29,8 +29,8 @@ import org.springframework.context.SmartLifecycle;
  *   <li>the {@code DelayHandlerBeanPostProcessor} {@linkplain #register registers} the endpoints at the
  *       end of the context refresh, and they are checked then (startup fails on a misconfiguration);</li>
  *   <li>{@link ConsumerStarter}, an {@code ApplicationRunner}, calls {@link #start()} once the
- *       application is ready: the context never starts it ({@link #isAutoStartup()} is {@code false}),
- *       so a refresh alone never starts consuming;</li>
+ *       application is ready: the context's refresh never starts it ({@link #isAutoStartup()} is
+ *       {@code false} until then), so a refresh alone never starts consuming; a restart after a pause does;</li>
  *   <li>the context stops it when it closes, in phase {@link #PHASE}: {@link #stop(Runnable)} stops all
  *       consumers in parallel, each letting its running handlers finish within its shutdown timeout, and
  *       calls back once all have stopped (or the longest timeout has passed).</li>
@@ -58,6 +58,7 @@ public final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsum
     private List<Definition> definitions = List.of();
     private final Map<String, DelayQueueConsumer> consumers = new LinkedHashMap<>();
     private volatile boolean running;
+    private volatile boolean startedOnce;
 
     /**
      * @param interceptors run around every delivery of every consumer, the first outermost
@@ -151,6 +152,7 @@ public final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsum
             throw e;
         }
         this.running = true;
+        this.startedOnce = true;
         if (!this.consumers.isEmpty()) {
             log.info("Started {} delay queue consumer(s): {}", this.consumers.size(), this.consumers.keySet());
         }
@@ -208,9 +210,15 @@ public final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsum
         return this.running;
     }
 
+    /**
+     * False until the {@link ConsumerStarter} has started the consumers once the application is ready, so that the
+     * context's refresh does not start them; true after that, so that a context restarted after a pause starts them
+     * again (Spring Framework 7's test context cache pauses a cached context while tests use another one, stopping
+     * its lifecycle beans, and restarts its auto-startup ones when a test needs it again).
+     */
     @Override
     public boolean isAutoStartup() {
-        return false;
+        return this.startedOnce;
     }
 
     @Override

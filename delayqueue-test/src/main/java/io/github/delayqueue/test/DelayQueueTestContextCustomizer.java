@@ -1,0 +1,90 @@
+package io.github.delayqueue.test;
+
+import java.security.SecureRandom;
+import java.util.Map;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.test.context.ContextCustomizer;
+import org.springframework.test.context.MergedContextConfiguration;
+
+import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.core.QueueCatalog;
+
+/**
+ * Prepares each test context for delayed jobs:
+ * <ul>
+ * <li>unless the test or the application sets {@code delayqueue.key-prefix}, gives the context a random one
+ * ({@code dqtest-} and 10 letters or digits), so test contexts sharing one Redis, parallel test classes included,
+ * never see each other's messages, and deletes that prefix's keys when the context closes
+ * ({@link KeyPrefixCleanup});</li>
+ * <li>registers a {@link DelayQueueTester} bean, created when it is first injected.</li>
+ * </ul>
+ * All instances are equal, so it does not split Spring's context cache: two test classes with the same
+ * configuration share one context and so one key prefix.
+ */
+final class DelayQueueTestContextCustomizer implements ContextCustomizer {
+
+    static final String KEY_PREFIX = "delayqueue.key-prefix";
+
+    static final String TESTER_BEAN = "delayQueueTester";
+
+    private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+    private static final SecureRandom random = new SecureRandom();
+
+    @Override
+    public void customizeContext(ConfigurableApplicationContext context, MergedContextConfiguration mergedConfig) {
+        if (!(context instanceof BeanDefinitionRegistry registry)) {
+            return; // a context whose bean factory exists only after refresh: not one of Spring Boot's or Spring's test contexts
+        }
+        ConfigurableEnvironment environment = context.getEnvironment();
+        if (!environment.containsProperty(KEY_PREFIX)) {
+            String prefix = randomPrefix();
+            // last: any other source that sets one later (a @DynamicPropertySource, say) wins
+            environment.getPropertySources().addLast(new MapPropertySource("delayQueueTestKeyPrefix",
+                    Map.of(KEY_PREFIX, prefix)));
+            context.getBeanFactory().registerSingleton(KeyPrefixCleanup.BEAN,
+                    new KeyPrefixCleanup(prefix, context.getBeanFactory()));
+        }
+        if (!registry.containsBeanDefinition(TESTER_BEAN)) {
+            BeanFactory beanFactory = context.getBeanFactory();
+            RootBeanDefinition tester = new RootBeanDefinition(DelayQueueTester.class, () -> tester(beanFactory));
+            tester.setLazyInit(true);
+            registry.registerBeanDefinition(TESTER_BEAN, tester);
+        }
+    }
+
+    private static DelayQueueTester tester(BeanFactory beanFactory) {
+        QueueCatalog catalog = beanFactory.getBeanProvider(QueueCatalog.class).getIfUnique();
+        DefaultDelayQueueConsumerRegistry registry = beanFactory.getBeanProvider(DefaultDelayQueueConsumerRegistry.class)
+                .getIfUnique();
+        if (catalog == null || registry == null) {
+            throw new IllegalStateException("DelayQueueTester needs delayqueue's auto-configuration in the test "
+                    + "context: use @SpringBootTest (or a test slice that includes DelayQueueAutoConfiguration)");
+        }
+        return new DelayQueueTester(catalog, registry, DelayQueueTester.DEFAULT_TIMEOUT);
+    }
+
+    static String randomPrefix() {
+        StringBuilder prefix = new StringBuilder("dqtest-");
+        for (int i = 0; i < 10; i++) {
+            prefix.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
+        }
+        return prefix.toString();
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other != null && other.getClass() == getClass();
+    }
+
+    @Override
+    public int hashCode() {
+        return getClass().hashCode();
+    }
+}

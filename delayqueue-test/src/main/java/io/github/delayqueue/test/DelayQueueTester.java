@@ -1,0 +1,469 @@
+package io.github.delayqueue.test;
+
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.ResolvableType;
+
+import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.MessagePage;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.spring.DelayQueueCode;
+import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.core.QueueCatalog;
+
+/**
+ * Tests an application's delayed jobs against the real Redis, consumers and handlers, in seconds rather than
+ * at their due times: look at what was sent, make time pass for it, and read what ended in the dead letters.
+ * Every Spring test context with {@code delayqueue-test} on its classpath has one as a bean; inject it:
+ *
+ * <pre>{@code
+ * // an @Autowired field: DelayQueueTester delayQueue
+ * orders.create("alice", 4200);
+ * ScheduledMessage<PaymentTimeout> timeout = delayQueue.pending(ORDER_PAYMENT_TIMEOUT, PaymentTimeout.class).get(0);
+ * assertThat(timeout.dueIn()).isCloseTo(Duration.ofMinutes(15), Duration.ofSeconds(10));
+ * delayQueue.run(ORDER_PAYMENT_TIMEOUT, timeout.id());     // due now; returns once the handler has succeeded
+ * }</pre>
+ *
+ * <p>Running a message reschedules it to "now" by the Redis clock (and again after each failed attempt, so retries
+ * do not wait out their back-off), lets the queue's consumer claim it and call the handler, and waits until it is
+ * settled: handled (its handler returned), or dead (which fails the call, with the reason). The wait fails after
+ * {@link #timeout()} (30 s unless {@link #withTimeout changed}), listing what is still pending or in flight. Due
+ * times are read from the Redis server's clock, never the test machine's. Messages that handlers send while a run
+ * is under way are not part of it: run them with another call.
+ *
+ * <p>Bad input throws {@link IllegalArgumentException}: a {@code null} or undeclared code, a {@code null} or blank
+ * id, a {@code null} or negative duration, a {@code null} type. A test failure (a message that died, is missing, or
+ * did not settle in time) throws {@link AssertionError}. Instances are immutable and thread-safe.
+ */
+public final class DelayQueueTester {
+
+    /** How long a run or wait lasts before it fails, unless {@link #withTimeout} says otherwise. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+    /** At most this many messages of one queue are listed or run by one call. */
+    public static final int MAX_MESSAGES = 10_000;
+
+    private static final int PAGE = 1000;
+
+    private static final Duration POLL = Duration.ofMillis(20);
+
+    private final QueueCatalog catalog;
+    private final DefaultDelayQueueConsumerRegistry registry;
+    private final Duration timeout;
+
+    DelayQueueTester(QueueCatalog catalog, DefaultDelayQueueConsumerRegistry registry, Duration timeout) {
+        this.catalog = catalog;
+        this.registry = registry;
+        this.timeout = timeout;
+    }
+
+    /** How long runs and waits of this tester last before they fail. */
+    public Duration timeout() {
+        return this.timeout;
+    }
+
+    /** A tester whose runs and waits fail after {@code timeout} (positive) instead. */
+    public DelayQueueTester withTimeout(Duration timeout) {
+        require(timeout != null && !timeout.isNegative() && !timeout.isZero(), "timeout must be positive, was " + timeout);
+        return new DelayQueueTester(this.catalog, this.registry, timeout);
+    }
+
+    // ---- what was sent
+
+    /**
+     * The queue's pending messages in due order (those already due first), payloads decoded with the payload type
+     * of the queue's {@code @DelayHandler}. Empty when nothing is pending, for example after a send inside a
+     * transaction that rolled back. A snapshot, read in pages of 1000; in-flight messages are not included.
+     *
+     * @throws IllegalArgumentException if the queue has no {@code @DelayHandler} in this application, so no payload
+     *                                  type is declared: use {@link #pending(DelayQueueCode, Class)}
+     * @throws IllegalStateException    if the queue holds more than {@value #MAX_MESSAGES} pending messages
+     * @throws AssertionError           if a payload does not decode
+     */
+    public List<ScheduledMessage<Object>> pending(DelayQueueCode code) {
+        QueueCatalog.Queue queue = queue(code);
+        Type type = declaredType(queue).orElseThrow(() -> new IllegalArgumentException("Queue " + queue.name()
+                + " has no @DelayHandler in this application, so its payload type is unknown: call pending("
+                + queue.name() + ", PayloadType.class)"));
+        return read(queue, type, Object.class);
+    }
+
+    /**
+     * Like {@link #pending(DelayQueueCode)}, typed: the payloads are decoded with the type the queue's
+     * {@code @DelayHandler} declares, which must be a {@code payloadType}, or with {@code payloadType} when the
+     * queue has no handler in this application (a queue it only sends to).
+     *
+     * @throws IllegalArgumentException if the handler's payload type is not a {@code payloadType}
+     */
+    public <T> List<ScheduledMessage<T>> pending(DelayQueueCode code, Class<T> payloadType) {
+        QueueCatalog.Queue queue = queue(code);
+        require(payloadType != null, "payloadType must not be null");
+        Optional<Type> declared = declaredType(queue);
+        if (declared.isPresent()) {
+            Class<?> raw = ResolvableType.forType(declared.get()).toClass();
+            require(payloadType.isAssignableFrom(raw), "Queue " + queue.name() + " is handled with payloads of type "
+                    + declared.get().getTypeName() + ", which is not a " + payloadType.getName());
+        }
+        return read(queue, declared.orElse(payloadType), payloadType);
+    }
+
+    // ---- make time pass
+
+    /**
+     * Runs one pending or in-flight message now, through the queue's consumer and handler, and waits until its
+     * handler has succeeded.
+     *
+     * @throws AssertionError        if no live message has this id (already handled or dead, cancelled, never sent,
+     *                               or sent in a transaction that has not committed), if it ends in the dead
+     *                               letters, or if it is not handled within the timeout
+     * @throws IllegalStateException if no consumer of the queue runs in this application
+     */
+    public void run(DelayQueueCode code, String id) {
+        Run.Target target = live(code, id);
+        new Run(List.of(target), POLL).await(this.timeout).requireAllHandled("Running " + target.describe());
+    }
+
+    /**
+     * Runs every pending and in-flight message of the queue now, and waits until all have been handled. Returns
+     * their ids, in the order they were handled.
+     *
+     * @throws AssertionError        if one ends in the dead letters or is not handled within the timeout (listing
+     *                               them all)
+     * @throws IllegalStateException if no consumer of the queue runs, or it holds more than {@value #MAX_MESSAGES}
+     */
+    public List<String> runAll(DelayQueueCode code) {
+        QueueCatalog.Queue queue = queue(code);
+        requireConsumer(queue);
+        return run(targets(queue, null), "Running every message of " + queue.name());
+    }
+
+    /**
+     * Runs, now, every message of the queue that is due within {@code duration} (by the Redis clock; messages
+     * already due and in flight included), as if that much time passed, and waits until all have been handled.
+     * Messages due later stay as they are. Returns the ids run, in the order they were handled.
+     *
+     * @throws AssertionError        if one ends in the dead letters or is not handled within the timeout
+     * @throws IllegalStateException if no consumer of the queue runs in this application
+     */
+    public List<String> runDueWithin(DelayQueueCode code, Duration duration) {
+        QueueCatalog.Queue queue = queue(code);
+        requireDuration(duration);
+        requireConsumer(queue);
+        return run(targets(queue, duration), "Running the messages of " + queue.name() + " due within " + duration);
+    }
+
+    /**
+     * {@link #runDueWithin(DelayQueueCode, Duration)} for every declared queue whose consumer runs in this
+     * application (queues it only sends to are left alone), in one wait.
+     */
+    public List<String> runDueWithin(Duration duration) {
+        requireDuration(duration);
+        List<Run.Target> targets = new ArrayList<>();
+        for (DelayQueueCode code : this.catalog.codes()) {
+            if (this.registry.consumer(code).isPresent()) {
+                targets.addAll(targets(this.catalog.require(code), duration));
+            }
+        }
+        return run(targets, "Running the messages due within " + duration);
+    }
+
+    /**
+     * Waits until every declared queue is idle: no message due and waiting for a consumer ({@link QueueStats#ready()}
+     * is 0) and none in flight. Pending messages due later, retries waiting out their back-off included, do not count:
+     * run them first if the test needs them handled.
+     *
+     * @throws AssertionError if a queue is still busy after the timeout, naming it, its counts and whether a consumer
+     *                        runs for it
+     */
+    public void awaitIdle() {
+        long deadline = System.nanoTime() + this.timeout.toNanos();
+        while (true) {
+            List<QueueStats> busy = this.catalog.codes().stream().map(this.catalog::require)
+                    .map(queue -> queue.client().stats(queue.name()))
+                    .filter(stats -> stats.ready() > 0 || stats.inFlight() > 0).toList();
+            if (busy.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                StringBuilder text = new StringBuilder("Queues still busy after ").append(this.timeout).append(':');
+                for (QueueStats stats : busy) {
+                    boolean consumed = this.registry.consumer(this.catalog.find(stats.queue()).orElseThrow().code())
+                            .isPresent();
+                    text.append("\n  - ").append(stats.queue()).append(": ").append(stats.ready()).append(" due, ")
+                            .append(stats.inFlight()).append(" in flight, ").append(stats.dead()).append(" dead")
+                            .append(consumed ? "" : " (no consumer of this queue runs in this application)");
+                }
+                throw new AssertionError(text.toString());
+            }
+            pause(POLL);
+        }
+    }
+
+    // ---- dead letters
+
+    /**
+     * The queue's dead letters, oldest first (at most 1000), payloads decoded with the queue's declared payload
+     * type when they can be.
+     */
+    public List<DeadMessage> deadLetters(DelayQueueCode code) {
+        QueueCatalog.Queue queue = queue(code);
+        Optional<Type> type = declaredType(queue);
+        return queue.client().deadLetters(queue.name(), Run.DEAD_LIMIT).stream()
+                .map(letter -> deadMessage(letter, type.orElse(null))).toList();
+    }
+
+    /**
+     * The newest dead letter of the message with this id.
+     *
+     * @throws AssertionError if the queue has no dead letter with this id, saying where the message is instead
+     */
+    public DeadMessage deadLetter(DelayQueueCode code, String id) {
+        QueueCatalog.Queue queue = queue(code);
+        requireId(id);
+        Optional<DeadMessage> dead = newestDead(queue, id);
+        if (dead.isPresent()) {
+            return dead.get();
+        }
+        String where = queue.client().message(queue.name(), id).map(DelayQueueTester::describe)
+                .orElse("no live message has this id either");
+        throw new AssertionError("Queue " + queue.name() + " has no dead letter '" + id + "': " + where);
+    }
+
+    /**
+     * Runs one live message now, as {@link #run} does, expecting it to end in the dead letters (its retries run at
+     * once), and returns its dead letter. A message already dead is returned as it is.
+     *
+     * @throws AssertionError if its handler succeeds, if no message has this id, or if it is still live after the
+     *                        timeout
+     */
+    public DeadMessage runExpectingDeadLetter(DelayQueueCode code, String id) {
+        QueueCatalog.Queue queue = queue(code);
+        requireId(id);
+        if (queue.client().message(queue.name(), id).isEmpty()) {
+            return deadLetter(code, id);
+        }
+        Run.Target target = live(code, id);
+        Run.Result result = new Run(List.of(target), POLL).await(this.timeout);
+        DeadLetter letter = result.dead().get(target);
+        if (letter != null) {
+            return deadMessage(letter, declaredType(queue).orElse(null));
+        }
+        StringBuilder text = new StringBuilder("Expected ").append(target.describe()).append(" to end in the dead letters");
+        text.append(result.handled().isEmpty() ? ", but it is still live after " + this.timeout + "."
+                : ", but its handler succeeded.");
+        result.describe(text);
+        throw new AssertionError(text.toString());
+    }
+
+    /**
+     * Deletes every live message and dead letter of every declared queue, for a test that starts afresh in a
+     * context it shares with other tests. Handlers already running are not stopped (their results are ignored,
+     * since their messages are gone): call {@link #awaitIdle()} first. Each queue's key prefix of this test context
+     * is deleted anyway when the context closes.
+     *
+     * @throws IllegalStateException if a queue still has live messages after 11 rounds of deleting up to 2000 of
+     *                               them (handlers that keep sending, or a queue larger than a test's)
+     */
+    public void reset() {
+        for (DelayQueueCode code : this.catalog.codes()) {
+            QueueCatalog.Queue queue = this.catalog.require(code);
+            boolean empty = false;
+            for (int round = 0; round <= MAX_MESSAGES / PAGE && !empty; round++) {
+                List<QueuedMessage> messages = new ArrayList<>(queue.client().pending(queue.name(), 0, PAGE).messages());
+                messages.addAll(queue.client().inFlight(queue.name(), 0, PAGE).messages());
+                messages.forEach(message -> queue.client().cancel(queue.name(), message.id()));
+                empty = messages.isEmpty();
+            }
+            if (!empty) {
+                throw new IllegalStateException("Queue " + queue.name() + " still holds live messages after "
+                        + (MAX_MESSAGES / PAGE + 1) + " rounds of deleting up to " + 2 * PAGE + " of them: handlers keep "
+                        + "sending to it (call awaitIdle() first), or it holds more than DelayQueueTester handles");
+            }
+            queue.client().purgeAllDeadLetters(queue.name());
+        }
+    }
+
+    // ---- internals
+
+    private List<String> run(List<Run.Target> targets, String what) {
+        if (targets.isEmpty()) {
+            return List.of();
+        }
+        Run.Result result = new Run(targets, POLL).await(this.timeout);
+        result.requireAllHandled(what);
+        return result.handledIds();
+    }
+
+    /** The live message with this id, as a run target, after checking that the queue is consumed. */
+    private Run.Target live(DelayQueueCode code, String id) {
+        QueueCatalog.Queue queue = queue(code);
+        requireId(id);
+        requireConsumer(queue);
+        Optional<QueuedMessage> message = queue.client().message(queue.name(), id);
+        if (message.isEmpty()) {
+            String fate = newestDead(queue, id).map(dead -> "it is already dead: " + dead.reason())
+                    .orElse("it was handled, cancelled or never sent (a send inside a transaction is written when "
+                            + "the transaction commits)");
+            throw new AssertionError("No pending or in-flight message '" + id + "' in queue " + queue.name() + ": "
+                    + fate);
+        }
+        return new Run.Target(queue, id, message.get().enqueuedAt());
+    }
+
+    /** The queue's in-flight messages and its pending ones (due within {@code within}, or all), in due order. */
+    private List<Run.Target> targets(QueueCatalog.Queue queue, @Nullable Duration within) {
+        List<Run.Target> targets = new ArrayList<>();
+        for (QueuedMessage message : page(queue, true)) {
+            targets.add(new Run.Target(queue, message.id(), message.enqueuedAt()));
+        }
+        List<QueuedMessage> pending = page(queue, false);
+        Instant horizon = within == null ? null : queue.client().stats(queue.name()).serverTime().plus(within);
+        for (QueuedMessage message : pending) {
+            if (horizon != null && message.dueAt() != null && message.dueAt().isAfter(horizon)) {
+                break;
+            }
+            targets.add(new Run.Target(queue, message.id(), message.enqueuedAt()));
+        }
+        return targets;
+    }
+
+    /** Every in-flight or pending message of the queue, bounded by {@link #MAX_MESSAGES}. */
+    private static List<QueuedMessage> page(QueueCatalog.Queue queue, boolean inFlight) {
+        List<QueuedMessage> messages = new ArrayList<>();
+        long offset = 0;
+        while (true) {
+            MessagePage page = inFlight ? queue.client().inFlight(queue.name(), offset, PAGE)
+                    : queue.client().pending(queue.name(), offset, PAGE);
+            if (page.total() > MAX_MESSAGES) {
+                throw new IllegalStateException("Queue " + queue.name() + " holds " + page.total() + " "
+                        + (inFlight ? "in-flight" : "pending") + " messages; DelayQueueTester reads at most "
+                        + MAX_MESSAGES + " at once");
+            }
+            messages.addAll(page.messages());
+            if (page.messages().size() < PAGE) {
+                return messages;
+            }
+            offset += page.messages().size();
+        }
+    }
+
+    private <T> List<ScheduledMessage<T>> read(QueueCatalog.Queue queue, Type decodeAs, Class<T> as) {
+        List<ScheduledMessage<T>> messages = new ArrayList<>();
+        long offset = 0;
+        while (true) {
+            MessagePage page = queue.client().pending(queue.name(), offset, PAGE);
+            if (page.total() > MAX_MESSAGES) {
+                throw new IllegalStateException("Queue " + queue.name() + " holds " + page.total()
+                        + " pending messages; DelayQueueTester lists at most " + MAX_MESSAGES);
+            }
+            for (QueuedMessage message : page.messages()) {
+                Instant dueAt = message.dueAt() != null ? message.dueAt() : page.serverTime();
+                T payload = as.cast(decode(queue, message.id(), message.payload(), decodeAs));
+                messages.add(new ScheduledMessage<>(message.id(), payload, message.headers(), dueAt,
+                        Duration.between(page.serverTime(), dueAt), message.attempts(), message.lastError(),
+                        message.enqueuedAt()));
+            }
+            if (page.messages().size() < PAGE) {
+                return messages;
+            }
+            offset += page.messages().size();
+        }
+    }
+
+    private Object decode(QueueCatalog.Queue queue, String id, String json, Type type) {
+        try {
+            return this.catalog.codec().decode(json, type);
+        } catch (RuntimeException e) {
+            throw new AssertionError("Message '" + id + "' of queue " + queue.name() + " does not decode as "
+                    + type.getTypeName() + ": " + e.getMessage() + "; stored payload: " + json, e);
+        }
+    }
+
+    private DeadMessage deadMessage(DeadLetter letter, @Nullable Type type) {
+        Object payload = null;
+        if (type != null) {
+            try {
+                payload = this.catalog.codec().decode(letter.payload(), type);
+            } catch (RuntimeException e) {
+                // left null: a payload that does not decode may be why it died
+            }
+        }
+        return new DeadMessage(letter.key(), letter.id(), payload, letter.payload(), letter.headers(), letter.attempts(),
+                letter.reason(), letter.deadAt());
+    }
+
+    private Optional<DeadMessage> newestDead(QueueCatalog.Queue queue, String id) {
+        Optional<Type> type = declaredType(queue);
+        return queue.client().deadLetters(queue.name(), Run.DEAD_LIMIT).stream().filter(letter -> letter.id().equals(id))
+                .reduce((first, second) -> second).map(letter -> deadMessage(letter, type.orElse(null)));
+    }
+
+    /** The payload type of the queue's {@code @DelayHandler} in this application, if it has one. */
+    private Optional<Type> declaredType(QueueCatalog.Queue queue) {
+        return this.registry.definitions().stream().filter(definition -> definition.queue().name().equals(queue.name()))
+                .map(definition -> definition.endpoint().payloadType()).findFirst();
+    }
+
+    private QueueCatalog.Queue queue(DelayQueueCode code) {
+        return this.catalog.require(code);
+    }
+
+    private void requireConsumer(QueueCatalog.Queue queue) {
+        if (this.registry.consumer(queue.code()).isEmpty()) {
+            throw new IllegalStateException("No consumer of queue " + queue.name() + " runs in this application, so "
+                    + "nothing would handle its messages: it needs a @DelayHandler, delayqueue.consumer.enabled and "
+                    + "delayqueue.queues." + queue.name() + ".consumer-enabled not false, and a started application");
+        }
+    }
+
+    private static void requireId(String id) {
+        require(id != null && !id.isBlank(), "id must not be null or blank");
+    }
+
+    private static void requireDuration(Duration duration) {
+        require(duration != null && !duration.isNegative(), "duration must not be null or negative, was " + duration);
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    static String describe(QueuedMessage message) {
+        StringBuilder text = new StringBuilder();
+        if (message.state() == QueuedMessage.State.IN_FLIGHT) {
+            text.append("in flight, attempt ").append(message.attempts());
+            if (message.leaseDeadline() != null) {
+                text.append(", lease until ").append(message.leaseDeadline());
+            }
+        } else {
+            text.append("pending");
+            if (message.dueAt() != null) {
+                text.append(", due at ").append(message.dueAt());
+            }
+            text.append(", ").append(message.attempts()).append(" attempt(s) so far");
+        }
+        if (message.lastError() != null) {
+            text.append(", last error: ").append(message.lastError());
+        }
+        return text.toString();
+    }
+
+    /** Sleeps between two looks at Redis; an interrupt ends the wait (the flag kept) with an exception. */
+    static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for delayed messages", e);
+        }
+    }
+}

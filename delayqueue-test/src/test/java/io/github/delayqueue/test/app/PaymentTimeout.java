@@ -1,0 +1,5 @@
+package io.github.delayqueue.test.app;
+
+/** Payload of {@link TestQueues#PAYMENT_TIMEOUT}. */
+public record PaymentTimeout(long orderId) {
+}
