@@ -47,7 +47,7 @@ class DashboardApiTests extends DashboardTestSupport {
         report("r-2", Duration.ofHours(2));
         report("r-3", Duration.ZERO);
 
-        JsonNode overview = json(new Http().get("/api/overview"));
+        JsonNode overview = json(http().get("/api/overview"));
         JsonNode reports = row(overview.path("queues"), "code", "REPORTS");
         assertThat(reports.path("pending").asLong()).isEqualTo(3);
         assertThat(reports.path("ready").asLong()).isEqualTo(1);
@@ -71,7 +71,7 @@ class DashboardApiTests extends DashboardTestSupport {
         report("r-e", Duration.ofMinutes(50));
         report("r-b", Duration.ofMinutes(20));
         report("r-d", Duration.ofMinutes(40));
-        Http http = new Http();
+        Http http = http();
 
         JsonNode first = json(http.get("/api/queues/REPORTS/pending?limit=2"));
         assertThat(ids(first.path("messages"))).containsExactly("r-a", "r-b");
@@ -97,7 +97,7 @@ class DashboardApiTests extends DashboardTestSupport {
         this.template.send(DashQueues.REPORTS, Map.of("report", "big", "body", "x".repeat(20_000)), Duration.ofHours(1),
                 SendOptions.id("big").header("tenant", "acme"));
         this.template.send(DashQueues.REPORTS, Map.of("report", "small"), Duration.ofHours(1), SendOptions.id("small"));
-        Http http = new Http();
+        Http http = http();
 
         JsonNode small = json(http.get("/api/queues/REPORTS/message?id=small"));
         assertThat(small.path("content").path("payload").asString()).isEqualTo("{\"report\":\"small\"}");
@@ -119,7 +119,7 @@ class DashboardApiTests extends DashboardTestSupport {
         report("keep", Duration.ofHours(1));
         report("drop", Duration.ofHours(1));
         this.template.send(DashQueues.EMAILS, new Email("ann@example.com", "soon"), Duration.ofHours(1), SendOptions.id("mail-1"));
-        Http http = new Http().open();
+        Http http = http().open();
 
         HttpResponse<String> cancelled = http.post("/api/queues/REPORTS/cancel", "{\"id\":\"drop\"}");
         assertThat(cancelled.statusCode()).as(cancelled.body()).isEqualTo(200);
@@ -143,7 +143,7 @@ class DashboardApiTests extends DashboardTestSupport {
         this.template.send(DashQueues.EMAILS, new Email("full@example.com", "one"), Duration.ZERO, SendOptions.id("m-1"));
         this.template.send(DashQueues.EMAILS, new Email("full@example.com", "two"), Duration.ZERO, SendOptions.id("m-2"));
         await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.EMAILS).dead() == 2);
-        Http http = new Http().open();
+        Http http = http().open();
 
         JsonNode page = json(http.get("/api/queues/EMAILS/dead-letters"));
         assertThat(page.path("total").asLong()).isEqualTo(2);
@@ -178,7 +178,7 @@ class DashboardApiTests extends DashboardTestSupport {
         await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.EMAILS).dead() == 1);
         QueuedMessage before = this.admin.message(DashQueues.REPORTS, "stay").orElseThrow();
         List<DeadLetter> deadBefore = this.admin.deadLetters(DashQueues.EMAILS, 10);
-        Http http = new Http().open();
+        Http http = http().open();
 
         assertRefused(http.post("/api/queues/REPORTS/reschedule", "{\"id\":\"stay\",\"dueAt\":\"tomorrow\"}"), 400,
                 "dueAt must be an ISO-8601 instant");
@@ -202,7 +202,7 @@ class DashboardApiTests extends DashboardTestSupport {
 
         // Spring Security's CSRF protection: a POST without the page's token is refused before the dashboard sees it
         assertThat(http.postWithoutToken("/api/queues/REPORTS/cancel", "{\"id\":\"stay\"}").statusCode()).isEqualTo(403);
-        assertThat(new Http().post("/api/queues/EMAILS/dead-letters/requeue-all", "{}").statusCode()).isEqualTo(403);
+        assertThat(http().post("/api/queues/EMAILS/dead-letters/requeue-all", "{}").statusCode()).isEqualTo(403);
 
         assertThat(this.admin.message(DashQueues.REPORTS, "stay")).contains(before);
         assertThat(this.admin.deadLetters(DashQueues.EMAILS, 10)).isEqualTo(deadBefore);
@@ -213,10 +213,11 @@ class DashboardApiTests extends DashboardTestSupport {
 
     @Test
     void aMessageInFlightShowsItsLeaseAndCannotBeRunNow() {
+        this.slow.hold();
         this.template.send(DashQueues.SLOW, "hold", Duration.ZERO, SendOptions.id("held"));
         try {
             await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.SLOW).inFlight() == 1);
-            Http http = new Http().open();
+            Http http = http().open();
             JsonNode page = json(http.get("/api/queues/SLOW/in-flight"));
             JsonNode held = row(page.path("messages"), "id", "held");
             assertThat(held.path("state").asString()).isEqualTo("IN_FLIGHT");

@@ -1,15 +1,6 @@
 package io.github.delayqueue.dashboard;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.CookieManager;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.dashboard.app.DashApp;
@@ -84,53 +75,7 @@ abstract class DashboardTestSupport {
     }
 
     /** An HTTP client with its own session, as one browser tab. */
-    final class Http {
-
-        private final HttpClient client = HttpClient.newBuilder().cookieHandler(new CookieManager())
-                .connectTimeout(Duration.ofSeconds(10)).build();
-        private String csrfHeader;
-        private String csrfToken;
-
-        /** Opens the page, as the browser does first, and keeps its CSRF token. */
-        Http open() {
-            HttpResponse<String> page = get("");
-            this.csrfHeader = meta(page.body(), "dq-csrf-header");
-            this.csrfToken = meta(page.body(), "dq-csrf-token");
-            return this;
-        }
-
-        HttpResponse<String> get(String path) {
-            return send(HttpRequest.newBuilder(URI.create(base() + path)).GET());
-        }
-
-        HttpResponse<String> post(String path, String json) {
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base() + path))
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
-            if (this.csrfToken != null) {
-                request.header(this.csrfHeader, this.csrfToken);
-            }
-            return send(request);
-        }
-
-        HttpResponse<String> postWithoutToken(String path, String json) {
-            return send(HttpRequest.newBuilder(URI.create(base() + path)).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(json)));
-        }
-
-        private HttpResponse<String> send(HttpRequest.Builder request) {
-            try {
-                return this.client.send(request.timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
-    }
-
-    static String meta(String html, String name) {
-        Matcher m = Pattern.compile("<meta name=\"" + Pattern.quote(name) + "\" content=\"([^\"]*)\">").matcher(html);
-        return m.find() ? m.group(1) : null;
+    Http http() {
+        return new Http(base());
     }
 }

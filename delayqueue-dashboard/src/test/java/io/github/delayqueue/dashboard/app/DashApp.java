@@ -74,6 +74,11 @@ public class DashApp {
             this.gate.await(60, TimeUnit.SECONDS);
         }
 
+        /** From now on, hold each message until {@link #release()}. */
+        public void hold() {
+            this.gate = new CountDownLatch(1);
+        }
+
         public void release() {
             this.gate.countDown();
         }
