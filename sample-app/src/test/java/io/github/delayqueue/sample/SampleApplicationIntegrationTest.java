@@ -117,6 +117,14 @@ class SampleApplicationIntegrationTest {
                 .isInstanceOf(HttpClientErrorException.NotFound.class);
     }
 
+    @Test
+    void theDashboardIsServedWithItsActions() {
+        String page = this.http.get().uri("/delayqueue").retrieve().body(String.class);
+        assertThat(page).contains("<meta name=\"dq-base\" content=\"/delayqueue\">");
+        String overview = this.http.get().uri("/delayqueue/api/overview").retrieve().body(String.class);
+        assertThat(overview).contains("\"actionsEnabled\":true", "\"code\":\"ORDER_PAYMENT_TIMEOUT\"");
+    }
+
     private boolean queueIsEmpty(SampleQueues queue) {
         QueueStats stats = this.admin.stats(queue);
         return stats.pending() == 0 && stats.inFlight() == 0;
