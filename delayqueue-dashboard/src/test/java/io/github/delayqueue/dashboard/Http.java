@@ -22,9 +22,17 @@ final class Http {
             .connectTimeout(Duration.ofSeconds(10)).build();
     private String csrfHeader;
     private String csrfToken;
+    private String authorization;
 
     Http(String base) {
         this.base = base;
+    }
+
+    /** Sends HTTP Basic credentials with every request. */
+    Http basic(String user, String password) {
+        this.authorization = "Basic " + java.util.Base64.getEncoder()
+                .encodeToString((user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return this;
     }
 
     /** Opens the page, as the browser does first, and keeps its CSRF token. */
@@ -54,6 +62,9 @@ final class Http {
     }
 
     private HttpResponse<String> send(HttpRequest.Builder request) {
+        if (this.authorization != null) {
+            request.header("Authorization", this.authorization);
+        }
         try {
             return this.client.send(request.timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
