@@ -47,9 +47,13 @@ final class Browser implements AutoCloseable {
         this.wait.ignoring(StaleElementReferenceException.class);
     }
 
-    /** Skips the calling test (or class) unless Chromium and its driver are installed. */
+    static boolean installed() {
+        return Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER);
+    }
+
+    /** Skips the calling test unless Chromium and its driver are installed, saying how to install them. */
     static void assumeInstalled() {
-        assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER), "Browser tests skipped: " + CHROMIUM + " or "
+        assumeTrue(installed(), "Browser tests skipped: " + CHROMIUM + " or "
                 + DRIVER + " is missing. To run them, install Chromium and its driver (Debian/Ubuntu: "
                 + "apt-get install -y chromium chromium-driver, as .ci/run does), or point -Ddashboard.chromium and "
                 + "-Ddashboard.chromedriver at them.");
