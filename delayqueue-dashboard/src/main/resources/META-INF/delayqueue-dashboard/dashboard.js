@@ -11,6 +11,7 @@
     let settings = { refreshMillis: 3000, actionsEnabled: false, showPayloads: false, pauseSupported: false };
     let timer = null;
     let busy = false;
+    let again = false;
 
     // ---- DOM helpers
 
@@ -123,8 +124,12 @@
     }
 
     async function render() {
-        if (busy) return;
+        if (busy) {
+            again = true; // a navigation or an action while a refresh is under way: render once more after it
+            return;
+        }
         busy = true;
+        again = false;
         const r = route();
         try {
             if (r.view === 'queue') await renderQueue(r);
@@ -137,6 +142,7 @@
             flash('error', e.message);
         } finally {
             busy = false;
+            if (again) render();
         }
     }
 
