@@ -300,9 +300,18 @@ public final class DelayQueueClient {
 
     /** The oldest dead letters, at most {@code limit} (1 to 1000). */
     public List<DeadLetter> deadLetters(String queue, int limit) {
+        return deadLetters(queue, 0, limit);
+    }
+
+    /**
+     * A page of the dead letters, the oldest first: at most {@code limit} (1 to 1000) from position {@code offset}
+     * (0 or more; 0 is the oldest). One bounded read, O(log N + limit); past the end the list is empty.
+     */
+    public List<DeadLetter> deadLetters(String queue, long offset, int limit) {
         QueueOps ops = ops(queue);
+        Checks.require(offset >= 0, "offset must not be negative, was " + offset);
         Checks.require(limit >= 1 && limit <= DEAD_BATCH, "limit must be between 1 and " + DEAD_BATCH + ", was " + limit);
-        return redis("list dead letters of queue '" + queue + "'", () -> ops.listDead(limit));
+        return redis("list dead letters of queue '" + queue + "'", () -> ops.listDead(offset, limit));
     }
 
     /**

@@ -284,9 +284,9 @@ final class QueueOps {
         return messages;
     }
 
-    List<DeadLetter> listDead(int limit) {
+    List<DeadLetter> listDead(long offset, int limit) {
         List<Object> out = scripts.list(Scripts.Name.DEAD, keys.keys(), keys.wakeChannel(), DeadOp.LIST.arg,
-                Integer.toString(limit), Integer.toString(0));
+                Integer.toString(limit), Long.toString(offset));
         List<DeadLetter> letters = new ArrayList<>(out.size() / 5);
         for (int i = 0; i + 4 < out.size(); i += 5) {
             letters.add(deadLetter(out.get(i).toString(), out.get(i + 1).toString(), out.get(i + 2).toString(),

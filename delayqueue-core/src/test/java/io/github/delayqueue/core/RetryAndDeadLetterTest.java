@@ -219,6 +219,30 @@ class RetryAndDeadLetterTest {
     }
 
     @Test
+    void deadLettersArePagedOldestFirstAndAPagePastTheEndIsEmpty() {
+        String queue = "dead-pages";
+        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        long now = client.stats(queue).serverTime().toEpochMilli();
+        redis.redisson().getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE, """
+                for i = 1, 25 do
+                  local key = 'd-' .. i
+                  redis.call('ZADD', KEYS[6], tonumber(ARGV[1]) - 1000 + i, key)
+                  redis.call('HSET', KEYS[7], key, '20:0:"x"')
+                  redis.call('HSET', KEYS[8], key, '5:test')
+                end
+                """, RScript.ReturnType.VALUE, keys.keys(), Long.toString(now));
+
+        assertThat(client.deadLetters(queue, 10, 10)).extracting(DeadLetter::id)
+                .containsExactlyElementsOf(java.util.stream.IntStream.rangeClosed(11, 20).mapToObj(i -> "d-" + i).toList());
+        assertThat(client.deadLetters(queue, 20, 10)).extracting(DeadLetter::id).containsExactly("d-21", "d-22", "d-23",
+                "d-24", "d-25");
+        assertThat(client.deadLetters(queue, 25, 10)).isEmpty();
+        assertThat(client.deadLetters(queue, 0, 3)).extracting(DeadLetter::id).containsExactly("d-1", "d-2", "d-3");
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> client.deadLetters(queue, -1, 10)).withMessageContaining("offset must not be negative");
+    }
+
+    @Test
     void requeueSkipsAnIdThatIsLiveAgain() {
         String queue = "requeue-live";
         consumer = client.newConsumer(queue, String.class, (payload, context) -> {

@@ -42,6 +42,12 @@ public interface DelayQueueAdmin {
     List<DeadLetter> deadLetters(DelayQueueCode code, int limit);
 
     /**
+     * A page of the queue's dead letters, the oldest first: at most {@code limit} (1 to 1000) from position
+     * {@code offset} (0 or more; 0 is the oldest). Empty past the end. One bounded read.
+     */
+    List<DeadLetter> deadLetters(DelayQueueCode code, long offset, int limit);
+
+    /**
      * A page of the queue's pending messages in due order, those already due first: {@code limit} (1 to 1000)
      * from rank {@code offset} (0 or more; 0 is the next to be claimed). Empty past the end. One bounded read.
      */

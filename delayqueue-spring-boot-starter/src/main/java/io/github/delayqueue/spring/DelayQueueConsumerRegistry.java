@@ -21,4 +21,26 @@ public interface DelayQueueConsumerRegistry {
 
     /** Whether the consumers have been started and not stopped. */
     boolean isRunning();
+
+    /**
+     * One line per {@link DelayHandler @DelayHandler} of this application, in the order they were registered:
+     * its queue, whether this application consumes it, and its consumer's handlers now. A snapshot, for
+     * dashboards and admin endpoints.
+     */
+    List<ConsumerStatus> status();
+
+    /**
+     * The consumer of one queue in this application.
+     *
+     * @param queue          the queue code
+     * @param handler        the handler bean (and method) that {@code @DelayHandler} marks
+     * @param enabled        whether this application consumes the queue ({@code consumer-enabled})
+     * @param running        whether its consumer is running now (false before the application is ready,
+     *                       after shutdown, and when not enabled)
+     * @param concurrency    most handlers of the queue running at once in this application
+     * @param activeHandlers handlers running right now
+     */
+    record ConsumerStatus(String queue, String handler, boolean enabled, boolean running, int concurrency,
+            int activeHandlers) {
+    }
 }

@@ -163,6 +163,14 @@ class SampleApplicationIntegrationTest {
         assertThat(this.admin.isPaused(SampleQueues.MEETING_REMINDER)).isFalse();
     }
 
+    @Test
+    void theDashboardIsServedWithItsActions() {
+        String page = this.http.get().uri("/delayqueue").retrieve().body(String.class);
+        assertThat(page).contains("<meta name=\"dq-base\" content=\"/delayqueue\">");
+        String overview = this.http.get().uri("/delayqueue/api/overview").retrieve().body(String.class);
+        assertThat(overview).contains("\"actionsEnabled\":true", "\"code\":\"ORDER_PAYMENT_TIMEOUT\"");
+    }
+
     private Order createOrder(String customer, long amountCents) {
         return this.http.post().uri("/orders").contentType(MediaType.APPLICATION_JSON)
                 .body(Map.of("customer", customer, "amountCents", amountCents)).retrieve().body(Order.class);

@@ -232,6 +232,18 @@ public final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsum
     }
 
     @Override
+    public synchronized List<ConsumerStatus> status() {
+        List<ConsumerStatus> status = new ArrayList<>(this.definitions.size());
+        for (Definition d : this.definitions) {
+            DelayQueueConsumer consumer = this.consumers.get(d.queue().name());
+            boolean running = consumer != null && consumer.isRunning();
+            status.add(new ConsumerStatus(d.queue().name(), d.endpoint().source(), d.enabled(), running,
+                    d.options().concurrency(), consumer == null ? 0 : consumer.activeHandlers()));
+        }
+        return status;
+    }
+
+    @Override
     public synchronized Optional<DelayQueueConsumer> consumer(DelayQueueCode code) {
         return code == null ? Optional.empty() : Optional.ofNullable(this.consumers.get(code.code()));
     }

@@ -69,6 +69,12 @@ public final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
     }
 
     @Override
+    public List<DeadLetter> deadLetters(DelayQueueCode code, long offset, int limit) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().deadLetters(queue.name(), offset, limit);
+    }
+
+    @Override
     public MessagePage pending(DelayQueueCode code, long offset, int limit) {
         QueueCatalog.Queue queue = this.catalog.require(code);
         return queue.client().pending(queue.name(), offset, limit);

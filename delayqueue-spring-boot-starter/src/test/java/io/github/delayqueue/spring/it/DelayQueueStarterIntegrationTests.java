@@ -99,6 +99,19 @@ class DelayQueueStarterIntegrationTests {
     }
 
     @Test
+    void theRegistryReportsEachHandlerWithItsConcurrencyAndRunningHandlers() {
+        assertThat(this.registry.status()).extracting(DelayQueueConsumerRegistry.ConsumerStatus::queue)
+                .containsExactlyInAnyOrder("ORDER_TIMEOUT", "ITEMS", "FAILING", "SLOW", "TX", "REPLACE");
+        DelayQueueConsumerRegistry.ConsumerStatus tx = this.registry.status().stream()
+                .filter(s -> s.queue().equals("TX")).findFirst().orElseThrow();
+        assertThat(tx.enabled()).isTrue();
+        assertThat(tx.running()).isTrue();
+        assertThat(tx.concurrency()).isEqualTo(1);
+        assertThat(tx.activeHandlers()).isZero();
+        assertThat(tx.handler()).contains("MethodHandlers");
+    }
+
+    @Test
     void classLevelHandlerGetsTheTypedPayloadAtItsDueTime() {
         Payloads.OrderTimeout order = new Payloads.OrderTimeout("order-" + System.nanoTime(), 1999,
                 Instant.parse("2024-05-01T10:15:30Z"));

@@ -1,0 +1,109 @@
+package io.github.delayqueue.dashboard;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.spring.DelayQueueConsumerRegistry.ConsumerStatus;
+import org.jspecify.annotations.Nullable;
+
+/** The JSON the dashboard's routes answer with. Times are ISO-8601 instants on the Redis clock. */
+final class DashboardViews {
+
+    private DashboardViews() {
+    }
+
+    record Overview(Instant serverTime, long refreshMillis, boolean actionsEnabled, boolean showPayloads, boolean metrics, List<QueueView> queues, List<ConsumerStatus> consumers) {
+    }
+
+    /**
+     * One queue's counts and figures. {@code nextDueInMillis} is the
+     * earliest due time minus the Redis clock (negative: overdue).
+     */
+    record QueueView(String code, long pending, long ready, long inFlight, long dead, @Nullable Instant nextDueAt,
+            @Nullable Long nextDueInMillis, boolean paused, QueueMetrics.@Nullable Figures metrics) {
+
+        static QueueView of(String code, QueueStats stats, boolean paused, QueueMetrics.@Nullable Figures metrics) {
+            Long dueIn = stats.nextDueAt() == null ? null
+                    : Duration.between(stats.serverTime(), stats.nextDueAt()).toMillis();
+            return new QueueView(code, stats.pending(), stats.ready(), stats.inFlight(), stats.dead(), stats.nextDueAt(),
+                    dueIn, paused, metrics);
+        }
+    }
+
+    record MessagePageView(String queue, String set, long total, long offset, int limit, Instant serverTime,
+            List<MessageRow> messages) {
+    }
+
+    /** A live message without its payload; {@code dueInMillis} and {@code leaseInMillis} are against the Redis clock. */
+    record MessageRow(String id, String state, @Nullable Instant dueAt, @Nullable Long dueInMillis,
+            @Nullable Instant leaseDeadline, @Nullable Long leaseInMillis, int attempts, @Nullable String lastError,
+            @Nullable Instant enqueuedAt) {
+
+        static MessageRow of(QueuedMessage m, Instant now) {
+            return new MessageRow(m.id(), m.state().name(), m.dueAt(),
+                    m.dueAt() == null ? null : Duration.between(now, m.dueAt()).toMillis(), m.leaseDeadline(),
+                    m.leaseDeadline() == null ? null : Duration.between(now, m.leaseDeadline()).toMillis(), m.attempts(),
+                    m.lastError(), m.enqueuedAt());
+        }
+    }
+
+    record DeadLetterPageView(String queue, long total, long offset, int limit, Instant serverTime,
+            List<DeadLetterRow> deadLetters) {
+    }
+
+    /** A dead letter; payload and headers only when the dashboard shows payloads. */
+    record DeadLetterRow(String key, String id, int attempts, String reason, Instant deadAt, @Nullable Instant enqueuedAt,
+            @Nullable Payload content) {
+
+        static DeadLetterRow of(DeadLetter d, int maxBytes, boolean showPayloads) {
+            return new DeadLetterRow(d.key(), d.id(), d.attempts(), d.reason(), d.deadAt(), d.enqueuedAt(),
+                    showPayloads ? Payload.of(d.payload(), d.headers(), maxBytes) : null);
+        }
+    }
+
+    /** A live message with its payload, on demand. */
+    record MessageView(String queue, MessageRow message, Payload content) {
+    }
+
+    /** A payload as stored (JSON, usually), cut to the size limit, and the headers. */
+    record Payload(String payload, boolean cut, int bytes, Map<String, String> headers) {
+
+        static Payload of(String payload, Map<String, String> headers, int maxBytes) {
+            byte[] utf8 = payload.getBytes(StandardCharsets.UTF_8);
+            if (utf8.length <= maxBytes) {
+                return new Payload(payload, false, utf8.length, headers);
+            }
+            StringBuilder kept = new StringBuilder();
+            int used = 0;
+            for (int i = 0; i < payload.length();) {
+                int cp = payload.codePointAt(i);
+                int size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+                if (used + size > maxBytes) {
+                    break;
+                }
+                kept.appendCodePoint(cp);
+                used += size;
+                i += Character.charCount(cp);
+            }
+            return new Payload(kept.toString(), true, utf8.length, headers);
+        }
+    }
+
+    /** What an action did, for the page to report. */
+    record ActionResult(String message, long count) {
+    }
+
+    /** A refusal: the HTTP status, its reason phrase, and what the page shows. */
+    record ErrorView(int status, String error, String message) {
+    }
+
+    /** The body of a POST: the message id, or dead-letter keys, and for a reschedule the new due time. */
+    record ActionRequest(@Nullable String id, @Nullable List<String> keys, @Nullable String dueAt) {
+    }
+}

@@ -1,0 +1,384 @@
+// The delayqueue dashboard: plain JavaScript, no build step. Every piece of data reaches the page through
+// textContent or an attribute set by el(): payloads, ids and error reasons are user data and never HTML.
+(function () {
+    'use strict';
+
+    const meta = name => { const m = document.querySelector('meta[name="' + name + '"]'); return m ? m.content : null; };
+    const BASE = meta('dq-base') || '';
+    const CSRF_HEADER = meta('dq-csrf-header');
+    const CSRF_TOKEN = meta('dq-csrf-token');
+
+    let settings = { refreshMillis: 3000, actionsEnabled: false, showPayloads: false };
+    let timer = null;
+    let busy = false;
+    let again = false;
+
+    // ---- DOM helpers
+
+    function el(tag, attrs, ...children) {
+        const node = document.createElement(tag);
+        for (const [k, v] of Object.entries(attrs || {})) {
+            if (v === null || v === undefined || v === false) continue;
+            if (k === 'onclick') node.addEventListener('click', v);
+            else if (k === 'className') node.className = v;
+            else node.setAttribute(k, v === true ? '' : String(v));
+        }
+        for (const c of children.flat()) {
+            if (c === null || c === undefined || c === false) continue;
+            node.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+        }
+        return node;
+    }
+
+    function td(col, value, className) {
+        return el('td', { 'data-col': col, className: className }, value === null || value === undefined ? '—' : value);
+    }
+
+    function flash(kind, text) {
+        const box = document.getElementById('flash');
+        box.hidden = false;
+        box.dataset.kind = kind;
+        box.textContent = text;
+    }
+
+    function clearFlash() {
+        const box = document.getElementById('flash');
+        box.hidden = true;
+        box.textContent = '';
+        delete box.dataset.kind;
+    }
+
+    // ---- formatting (all times come from the Redis clock; "due in" is computed on the server)
+
+    function when(iso) {
+        return iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : null;
+    }
+
+    function span(ms) {
+        if (ms === null || ms === undefined) return null;
+        const past = ms < 0;
+        let s = Math.round(Math.abs(ms) / 1000);
+        let text;
+        if (s < 60) text = s + 's';
+        else if (s < 3600) text = Math.floor(s / 60) + 'm ' + (s % 60) + 's';
+        else if (s < 86400) text = Math.floor(s / 3600) + 'h ' + Math.floor((s % 3600) / 60) + 'm';
+        else text = Math.floor(s / 86400) + 'd ' + Math.floor((s % 86400) / 3600) + 'h';
+        return past ? text + ' ago' : 'in ' + text;
+    }
+
+    function rate(v) {
+        return v === null || v === undefined ? null : (v >= 10 ? Math.round(v).toString() : v.toFixed(1));
+    }
+
+    function lateness(m) {
+        if (!m || m.latenessMillis === null || m.latenessMillis === undefined) return null;
+        const v = m.latenessMillis;
+        return (v >= 1000 ? (v / 1000).toFixed(2) + ' s' : v.toFixed(v < 10 ? 2 : 0) + ' ms') + ' (' + m.latenessStat + ')';
+    }
+
+    // ---- HTTP
+
+    async function get(path) {
+        const response = await fetch(BASE + path, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+        return answer(response);
+    }
+
+    async function post(path, body) {
+        const headers = { Accept: 'application/json', 'Content-Type': 'application/json' };
+        if (CSRF_HEADER && CSRF_TOKEN) headers[CSRF_HEADER] = CSRF_TOKEN;
+        const response = await fetch(BASE + path, {
+            method: 'POST', headers: headers, credentials: 'same-origin', body: JSON.stringify(body || {})
+        });
+        return answer(response);
+    }
+
+    async function answer(response) {
+        let data = null;
+        try { data = await response.json(); } catch (e) { data = null; }
+        if (!response.ok) {
+            const message = data && data.message ? data.message : (response.statusText || 'request failed');
+            const error = new Error(response.status + ' ' + (data && data.error ? data.error : '') + ': ' + message);
+            error.status = response.status;
+            throw error;
+        }
+        return data;
+    }
+
+    const q = code => '/api/queues/' + encodeURIComponent(code);
+
+    // ---- routing: #/ (overview), #/queues/<code>/<tab>?offset=<n>
+
+    function route() {
+        const hash = decodeURIComponent(location.hash.replace(/^#/, '') || '/');
+        const [path, query] = hash.split('?');
+        const params = new URLSearchParams(query || '');
+        const parts = path.split('/').filter(Boolean);
+        if (parts[0] === 'queues' && parts[1]) {
+            return { view: 'queue', code: parts[1], tab: parts[2] || 'pending', offset: params.get('offset') || '0' };
+        }
+        return { view: 'overview' };
+    }
+
+    function link(code, tab, offset) {
+        return '#/queues/' + encodeURIComponent(code) + '/' + tab + (offset ? '?offset=' + offset : '');
+    }
+
+    async function render() {
+        if (busy) {
+            again = true; // a navigation or an action while a refresh is under way: render once more after it
+            return;
+        }
+        busy = true;
+        again = false;
+        const r = route();
+        try {
+            if (r.view === 'queue') await renderQueue(r);
+            else await renderOverview();
+        } catch (e) {
+            const view = document.getElementById('view');
+            view.replaceChildren(el('h1', { id: 'view-title' }, r.view === 'queue' ? 'Queue ' + r.code : 'Overview'),
+                el('p', { id: 'view-error', className: 'muted' }, 'Could not load this page.'),
+                el('p', {}, el('a', { href: '#/' }, 'Back to the overview')));
+            flash('error', e.message);
+        } finally {
+            busy = false;
+            if (again) render();
+        }
+    }
+
+    function schedule() {
+        if (timer) clearInterval(timer);
+        timer = setInterval(() => {
+            if (document.getElementById('auto-refresh').checked && !document.hidden) render();
+        }, settings.refreshMillis);
+    }
+
+    function applySettings(overview) {
+        const changed = overview.refreshMillis !== settings.refreshMillis;
+        settings = overview;
+        const mode = document.getElementById('mode');
+        mode.textContent = overview.actionsEnabled ? 'actions enabled' : 'read-only';
+        mode.className = 'badge' + (overview.actionsEnabled ? ' on' : '');
+        document.getElementById('clock').textContent = 'Redis time ' + when(overview.serverTime);
+        if (changed) schedule();
+    }
+
+    // ---- overview
+
+    async function renderOverview() {
+        const o = await get('/api/overview');
+        applySettings(o);
+        const rows = o.queues.map(v => el('tr', { 'data-queue': v.code },
+            el('td', { 'data-col': 'code' }, el('a', { href: link(v.code, 'pending') }, v.code)),
+            td('pending', v.pending, 'num'),
+            td('ready', v.ready, 'num' + (v.ready > 0 ? ' warn' : '')),
+            td('inFlight', v.inFlight, 'num'),
+            td('dead', v.dead, 'num' + (v.dead > 0 ? ' bad' : '')),
+            td('nextDue', v.nextDueAt ? span(v.nextDueInMillis) : null),
+            td('paused', v.paused ? el('span', { className: 'badge paused' }, 'paused') : 'no'),
+            td('handled', rate(v.metrics && v.metrics.handledPerMinute), 'num'),
+            td('failed', rate(v.metrics && v.metrics.failedPerMinute), 'num'
+                + (v.metrics && v.metrics.failedPerMinute > 0 ? ' bad' : '')),
+            td('lateness', lateness(v.metrics), 'num')));
+        const consumers = o.consumers.map(c => el('tr', { 'data-queue': c.queue },
+            td('queue', c.queue),
+            td('handler', c.handler, 'wrap'),
+            td('state', el('span', { className: 'badge ' + (c.running ? 'running' : 'stopped') },
+                c.running ? 'running' : (c.enabled ? 'stopped' : 'disabled'))),
+            td('busy', c.activeHandlers + ' / ' + c.concurrency, 'num')));
+        const view = document.getElementById('view');
+        view.replaceChildren(
+            el('h1', { id: 'view-title' }, 'Queues'),
+            el('div', { className: 'card' }, el('table', { id: 'queues' },
+                el('thead', {}, el('tr', {}, el('th', {}, 'Queue'), el('th', { className: 'num' }, 'Pending'),
+                    el('th', { className: 'num', title: 'pending and already due: a backlog when it stays above 0' }, 'Due now'),
+                    el('th', { className: 'num' }, 'In flight'), el('th', { className: 'num' }, 'Dead'),
+                    el('th', {}, 'Next due'), el('th', {}, 'Paused'),
+                    el('th', { className: 'num', title: 'handler calls finished per minute, from this application\'s metrics' }, 'Handled/min'),
+                    el('th', { className: 'num', title: 'retried, dead-lettered or abandoned per minute' }, 'Failed/min'),
+                    el('th', { className: 'num', title: 'handler start minus due time, from this application\'s metrics' }, 'Lateness'))),
+                el('tbody', {}, rows.length ? rows : el('tr', { className: 'empty' }, el('td', { colspan: 10 }, 'No queues declared'))))),
+            el('p', { className: 'muted' }, o.metrics
+                ? 'Rates span the refreshes of the last minutes; lateness is the p99 the meter publishes, else its recent maximum.'
+                : 'No metrics: this application has no Micrometer MeterRegistry, so rates and lateness show —.'),
+            el('h2', {}, 'Consumers in this instance'),
+            el('div', { className: 'card' }, el('table', { id: 'consumers' },
+                el('thead', {}, el('tr', {}, el('th', {}, 'Queue'), el('th', {}, 'Handler'), el('th', {}, 'State'),
+                    el('th', { className: 'num' }, 'Busy / concurrency'))),
+                el('tbody', {}, consumers.length ? consumers
+                    : el('tr', { className: 'empty' }, el('td', { colspan: 4 }, 'This instance consumes no queue'))))));
+    }
+
+    // ---- queue page
+
+    async function renderQueue(r) {
+        const [o, v] = await Promise.all([get('/api/overview'), get(q(r.code))]);
+        applySettings(o);
+        let table;
+        if (r.tab === 'in-flight') table = await inFlightTable(r);
+        else if (r.tab === 'dead') table = await deadTable(r);
+        else table = await pendingTable(r);
+        const stat = (col, label, value) => el('div', { className: 'stat', 'data-col': col }, el('b', {}, value), el('span', {}, label));
+        const toolbar = el('div', { className: 'toolbar' });
+        if (o.actionsEnabled) {
+            toolbar.append(v.paused
+                ? el('button', { 'data-action': 'resume', onclick: () => act('Resume queue ' + v.code + '?', q(v.code) + '/resume') }, 'Resume queue')
+                : el('button', { 'data-action': 'pause', onclick: () => act('Pause queue ' + v.code + '? Nothing is delivered until it is resumed.', q(v.code) + '/pause') }, 'Pause queue'));
+        }
+        const tab = (id, name, label) => el('a', { id: 'tab-' + id, href: link(v.code, name), className: r.tab === name ? 'active' : null }, label);
+        document.getElementById('view').replaceChildren(
+            el('p', {}, el('a', { href: '#/' }, '← Overview')),
+            el('h1', { id: 'view-title' }, 'Queue ', v.code, ' ',
+                v.paused ? el('span', { className: 'badge paused', id: 'paused' }, 'paused') : null),
+            el('div', { className: 'stats' }, stat('pending', 'pending', v.pending), stat('ready', 'due now', v.ready),
+                stat('inFlight', 'in flight', v.inFlight), stat('dead', 'dead', v.dead),
+                stat('nextDue', 'next due', v.nextDueAt ? span(v.nextDueInMillis) : '—'),
+                stat('lateness', 'lateness', lateness(v.metrics) || '—')),
+            toolbar,
+            el('div', { className: 'tabs' }, tab('pending', 'pending', 'Pending (' + v.pending + ')'),
+                tab('in-flight', 'in-flight', 'In flight (' + v.inFlight + ')'), tab('dead', 'dead', 'Dead letters (' + v.dead + ')')),
+            table);
+    }
+
+    function pager(r, page) {
+        const first = page.total === 0 ? 0 : page.offset + 1;
+        const last = page.offset + (page.messages || page.deadLetters).length;
+        const prev = Math.max(0, page.offset - page.limit);
+        const next = page.offset + page.limit;
+        return el('div', { className: 'pager' },
+            el('span', { id: 'page-info' }, first + '–' + last + ' of ' + page.total),
+            el('button', { id: 'page-prev', disabled: page.offset === 0, onclick: () => { location.hash = link(r.code, r.tab, prev); } }, '‹ Prev'),
+            el('button', { id: 'page-next', disabled: next >= page.total, onclick: () => { location.hash = link(r.code, r.tab, next); } }, 'Next ›'));
+    }
+
+    function actionButtons(code, m, kinds) {
+        const cell = el('td', { className: 'actions' });
+        if (kinds.includes('payload') && settings.showPayloads) {
+            cell.append(el('button', { 'data-action': 'payload', onclick: () => showPayload(code, m.id) }, 'Payload'));
+        }
+        if (!settings.actionsEnabled) return cell;
+        const path = q(code);
+        if (kinds.includes('run-now')) cell.append(el('button', { 'data-action': 'run-now',
+            onclick: () => act('Run message ' + m.id + ' now?', path + '/run-now', { id: m.id }) }, 'Run now'));
+        if (kinds.includes('reschedule')) cell.append(el('button', { 'data-action': 'reschedule',
+            onclick: () => reschedulePanel(code, m) }, 'Reschedule'));
+        if (kinds.includes('cancel')) cell.append(el('button', { 'data-action': 'cancel', className: 'danger',
+            onclick: () => act('Cancel message ' + m.id + '? It will not be delivered.', path + '/cancel', { id: m.id }) }, 'Cancel'));
+        return cell;
+    }
+
+    async function pendingTable(r) {
+        const page = await get(q(r.code) + '/pending?offset=' + encodeURIComponent(r.offset));
+        const rows = page.messages.map(m => el('tr', { 'data-id': m.id },
+            td('id', m.id), td('dueAt', when(m.dueAt)), td('dueIn', span(m.dueInMillis), m.dueInMillis < 0 ? 'warn' : null),
+            td('attempts', m.attempts, 'num'), td('lastError', m.lastError, 'wrap'), td('enqueuedAt', when(m.enqueuedAt)),
+            actionButtons(r.code, m, ['payload', 'run-now', 'reschedule', 'cancel'])));
+        return messageTable(r, page, ['Id', 'Due at', 'Due in', 'Attempts', 'Last error', 'Sent', ''], rows, 'No pending messages');
+    }
+
+    async function inFlightTable(r) {
+        const page = await get(q(r.code) + '/in-flight?offset=' + encodeURIComponent(r.offset));
+        const rows = page.messages.map(m => el('tr', { 'data-id': m.id },
+            td('id', m.id), td('leaseDeadline', when(m.leaseDeadline)), td('leaseIn', span(m.leaseInMillis)),
+            td('attempts', m.attempts, 'num'), td('lastError', m.lastError, 'wrap'), td('enqueuedAt', when(m.enqueuedAt)),
+            actionButtons(r.code, m, ['payload', 'cancel'])));
+        return messageTable(r, page, ['Id', 'Lease deadline', 'Lease ends', 'Attempt', 'Last error', 'Sent', ''], rows,
+            'No messages in flight');
+    }
+
+    function messageTable(r, page, headers, rows, empty) {
+        return el('div', {}, el('div', { className: 'card' }, el('table', { id: 'messages', 'data-set': r.tab },
+            el('thead', {}, el('tr', {}, headers.map(h => el('th', {}, h)))),
+            el('tbody', {}, rows.length ? rows : el('tr', { className: 'empty' }, el('td', { colspan: headers.length }, empty))))),
+            pager(r, page));
+    }
+
+    async function deadTable(r) {
+        const page = await get(q(r.code) + '/dead-letters?offset=' + encodeURIComponent(r.offset));
+        const path = q(r.code) + '/dead-letters';
+        const rows = page.deadLetters.map(d => {
+            const cell = el('td', { className: 'actions' });
+            if (settings.showPayloads && d.content) {
+                cell.append(el('button', { 'data-action': 'payload', onclick: () => payloadPanel('Dead letter ' + d.id, d.content) }, 'Payload'));
+            }
+            if (settings.actionsEnabled) {
+                cell.append(el('button', { 'data-action': 'requeue',
+                    onclick: () => act('Requeue dead letter ' + d.id + '? It will be delivered again now.', path + '/requeue', { keys: [d.key] }) }, 'Requeue'));
+                cell.append(el('button', { 'data-action': 'delete', className: 'danger',
+                    onclick: () => act('Delete dead letter ' + d.id + '? This cannot be undone.', path + '/delete', { keys: [d.key] }) }, 'Delete'));
+            }
+            return el('tr', { 'data-id': d.id, 'data-key': d.key },
+                td('id', d.id), td('attempts', d.attempts, 'num'), td('reason', d.reason, 'wrap'), td('deadAt', when(d.deadAt)),
+                td('enqueuedAt', when(d.enqueuedAt)), cell);
+        });
+        const headers = ['Id', 'Attempts', 'Reason', 'Died', 'Sent', ''];
+        const toolbar = el('div', { className: 'toolbar' });
+        if (settings.actionsEnabled && page.total > 0) {
+            toolbar.append(el('button', { 'data-action': 'requeue-all',
+                onclick: () => act('Requeue all ' + page.total + ' dead letters of ' + r.code + '?', path + '/requeue-all') }, 'Requeue all'));
+        }
+        return el('div', {}, toolbar, el('div', { className: 'card' }, el('table', { id: 'dead-letters' },
+            el('thead', {}, el('tr', {}, headers.map(h => el('th', {}, h)))),
+            el('tbody', {}, rows.length ? rows : el('tr', { className: 'empty' }, el('td', { colspan: headers.length }, 'No dead letters'))))),
+            pager(r, page));
+    }
+
+    // ---- payloads and actions
+
+    async function showPayload(code, id) {
+        try {
+            const m = await get(q(code) + '/message?id=' + encodeURIComponent(id));
+            payloadPanel('Message ' + id, m.content);
+        } catch (e) {
+            flash('error', e.message);
+        }
+    }
+
+    function payloadPanel(title, content) {
+        let text = content.payload;
+        if (!content.cut) {
+            try { text = JSON.stringify(JSON.parse(content.payload), null, 2); } catch (e) { /* not JSON: as stored */ }
+        }
+        const headers = Object.entries(content.headers || {});
+        document.getElementById('panel').replaceChildren(el('div', { className: 'panel', id: 'payload' },
+            el('div', { className: 'toolbar' }, el('b', {}, title), el('span', { className: 'muted' }, content.bytes + ' bytes'
+                + (content.cut ? ', cut to the dashboard\'s max-payload-size' : '')), el('span', { className: 'spacer' }),
+                el('button', { onclick: () => document.getElementById('panel').replaceChildren() }, 'Close')),
+            headers.length ? el('div', { id: 'payload-headers' }, headers.map(([k, v]) => el('div', {}, el('code', {}, k), ': ', v))) : null,
+            el('pre', { id: 'payload-body' }, text)));
+        document.getElementById('panel').scrollIntoView();
+    }
+
+    function reschedulePanel(code, m) {
+        const input = el('input', { type: 'text', id: 'reschedule-at', value: m.dueAt || '', 'aria-label': 'new due time' });
+        document.getElementById('panel').replaceChildren(el('div', { className: 'panel', id: 'reschedule' },
+            el('div', { className: 'toolbar' }, el('b', {}, 'Reschedule ' + m.id), el('span', { className: 'muted' },
+                'new due time, ISO-8601 UTC such as 2030-01-31T09:00:00Z')),
+            el('div', { className: 'toolbar' }, input,
+                el('button', { id: 'reschedule-submit', onclick: () => act('Reschedule message ' + m.id + ' to ' + input.value + '?',
+                    q(code) + '/reschedule', { id: m.id, dueAt: input.value }) }, 'Reschedule'),
+                el('button', { onclick: () => document.getElementById('panel').replaceChildren() }, 'Close'))));
+        document.getElementById('panel').scrollIntoView();
+    }
+
+    async function act(question, path, body) {
+        if (!window.confirm(question)) return;
+        try {
+            const result = await post(path, body);
+            flash('ok', result.message);
+            document.getElementById('panel') && document.getElementById('panel').replaceChildren();
+        } catch (e) {
+            flash('error', e.message);
+        }
+        await render();
+    }
+
+    // ---- start
+
+    window.addEventListener('hashchange', () => {
+        clearFlash();
+        document.getElementById('panel').replaceChildren();
+        render();
+    });
+    document.addEventListener('DOMContentLoaded', () => { render(); schedule(); });
+}());

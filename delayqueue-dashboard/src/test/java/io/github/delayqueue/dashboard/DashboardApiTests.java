@@ -1,0 +1,243 @@
+package io.github.delayqueue.dashboard;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.dashboard.app.DashApp.Email;
+import io.github.delayqueue.dashboard.app.DashQueues;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The JSON behind the page, with actions on and Spring Security's CSRF protection: what each route reads, what
+ * each action does, and that every bad request gets a 4xx with a message and changes nothing in Redis.
+ */
+class DashboardApiTests extends DashboardTestSupport {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private static JsonNode json(HttpResponse<String> response) {
+        return JSON.readTree(response.body());
+    }
+
+    private static void assertRefused(HttpResponse<String> response, int status, String message) {
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).contains("json"));
+        assertThat(json(response).path("message").asString()).contains(message);
+    }
+
+    private String report(String id, Duration delay) {
+        return this.template.send(DashQueues.REPORTS, Map.of("report", id), delay, SendOptions.id(id));
+    }
+
+    @Test
+    void theOverviewCountsWhatWasSentAndListsThisInstancesConsumers() {
+        report("r-1", Duration.ofHours(1));
+        report("r-2", Duration.ofHours(2));
+        report("r-3", Duration.ZERO);
+
+        JsonNode overview = json(http().get("/api/overview"));
+        JsonNode reports = row(overview.path("queues"), "code", "REPORTS");
+        assertThat(reports.path("pending").asLong()).isEqualTo(3);
+        assertThat(reports.path("ready").asLong()).isEqualTo(1);
+        assertThat(reports.path("dead").asLong()).isZero();
+        assertThat(reports.path("nextDueInMillis").asLong()).isLessThanOrEqualTo(0);
+        assertThat(overview.path("actionsEnabled").asBoolean()).isTrue();
+        assertThat(reports.path("paused").asBoolean()).isFalse();
+        assertThat(overview.path("metrics").asBoolean()).isTrue();
+        assertThat(overview.path("refreshMillis").asLong()).isEqualTo(1000);
+        JsonNode emails = row(overview.path("consumers"), "queue", "EMAILS");
+        assertThat(emails.path("running").asBoolean()).isTrue();
+        assertThat(emails.path("concurrency").asInt()).isEqualTo(16);
+        assertThat(overview.path("consumers").valueStream().map(c -> c.path("queue").asString()))
+                .containsExactlyInAnyOrder("EMAILS", "SLOW");
+    }
+
+    @Test
+    void pendingMessagesComeInDueOrderOnePageAtATime() {
+        report("r-c", Duration.ofMinutes(30));
+        report("r-a", Duration.ofMinutes(10));
+        report("r-e", Duration.ofMinutes(50));
+        report("r-b", Duration.ofMinutes(20));
+        report("r-d", Duration.ofMinutes(40));
+        Http http = http();
+
+        JsonNode first = json(http.get("/api/queues/REPORTS/pending?limit=2"));
+        assertThat(ids(first.path("messages"))).containsExactly("r-a", "r-b");
+        assertThat(first.path("total").asLong()).isEqualTo(5);
+        assertThat(first.path("messages").get(0).path("dueInMillis").asLong())
+                .isBetween(Duration.ofMinutes(9).toMillis(), Duration.ofMinutes(10).toMillis());
+        assertThat(ids(json(http.get("/api/queues/REPORTS/pending?limit=2&offset=2")).path("messages")))
+                .containsExactly("r-c", "r-d");
+        assertThat(ids(json(http.get("/api/queues/REPORTS/pending?limit=2&offset=4")).path("messages")))
+                .containsExactly("r-e");
+
+        assertRefused(http.get("/api/queues/REPORTS/pending?limit=2&offset=6"), 404, "page past the end");
+        assertRefused(http.get("/api/queues/REPORTS/pending?offset=-1"), 400, "offset must be a whole number");
+        assertRefused(http.get("/api/queues/REPORTS/pending?limit=0"), 400, "limit must be a whole number from 1 to 200");
+        assertRefused(http.get("/api/queues/REPORTS/pending?limit=ten"), 400, "limit must be a whole number");
+        assertRefused(http.get("/api/queues/REPORTS/dead-letters?offset=3"), 404, "page past the end");
+        assertRefused(http.get("/api/queues/NOPE/pending"), 404, "no queue 'NOPE'; declared queues: [EMAILS, REPORTS, SLOW]");
+        assertRefused(http.get("/api/queues/NOPE"), 404, "no queue 'NOPE'");
+    }
+
+    @Test
+    void aMessagesPayloadAndHeadersOnDemandCutToTheLimit() {
+        this.template.send(DashQueues.REPORTS, Map.of("report", "big", "body", "x".repeat(20_000)), Duration.ofHours(1),
+                SendOptions.id("big").header("tenant", "acme"));
+        this.template.send(DashQueues.REPORTS, Map.of("report", "small"), Duration.ofHours(1), SendOptions.id("small"));
+        Http http = http();
+
+        JsonNode small = json(http.get("/api/queues/REPORTS/message?id=small"));
+        assertThat(small.path("content").path("payload").asString()).isEqualTo("{\"report\":\"small\"}");
+        assertThat(small.path("content").path("cut").asBoolean()).isFalse();
+        assertThat(small.path("message").path("state").asString()).isEqualTo("PENDING");
+
+        JsonNode big = json(http.get("/api/queues/REPORTS/message?id=big"));
+        assertThat(big.path("content").path("cut").asBoolean()).isTrue();
+        assertThat(big.path("content").path("payload").asString()).hasSize(16 * 1024);
+        assertThat(big.path("content").path("bytes").asInt()).isGreaterThan(20_000);
+        assertThat(big.path("content").path("headers").path("tenant").asString()).isEqualTo("acme");
+
+        assertRefused(http.get("/api/queues/REPORTS/message?id=gone"), 404, "no live message 'gone'");
+        assertRefused(http.get("/api/queues/REPORTS/message"), 400, "a message id is required");
+    }
+
+    @Test
+    void cancelRunNowAndRescheduleActOnPendingMessages() {
+        report("keep", Duration.ofHours(1));
+        report("drop", Duration.ofHours(1));
+        this.template.send(DashQueues.EMAILS, new Email("ann@example.com", "soon"), Duration.ofHours(1), SendOptions.id("mail-1"));
+        Http http = http().open();
+
+        HttpResponse<String> cancelled = http.post("/api/queues/REPORTS/cancel", "{\"id\":\"drop\"}");
+        assertThat(cancelled.statusCode()).as(cancelled.body()).isEqualTo(200);
+        assertThat(json(cancelled).path("message").asString()).isEqualTo("Cancelled message drop");
+        assertThat(this.admin.message(DashQueues.REPORTS, "drop")).isEmpty();
+
+        Instant later = this.admin.stats(DashQueues.REPORTS).serverTime().plus(Duration.ofHours(3)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        HttpResponse<String> moved = http.post("/api/queues/REPORTS/reschedule", "{\"id\":\"keep\",\"dueAt\":\"" + later + "\"}");
+        assertThat(moved.statusCode()).as(moved.body()).isEqualTo(200);
+        assertThat(this.admin.message(DashQueues.REPORTS, "keep")).map(QueuedMessage::dueAt).contains(later);
+
+        HttpResponse<String> now = http.post("/api/queues/EMAILS/run-now", "{\"id\":\"mail-1\"}");
+        assertThat(now.statusCode()).as(now.body()).isEqualTo(200);
+        await().atMost(DEADLINE).until(() -> !this.emails.delivered.isEmpty());
+        assertThat(this.emails.delivered).containsExactly(new Email("ann@example.com", "soon"));
+    }
+
+    @Test
+    void deadLettersShowTheirReasonAndAreRequeuedOrDeleted() {
+        this.emails.failFor.add("full@example.com");
+        this.template.send(DashQueues.EMAILS, new Email("full@example.com", "one"), Duration.ZERO, SendOptions.id("m-1"));
+        this.template.send(DashQueues.EMAILS, new Email("full@example.com", "two"), Duration.ZERO, SendOptions.id("m-2"));
+        await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.EMAILS).dead() == 2);
+        Http http = http().open();
+
+        JsonNode page = json(http.get("/api/queues/EMAILS/dead-letters"));
+        assertThat(page.path("total").asLong()).isEqualTo(2);
+        JsonNode first = row(page.path("deadLetters"), "id", "m-1");
+        assertThat(first.path("reason").asString()).isEqualTo("java.lang.IllegalStateException: mailbox <full@example.com> is full");
+        assertThat(first.path("attempts").asInt()).isEqualTo(1);
+        assertThat(first.path("content").path("payload").asString()).contains("\"subject\":\"one\"");
+        String key = first.path("key").asString();
+        String other = row(page.path("deadLetters"), "id", "m-2").path("key").asString();
+
+        this.emails.failFor.clear();
+        HttpResponse<String> requeued = http.post("/api/queues/EMAILS/dead-letters/requeue", "{\"keys\":[\"" + key + "\"]}");
+        assertThat(requeued.statusCode()).as(requeued.body()).isEqualTo(200);
+        assertThat(json(requeued).path("message").asString()).isEqualTo("Requeued 1 dead letter");
+        await().atMost(DEADLINE).until(() -> this.emails.delivered.contains(new Email("full@example.com", "one")));
+        assertRefused(http.post("/api/queues/EMAILS/dead-letters/requeue", "{\"keys\":[\"" + key + "\"]}"), 404,
+                "the dead letter is gone");
+
+        HttpResponse<String> deleted = http.post("/api/queues/EMAILS/dead-letters/delete", "{\"keys\":[\"" + other + "\"]}");
+        assertThat(deleted.statusCode()).as(deleted.body()).isEqualTo(200);
+        assertThat(this.admin.stats(DashQueues.EMAILS).dead()).isZero();
+        assertRefused(http.post("/api/queues/EMAILS/dead-letters/delete", "{\"keys\":[\"" + other + "\"]}"), 404,
+                "requeued or deleted already");
+        assertThat(this.emails.delivered).doesNotContain(new Email("full@example.com", "two"));
+    }
+
+    @Test
+    void badActionsGetAMessageAndChangeNothing() {
+        report("stay", Duration.ofHours(1));
+        this.emails.failFor.add("full@example.com");
+        this.template.send(DashQueues.EMAILS, new Email("full@example.com", "x"), Duration.ZERO, SendOptions.id("dead-1"));
+        await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.EMAILS).dead() == 1);
+        QueuedMessage before = this.admin.message(DashQueues.REPORTS, "stay").orElseThrow();
+        List<DeadLetter> deadBefore = this.admin.deadLetters(DashQueues.EMAILS, 10);
+        Http http = http().open();
+
+        assertRefused(http.post("/api/queues/REPORTS/reschedule", "{\"id\":\"stay\",\"dueAt\":\"tomorrow\"}"), 400,
+                "dueAt must be an ISO-8601 instant");
+        assertRefused(http.post("/api/queues/REPORTS/reschedule", "{\"id\":\"stay\",\"dueAt\":\"2001-01-01T00:00:00Z\"}"), 400,
+                "is in the past");
+        assertRefused(http.post("/api/queues/REPORTS/reschedule", "{\"id\":\"stay\",\"dueAt\":\"9999-01-01T00:00:00Z\"}"), 400,
+                "dueAt must be within");
+        assertRefused(http.post("/api/queues/REPORTS/reschedule", "{\"id\":\"stay\"}"), 400, "dueAt is required");
+        assertRefused(http.post("/api/queues/REPORTS/reschedule", "{\"id\":\"nobody\",\"dueAt\":\"2030-01-01T00:00:00Z\"}"),
+                404, "no live message 'nobody' in queue 'REPORTS'");
+        assertRefused(http.post("/api/queues/REPORTS/cancel", "{\"id\":\"nobody\"}"), 404, "no live message 'nobody'");
+        assertRefused(http.post("/api/queues/REPORTS/cancel", "{}"), 400, "a message id is required");
+        assertRefused(http.post("/api/queues/REPORTS/cancel", "not json"), 400, "the request body must be JSON");
+        assertRefused(http.post("/api/queues/REPORTS/run-now", "{\"id\":\"nobody\"}"), 404, "no live message 'nobody'");
+        assertRefused(http.post("/api/queues/NOPE/cancel", "{\"id\":\"stay\"}"), 404, "no queue 'NOPE'");
+        assertRefused(http.post("/api/queues/EMAILS/dead-letters/requeue", "{\"keys\":[\"dead-1\"]}"), 400,
+                "not a dead-letter key: 'dead-1'");
+        assertRefused(http.post("/api/queues/EMAILS/dead-letters/requeue", "{\"keys\":[]}"), 400, "give at least one");
+        assertRefused(http.post("/api/queues/EMAILS/dead-letters/delete", "{}"), 400, "give at least one");
+        assertRefused(http.post("/api/queues/NOPE/pause", "{}"), 404, "no queue 'NOPE'");
+        assertRefused(http.post("/api/queues/NOPE/resume", "{}"), 404, "no queue 'NOPE'");
+
+        // Spring Security's CSRF protection: a POST without the page's token is refused before the dashboard sees it
+        assertThat(http.postWithoutToken("/api/queues/REPORTS/cancel", "{\"id\":\"stay\"}").statusCode()).isEqualTo(403);
+        assertThat(http().post("/api/queues/EMAILS/dead-letters/requeue-all", "{}").statusCode()).isEqualTo(403);
+
+        assertThat(this.admin.message(DashQueues.REPORTS, "stay")).contains(before);
+        assertThat(this.admin.deadLetters(DashQueues.EMAILS, 10)).isEqualTo(deadBefore);
+        QueueStats reports = this.admin.stats(DashQueues.REPORTS);
+        assertThat(reports.pending()).isEqualTo(1);
+        assertThat(this.emails.delivered).isEmpty();
+    }
+
+    @Test
+    void aMessageInFlightShowsItsLeaseAndCannotBeRunNow() {
+        this.slow.hold();
+        this.template.send(DashQueues.SLOW, "hold", Duration.ZERO, SendOptions.id("held"));
+        try {
+            await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.SLOW).inFlight() == 1);
+            Http http = http().open();
+            JsonNode page = json(http.get("/api/queues/SLOW/in-flight"));
+            JsonNode held = row(page.path("messages"), "id", "held");
+            assertThat(held.path("state").asString()).isEqualTo("IN_FLIGHT");
+            assertThat(held.path("attempts").asInt()).isEqualTo(1);
+            assertThat(held.path("leaseInMillis").asLong()).isBetween(1L, Duration.ofMinutes(2).toMillis());
+            assertThat(Instant.parse(held.path("leaseDeadline").asString())).isAfter(Instant.parse(page.path("serverTime").asString()));
+            assertRefused(http.post("/api/queues/SLOW/run-now", "{\"id\":\"held\"}"), 409, "is in flight");
+            assertThat(this.admin.stats(DashQueues.SLOW).inFlight()).isEqualTo(1);
+        } finally {
+            this.slow.release();
+        }
+    }
+
+    static JsonNode row(JsonNode rows, String field, String value) {
+        return rows.valueStream().filter(r -> r.path(field).asString().equals(value)).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + field + "=" + value + " in " + rows));
+    }
+
+    static List<String> ids(JsonNode rows) {
+        return rows.valueStream().map(r -> r.path("id").asString()).toList();
+    }
+}

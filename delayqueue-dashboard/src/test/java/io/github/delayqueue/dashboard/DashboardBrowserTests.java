@@ -1,0 +1,222 @@
+package io.github.delayqueue.dashboard;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.dashboard.app.DashApp.Email;
+import io.github.delayqueue.dashboard.app.DashQueues;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+
+import org.springframework.beans.factory.annotation.Autowired;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The dashboard in headless Chromium, as an operator uses it during an incident: the overview's counts, a queue's
+ * pending messages in due order, a dead letter's reason, and the actions, each confirmed, each reporting its result;
+ * bad input shows its message on the page. Screenshots of each page go to {@code target/screenshots}.
+ */
+class DashboardBrowserTests extends DashboardTestSupport {
+
+    private static Browser browser;
+
+    @Autowired
+    MeterRegistry meters;
+
+    @BeforeAll
+    static void startBrowser() {
+        if (Browser.installed()) {
+            browser = Browser.start();
+        }
+    }
+
+    @BeforeEach
+    void needsTheBrowser() {
+        Browser.assumeInstalled(); // each test reported as skipped, with the message, where there is no Chromium
+    }
+
+    @AfterAll
+    static void stopBrowser() {
+        if (browser != null) {
+            browser.close();
+        }
+    }
+
+    private static By cell(String queue, String col) {
+        return By.cssSelector("#queues tr[data-queue='" + queue + "'] td[data-col='" + col + "']");
+    }
+
+    private static By button(String id, String action) {
+        return By.cssSelector("tr[data-id='" + id + "'] button[data-action='" + action + "']");
+    }
+
+    private static final By FLASH = By.id("flash");
+
+    private List<String> rowIds(String table) {
+        return browser.attributes(By.cssSelector("#" + table + " tbody tr[data-id]"), "data-id");
+    }
+
+    @Test
+    void theOverviewCountsWhatWasSentAndTheQueuePageListsItInDueOrder() {
+        this.template.send(DashQueues.REPORTS, Map.of("report", "weekly", "rows", 20), Duration.ofMinutes(20), SendOptions.id("rep-20"));
+        this.template.send(DashQueues.REPORTS, Map.of("report", "daily", "rows", 10), Duration.ofMinutes(10), SendOptions.id("rep-10"));
+        this.template.send(DashQueues.REPORTS, Map.of("report", "monthly", "rows", 30), Duration.ofMinutes(30), SendOptions.id("rep-30"));
+        this.emails.failFor.add("full@example.com");
+        this.template.send(DashQueues.EMAILS, new Email("full@example.com", "hello"), Duration.ZERO, SendOptions.id("bounce"));
+        await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.EMAILS).dead() == 1);
+        Timer handled = Timer.builder(MicrometerQueueMetrics.HANDLER_DURATION).tag("queue", "EMAILS").tag("outcome", "acknowledged")
+                .register(this.meters);
+        Timer late = Timer.builder(MicrometerQueueMetrics.LATENESS).tag("queue", "EMAILS").publishPercentiles(0.99)
+                .register(this.meters);
+        for (int i = 0; i < 50; i++) {
+            late.record(3, TimeUnit.MILLISECONDS);
+        }
+
+        browser.open(base());
+        browser.waitForText(cell("REPORTS", "pending"), "3");
+        assertThat(browser.textOf(cell("REPORTS", "ready"))).isEqualTo("0");
+        assertThat(browser.textOf(cell("REPORTS", "dead"))).isEqualTo("0");
+        assertThat(browser.textOf(cell("REPORTS", "nextDue"))).matches("in (9m \\d+s|10m 0s)");
+        assertThat(browser.textOf(cell("REPORTS", "handled"))).isEqualTo("—");
+        assertThat(browser.textOf(cell("EMAILS", "dead"))).isEqualTo("1");
+        // Micrometer's percentiles are estimates (to a few percent): 3 ms recorded shows as about 3 ms
+        assertThat(browser.textOf(cell("EMAILS", "lateness"))).matches("[23]\\.\\d\\d ms \\(p99\\)");
+        assertThat(browser.textOf(By.cssSelector("#consumers tr[data-queue='EMAILS'] td[data-col='state']"))).isEqualTo("running");
+        assertThat(browser.textOf(By.id("mode"))).isEqualTo("actions enabled");
+        // throughput: the page samples the timer at each refresh (every second here)
+        for (int i = 0; i < 120; i++) {
+            handled.record(2, TimeUnit.MILLISECONDS);
+        }
+        browser.wait.until(d -> d.findElement(cell("EMAILS", "handled")).getText().matches("[0-9.]+")
+                && Double.parseDouble(d.findElement(cell("EMAILS", "handled")).getText()) > 0);
+        browser.screenshot("dashboard-overview");
+
+        browser.click(By.linkText("REPORTS"));
+        browser.wait.until(d -> rowIds("messages").size() == 3);
+        assertThat(rowIds("messages")).containsExactly("rep-10", "rep-20", "rep-30");
+        assertThat(browser.textOf(By.cssSelector("#messages tr[data-id='rep-10'] td[data-col='dueIn']")))
+                .matches("in (9m \\d+s|10m 0s)");
+        assertThat(browser.textOf(By.id("page-info"))).isEqualTo("1–3 of 3");
+        browser.click(button("rep-10", "payload"));
+        assertThat(browser.textOf(By.id("payload-body"))).contains("\"report\": \"daily\"").contains("\n");
+        browser.screenshot("dashboard-queue");
+    }
+
+    @Test
+    void aDeadLettersReasonIsShownAndRequeueDeliversIt() {
+        this.emails.failFor.add("full@example.com");
+        this.template.send(DashQueues.EMAILS, new Email("full@example.com", "first"), Duration.ZERO, SendOptions.id("dl-1"));
+        this.template.send(DashQueues.EMAILS, new Email("full@example.com", "second"), Duration.ZERO, SendOptions.id("dl-2"));
+        await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.EMAILS).dead() == 2);
+
+        browser.open(base() + "#/queues/EMAILS/dead");
+        By reason = By.cssSelector("#dead-letters tr[data-id='dl-1'] td[data-col='reason']");
+        // the reason is text, never markup: "<full@example.com>" shows as written
+        browser.waitForText(reason, "java.lang.IllegalStateException: mailbox <full@example.com> is full");
+        assertThat(browser.driver.findElements(By.tagName("full@example.com"))).isEmpty();
+        assertThat(browser.textOf(By.cssSelector("#dead-letters tr[data-id='dl-1'] td[data-col='attempts']"))).isEqualTo("1");
+        browser.screenshot("dashboard-dead-letters");
+
+        this.emails.failFor.clear();
+        browser.click(button("dl-1", "requeue"));
+        assertThat(browser.confirm(true)).startsWith("Requeue dead letter dl-1?");
+        browser.waitForText(FLASH, "Requeued 1 dead letter");
+        await().atMost(DEADLINE).until(() -> this.emails.delivered.contains(new Email("full@example.com", "first")));
+
+        browser.click(button("dl-2", "delete"));
+        browser.confirm(false);
+        assertThat(this.admin.stats(DashQueues.EMAILS).dead()).as("a dismissed confirmation does nothing").isEqualTo(1);
+        browser.click(button("dl-2", "delete"));
+        browser.confirm(true);
+        browser.waitForText(FLASH, "Deleted 1 dead letter");
+        assertThat(this.admin.stats(DashQueues.EMAILS).dead()).isZero();
+        browser.wait.until(d -> rowIds("dead-letters").isEmpty());
+        assertThat(this.emails.delivered).doesNotContain(new Email("full@example.com", "second"));
+    }
+
+    @Test
+    void actionsOnPendingMessagesReportTheirResultAndBadInputItsMessage() {
+        this.template.send(DashQueues.REPORTS, Map.of("report", "late"), Duration.ofHours(1), SendOptions.id("move-me"));
+        this.template.send(DashQueues.REPORTS, Map.of("report", "gone"), Duration.ofHours(2), SendOptions.id("gone-soon"));
+        this.template.send(DashQueues.EMAILS, new Email("bob@example.com", "now please"), Duration.ofHours(1), SendOptions.id("mail-now"));
+        Instant due = this.admin.message(DashQueues.REPORTS, "move-me").map(QueuedMessage::dueAt).orElseThrow();
+
+        // reschedule: a bad time is refused on the page and changes nothing; a good one moves the message
+        browser.open(base() + "#/queues/REPORTS/pending");
+        browser.click(button("move-me", "reschedule"));
+        WebElement input = browser.wait.until(d -> d.findElement(By.id("reschedule-at")));
+        input.clear();
+        input.sendKeys("next tuesday");
+        browser.click(By.id("reschedule-submit"));
+        browser.confirm(true);
+        browser.waitForTextContaining(FLASH, "400 Bad Request: dueAt must be an ISO-8601 instant");
+        assertThat(this.admin.message(DashQueues.REPORTS, "move-me").map(QueuedMessage::dueAt)).contains(due);
+        Instant later = due.plus(Duration.ofHours(5)).truncatedTo(ChronoUnit.SECONDS);
+        browser.click(button("move-me", "reschedule"));
+        input = browser.wait.until(d -> d.findElement(By.id("reschedule-at")));
+        input.clear();
+        input.sendKeys(later.toString());
+        browser.click(By.id("reschedule-submit"));
+        browser.confirm(true);
+        browser.waitForText(FLASH, "Message move-me is due at " + later);
+        assertThat(this.admin.message(DashQueues.REPORTS, "move-me").map(QueuedMessage::dueAt)).contains(later);
+        browser.wait.until(d -> rowIds("messages").equals(List.of("gone-soon", "move-me")));
+
+        // cancel a message that is gone by the time the action is confirmed: the page says so. It goes while the
+        // confirmation is open (the dialog holds the page's refresh, which would otherwise drop its row first)
+        browser.click(button("gone-soon", "cancel"));
+        this.template.cancel(DashQueues.REPORTS, "gone-soon");
+        browser.confirm(true);
+        browser.waitForTextContaining(FLASH, "404 Not Found: no live message 'gone-soon' in queue 'REPORTS'");
+
+        // run now: the handler gets it at once
+        browser.open(base() + "#/queues/EMAILS/pending");
+        browser.click(button("mail-now", "run-now"));
+        assertThat(browser.confirm(true)).isEqualTo("Run message mail-now now?");
+        browser.waitForText(FLASH, "Message mail-now is due now");
+        await().atMost(DEADLINE).until(() -> this.emails.delivered.contains(new Email("bob@example.com", "now please")));
+
+        // cancel
+        browser.open(base() + "#/queues/REPORTS/pending");
+        browser.click(button("move-me", "cancel"));
+        browser.confirm(true);
+        browser.waitForText(FLASH, "Cancelled message move-me");
+        assertThat(this.admin.message(DashQueues.REPORTS, "move-me")).isEmpty();
+
+        // an unknown queue, and a page past the end, from a typed or stale URL
+        browser.open(base() + "#/queues/NOPE/pending");
+        browser.waitForTextContaining(FLASH, "404 Not Found: no queue 'NOPE'; declared queues: [EMAILS, REPORTS, SLOW]");
+        this.template.send(DashQueues.REPORTS, Map.of("report", "one"), Duration.ofHours(1), SendOptions.id("only"));
+        browser.open(base() + "#/queues/REPORTS/pending?offset=50");
+        browser.waitForTextContaining(FLASH, "page past the end: queue 'REPORTS' has 1 pending messages");
+    }
+
+    @Test
+    void aPausedQueueDeliversNothingUntilResumed() {
+        browser.open(base() + "#/queues/EMAILS/pending");
+        browser.click(By.cssSelector("button[data-action='pause']"));
+        browser.confirm(true);
+        browser.waitForText(FLASH, "Paused queue EMAILS");
+        browser.textOf(By.id("paused"));
+        this.template.send(DashQueues.EMAILS, new Email("carl@example.com", "held"), Duration.ZERO, SendOptions.id("paused-1"));
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).until(() -> this.emails.delivered.isEmpty());
+        browser.click(By.cssSelector("button[data-action='resume']"));
+        browser.confirm(true);
+        browser.waitForText(FLASH, "Resumed queue EMAILS");
+        await().atMost(DEADLINE).until(() -> this.emails.delivered.contains(new Email("carl@example.com", "held")));
+    }
+}

@@ -1,0 +1,86 @@
+package io.github.delayqueue.dashboard.app;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.spring.DelayHandler;
+import io.github.delayqueue.spring.DelayMessageHandler;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.stereotype.Component;
+
+/**
+ * The application the dashboard tests run: Spring MVC, Spring Security with its CSRF protection on (every page
+ * open to all, as a test needs; the docs show how to lock the path), a {@link SimpleMeterRegistry}, and handlers
+ * the tests steer.
+ */
+@SpringBootApplication
+public class DashApp {
+
+    /** The dashboard settings of the tests with actions on. */
+    public static final String[] ACTIONS_ON = { "delayqueue.dashboard.enabled=true",
+            "delayqueue.dashboard.actions-enabled=true", "delayqueue.dashboard.show-payloads=true",
+            "delayqueue.dashboard.refresh-interval=1s", "spring.main.banner-mode=off" };
+
+    @Bean
+    SecurityFilterChain security(HttpSecurity http) throws Exception {
+        http.authorizeHttpRequests(requests -> requests.anyRequest().permitAll());
+        return http.build();
+    }
+
+    @Bean
+    MeterRegistry meterRegistry() {
+        return new SimpleMeterRegistry();
+    }
+
+    public record Email(String to, String subject) {
+    }
+
+    /** Delivers e-mails to a list; an address in {@link #failFor} fails (one attempt: straight to the dead letters). */
+    @Component
+    @DelayHandler(value = "EMAILS", maxAttempts = "1")
+    public static class EmailHandler implements DelayMessageHandler<Email> {
+
+        public final List<Email> delivered = new CopyOnWriteArrayList<>();
+        public final Set<String> failFor = ConcurrentHashMap.newKeySet();
+
+        @Override
+        public void handle(Email email) {
+            if (this.failFor.contains(email.to())) {
+                throw new IllegalStateException("mailbox <" + email.to() + "> is full");
+            }
+            this.delivered.add(email);
+        }
+    }
+
+    /** Holds its message until {@link #release()}, so that the test sees it in flight. */
+    @Component
+    @DelayHandler("SLOW")
+    public static class SlowHandler implements DelayMessageHandler<String> {
+
+        private volatile CountDownLatch gate = new CountDownLatch(1);
+
+        @Override
+        public void handle(String payload) throws InterruptedException {
+            this.gate.await(60, TimeUnit.SECONDS);
+        }
+
+        /** From now on, hold each message until {@link #release()}. */
+        public void hold() {
+            this.gate = new CountDownLatch(1);
+        }
+
+        public void release() {
+            this.gate.countDown();
+        }
+    }
+}
