@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The metadata that the configuration processor generates into the starter's classes (and so its
- * jar) documents every property of {@link DelayQueueProperties}, found by walking the class.
+ * jar) documents every property of {@link DelayQueueProperties} and {@link DelayQueueOutboxProperties}, found by
+ * walking the classes.
  */
 class ConfigurationMetadataTests {
 
@@ -31,7 +32,9 @@ class ConfigurationMetadataTests {
 
         Set<String> declared = new TreeSet<>();
         walk("delayqueue", DelayQueueProperties.class, declared);
-        assertThat(declared).hasSize(21).contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
+        walk("delayqueue.producer.outbox", DelayQueueOutboxProperties.class, declared);
+        assertThat(declared).hasSize(28).contains("delayqueue.producer.outbox.enabled",
+                "delayqueue.producer.outbox.initialize-schema").contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
                 "delayqueue.consumer.retry.no-retry-for",
                 "delayqueue.consumer.dead-letter.max-count");
         assertThat(descriptions.keySet()).filteredOn(name -> name.startsWith("delayqueue."))
@@ -40,6 +43,7 @@ class ConfigurationMetadataTests {
         assertThat(descriptions).allSatisfy((name, description) -> assertThat(description).as(name).isNotBlank());
         assertThat(descriptions.get("delayqueue.consumer.enabled")).startsWith("Whether");
         assertThat(descriptions.get("delayqueue.producer.transaction-aware")).startsWith("Whether");
+        assertThat(descriptions.get("delayqueue.producer.outbox.enabled")).startsWith("Whether");
     }
 
     @Test
@@ -48,7 +52,9 @@ class ConfigurationMetadataTests {
                 Collectors.toMap(p -> p.get("name").asString(), p -> p.get("defaultValue").asString()));
         assertThat(defaults).containsEntry("delayqueue.key-prefix", "dq")
                 .containsEntry("delayqueue.consumer.visibility-timeout", "30s")
-                .containsEntry("delayqueue.producer.max-payload-size", "1MB");
+                .containsEntry("delayqueue.producer.max-payload-size", "1MB")
+                .containsEntry("delayqueue.producer.outbox.enabled", "false")
+                .containsEntry("delayqueue.producer.outbox.relay-after", "10s");
     }
 
     /** The file next to the starter's own classes, not one from another jar on the test class path. */
