@@ -7,16 +7,16 @@ import io.github.delayqueue.testing.TestRedis;
 import redis.embedded.RedisServer;
 
 /** An embedded Redis of a test's own, on a free port, that the test stops and starts (Redis down, Redis back). */
-final class StoppableRedis implements AutoCloseable {
+public final class StoppableRedis implements AutoCloseable {
 
-    final int port = TestRedis.freePort();
+    public final int port = TestRedis.freePort();
     private RedisServer server;
 
-    String url() {
+    public String url() {
         return "redis://127.0.0.1:" + this.port;
     }
 
-    synchronized StoppableRedis start() {
+    public synchronized StoppableRedis start() {
         try {
             this.server = RedisServer.newRedisServer().port(this.port).bind("127.0.0.1").setting("save \"\"")
                     .setting("appendonly no").setting("maxmemory-policy noeviction").build();
@@ -27,7 +27,7 @@ final class StoppableRedis implements AutoCloseable {
         return this;
     }
 
-    synchronized void stop() {
+    public synchronized void stop() {
         if (this.server != null) {
             try {
                 this.server.stop();
