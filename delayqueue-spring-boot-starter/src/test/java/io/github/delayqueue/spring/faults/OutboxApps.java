@@ -11,8 +11,6 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerA
 import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /** An application with the outbox on, as the outbox fault tests run it: a database, a Redis, the fixture queues. */
 final class OutboxApps {
@@ -20,15 +18,12 @@ final class OutboxApps {
     private OutboxApps() {
     }
 
-    /** Fail a send at once while Redis is down (connection refused, no retries). */
-    @Configuration(proxyBeanMethods = false)
-    static class FailFast {
-
-        @Bean
-        DelayQueueRedissonConfigCustomizer failFast() {
-            return config -> config.useSingleServer().setConnectTimeout(300).setTimeout(1_000).setRetryAttempts(0);
-        }
-    }
+    /**
+     * Fail a send at once while Redis is down (connection refused, no retries). A bean, not a nested
+     * {@code @Configuration}: {@link ShutdownApp} scans this package.
+     */
+    private static final DelayQueueRedissonConfigCustomizer FAIL_FAST = config -> config.useSingleServer()
+            .setConnectTimeout(300).setTimeout(1_000).setRetryAttempts(0);
 
     static ApplicationContextRunner runner(String redisUrl, String prefix, String jdbcUrl) {
         return new ApplicationContextRunner()
@@ -36,7 +31,7 @@ final class OutboxApps {
                         DataSourceTransactionManagerAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
                         TransactionAutoConfiguration.class, DelayQueueAutoConfiguration.class,
                         DelayQueueOutboxAutoConfiguration.class))
-                .withUserConfiguration(FailFast.class)
+                .withBean("failFast", DelayQueueRedissonConfigCustomizer.class, () -> FAIL_FAST)
                 .withPropertyValues("spring.data.redis.url=" + redisUrl, "delayqueue.key-prefix=" + prefix,
                         "delayqueue.scan-packages=" + OrderQueues.class.getPackageName(), "spring.datasource.url=" + jdbcUrl,
                         "delayqueue.producer.outbox.enabled=true", "delayqueue.producer.outbox.initialize-schema=always");
