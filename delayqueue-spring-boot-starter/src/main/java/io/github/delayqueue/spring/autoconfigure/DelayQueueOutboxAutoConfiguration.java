@@ -9,6 +9,7 @@ import io.github.delayqueue.spring.core.QueueCatalog;
 import io.github.delayqueue.spring.core.SendOutbox;
 import io.github.delayqueue.spring.health.DelayQueueOutboxHealthIndicator;
 import io.github.delayqueue.spring.outbox.JdbcSendOutbox;
+import io.github.delayqueue.spring.outbox.OutboxMetrics;
 import io.github.delayqueue.spring.outbox.OutboxRelay;
 import io.github.delayqueue.spring.outbox.OutboxSettings;
 
@@ -28,8 +29,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The transactional outbox, with {@code delayqueue.producer.outbox.enabled=true}, spring-jdbc and one
- * {@link DataSource}: the table's schema initializer, the relay, and the {@link SendOutbox} the
- * transaction-aware template writes to. With the property on and no DataSource, the template's
+ * {@link DataSource}: the table's schema initializer, the relay, the {@link SendOutbox} the
+ * transaction-aware template writes to, a health indicator and, with Micrometer, the outbox's meters. With the property on and no DataSource, the template's
  * auto-configuration fails startup with the reason.
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class,
@@ -73,6 +74,18 @@ public final class DelayQueueOutboxAutoConfiguration {
     @Bean
     SendOutbox delayQueueSendOutbox(DataSource dataSource, OutboxRelay relay) {
         return new JdbcSendOutbox(dataSource, relay);
+    }
+
+    /** Gauges of the rows and a counter of relayed messages, bound by Boot to the application's registry. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.binder.MeterBinder")
+    static class OutboxMetricsConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "delayQueueOutboxMetrics")
+        OutboxMetrics delayQueueOutboxMetrics(OutboxRelay relay) {
+            return new OutboxMetrics(relay);
+        }
     }
 
     /** Rows waiting for Redis and parked rows, next to the queues' health; off with the queues' indicator. */

@@ -37,7 +37,13 @@ public final class JdbcSendOutbox implements SendOutbox {
     public List<Long> write(List<PreparedSend> sends) {
         List<Long> rows = new ArrayList<>();
         for (PreparedSend send : sends) {
-            rows.addAll(this.relay.table().insert(send.queue(), send.messages(), this.relay.settings().relayAfter()));
+            try {
+                rows.addAll(this.relay.table().insert(send.queue(), send.messages(), this.relay.settings().relayAfter()));
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("Could not write the outbox rows of message ids " + send.ids() + " for queue '"
+                        + send.queue() + "' to table " + OutboxTable.TABLE + ", so the transaction does not commit (is the "
+                        + "table there? delayqueue.producer.outbox.initialize-schema or your migrations create it): " + e, e);
+            }
         }
         return rows;
     }

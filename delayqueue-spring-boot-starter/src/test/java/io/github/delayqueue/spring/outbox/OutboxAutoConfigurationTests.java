@@ -66,6 +66,27 @@ class OutboxAutoConfigurationTests {
     }
 
     @Test
+    void withoutTheTableACommitWithASendFailsAndRollsBackItsData() {
+        this.runner.withConfiguration(AutoConfigurations.of(
+                org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration.class))
+                .withPropertyValues("delayqueue.producer.outbox.enabled=true", "delayqueue.producer.outbox.initialize-schema=never")
+                .run(context -> {
+                    JdbcTemplate jdbc = new JdbcTemplate(context.getBean(javax.sql.DataSource.class));
+                    jdbc.execute("create table orders (id varchar(40) primary key)");
+                    org.springframework.transaction.support.TransactionTemplate transactions = context
+                            .getBean(org.springframework.transaction.support.TransactionTemplate.class);
+                    org.assertj.core.api.Assertions.assertThatException().isThrownBy(() -> transactions
+                            .executeWithoutResult(status -> {
+                                jdbc.update("insert into orders (id) values ('o-1')");
+                                context.getBean(DelayQueueTemplate.class).send(OrderQueues.ORDER_TIMEOUT, "o-1",
+                                        java.time.Duration.ofMinutes(15));
+                            })).withMessageContaining("to table delayqueue_outbox, so the transaction does not commit");
+                    // the message could not be kept, so the data was not committed either
+                    assertThat(jdbc.queryForObject("select count(*) from orders", Long.class)).isZero();
+                });
+    }
+
+    @Test
     void enabledWithoutADataSourceFailsStartupNamingTheProperty() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DelayQueueAutoConfiguration.class,
                 DelayQueueOutboxAutoConfiguration.class))

@@ -22,6 +22,7 @@ import io.github.delayqueue.spring.autoconfigure.DelayQueueRedissonConfigCustomi
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;
 import io.github.delayqueue.spring.core.SendOutbox;
 import io.github.delayqueue.testing.TestRedis;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -205,6 +206,9 @@ abstract class OutboxContractTests {
                     .isAfterOrEqualTo(before.plusSeconds(3).minusMillis(5))
                     .isBefore(before.plusSeconds(3).plusMillis(2_000));
             assertThat(context.getBean(OutboxRelay.class).relayed()).isEqualTo(1);
+            SimpleMeterRegistry meters = new SimpleMeterRegistry();
+            context.getBean(OutboxMetrics.class).bindTo(meters);
+            assertThat(meters.get("delayqueue.outbox.relayed").functionCounter().count()).isEqualTo(1.0);
         });
     }
 
@@ -243,9 +247,13 @@ abstract class OutboxContractTests {
             Map<String, Object> row = jdbc.queryForMap("select attempts, last_error from delayqueue_outbox");
             assertThat(((Number) row.get("attempts")).intValue()).isEqualTo(2);
             assertThat((String) row.get("last_error")).contains("queue 'GONE' is not declared");
+            SimpleMeterRegistry meters = new SimpleMeterRegistry();
+            context.getBean(OutboxMetrics.class).bindTo(meters);
             await().atMost(DEADLINE).untilAsserted(() -> {
                 Health health = context.getBean("delayQueueOutboxHealthIndicator", HealthIndicator.class).health();
                 assertThat(health.getDetails()).containsEntry("parked", 1L).containsEntry("pending", 0L);
+                assertThat(meters.get("delayqueue.outbox.rows").tag("state", "parked").gauge().value()).isEqualTo(1.0);
+                assertThat(meters.get("delayqueue.outbox.rows").tag("state", "pending").gauge().value()).isZero();
             });
             await().during(Duration.ofMillis(1_500)).atMost(Duration.ofSeconds(5))
                     .until(() -> jdbc.queryForObject("select attempts from delayqueue_outbox", Integer.class) == 2);
