@@ -168,6 +168,12 @@ public final class Benchmarks {
                                 () -> redisson.bytesPerMessage(count)));
                         break;
                     }
+                    case "outbox-tx-rate": {
+                        // not against Redisson: the starter's sends in JDBC transactions, outbox off and on
+                        results.add(compare(scenario, "tx/s", false, () -> OutboxTxRate.run(bench, settings.get("postgres-url"),
+                                settings.integer("outbox-threads"), settings.integer("outbox-seconds")), null));
+                        break;
+                    }
                     default:
                         throw new IllegalStateException(scenario);
                 }

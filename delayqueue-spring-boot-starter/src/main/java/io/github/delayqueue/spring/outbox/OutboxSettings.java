@@ -11,6 +11,8 @@ import java.time.Duration;
  * @param batchSize   most rows one relay pass locks and sends
  * @param maxAttempts failed attempts, other than Redis being unreachable, after which a row is parked
  * @param relay       whether this application runs the relay (the after-commit write always runs)
+ *
+ * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
 public record OutboxSettings(Duration relayAfter, Duration interval, int batchSize, int maxAttempts, boolean relay) {
 
