@@ -168,6 +168,12 @@ public final class Benchmarks {
                                 () -> redisson.bytesPerMessage(count)));
                         break;
                     }
+                    case "outbox-tx-rate": {
+                        // not against Redisson: the starter's sends in JDBC transactions, outbox off and on
+                        results.add(compare(scenario, "tx/s", false, () -> OutboxTxRate.run(bench, settings.get("postgres-url"),
+                                settings.integer("outbox-threads"), settings.integer("outbox-seconds")), null));
+                        break;
+                    }
                     default:
                         throw new IllegalStateException(scenario);
                 }
@@ -204,6 +210,8 @@ public final class Benchmarks {
                 return new Target("≥ 30,000 msg/s", r.ours() >= 30_000);
             case "redis-bytes-per-message":
                 return new Target("≤ Redisson", r.ours() <= r.redisson());
+            case "outbox-tx-rate":
+                return new Target("none (outbox on; off in DETAIL)", true);
             default:
                 return new Target("", false);
         }

@@ -14,6 +14,9 @@ final class Settings {
     static final List<String> ALL_SCENARIOS = List.of("burst-drain-50k", "burst-drain-1m", "replace-by-id-20k",
             "steady-lateness-p99", "enqueue-rate", "enqueue-batch-rate", "end-to-end-rate", "redis-bytes-per-message");
 
+    /** Scenarios run only when named: outbox-tx-rate needs a PostgreSQL (embedded, started from Maven artifacts). */
+    static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate");
+
     /** Flag name to default value and description, in help order. */
     private static final Map<String, String[]> FLAGS = new LinkedHashMap<>();
 
@@ -41,6 +44,9 @@ final class Settings {
         flag("e2e-batch", "100", "end-to-end-rate: messages per send (ours: sendAll; Redisson: pipelined offerAsync)");
         flag("e2e-backlog", "20000", "end-to-end-rate: producers pause while more than this are sent but not handled");
         flag("memory-count", "100000", "redis-bytes-per-message: pending messages");
+        flag("outbox-seconds", "10", "outbox-tx-rate: seconds of each round (3 rounds off and 3 on, alternating)");
+        flag("outbox-threads", "8", "outbox-tx-rate: threads committing transactions");
+        flag("postgres-url", "", "outbox-tx-rate: JDBC URL with credentials; default: DELAYQUEUE_POSTGRES_URL, else an embedded PostgreSQL 14");
         flag("sides", "ours,redisson", "which engines to measure: ours,redisson (e.g. 'ours' while profiling)");
         flag("repeat", "1", "run each scenario this many times in a row (a RESULT line each), to see the spread in one warm JVM");
         flag("warmup", "true", "run a short untimed pass of both engines first (JIT, script cache, connections)");
@@ -80,8 +86,9 @@ final class Settings {
         } else {
             for (String s : list.split(",")) {
                 String name = s.trim();
-                if (!ALL_SCENARIOS.contains(name)) {
-                    throw new IllegalArgumentException("unknown scenario '" + name + "'; known: " + ALL_SCENARIOS);
+                if (!ALL_SCENARIOS.contains(name) && !EXTRA_SCENARIOS.contains(name)) {
+                    throw new IllegalArgumentException("unknown scenario '" + name + "'; known: " + ALL_SCENARIOS
+                            + " and " + EXTRA_SCENARIOS);
                 }
                 scenarios.add(name);
             }
@@ -114,7 +121,7 @@ final class Settings {
     String describe() {
         List<String> parts = new ArrayList<>();
         values.forEach((k, v) -> {
-            if (!k.equals("scenarios") && !k.equals("redis-url")) {
+            if (!k.equals("scenarios") && !k.equals("redis-url") && !k.equals("postgres-url")) {
                 parts.add(k + "=" + v);
             }
         });

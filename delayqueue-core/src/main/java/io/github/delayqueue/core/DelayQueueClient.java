@@ -125,8 +125,8 @@ public final class DelayQueueClient {
         Checks.require(!requests.isEmpty(), "requests must not be empty");
         Checks.require(requests.size() <= options.maxBatchSize(),
                 "too many messages in one batch: " + requests.size() + " > maxBatchSize " + options.maxBatchSize());
-        List<String> ids = new ArrayList<>(requests.size());
-        List<PreparedSend.Run> runs = new ArrayList<>(1);
+        List<PreparedSend.Message> messages = new ArrayList<>(requests.size());
+        List<Integer> costs = new ArrayList<>(requests.size());
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < requests.size(); i++) {
             SendRequest r = requests.get(i);
@@ -135,25 +135,63 @@ public final class DelayQueueClient {
             SendOptions o = r.options();
             String id = o.id() == null ? newId() : validateId(o.id(), where);
             Checks.require(seen.add(id), "duplicate id '" + id + "' in one batch" + where);
-            String spec = checked(r.due(), where).scriptArg();
+            Due due = checked(r.due(), where);
             validateHeaders(o.headers(), where);
             String body = Envelope.body(o.headers(), encode(r.payload(), where));
-            int bytes = storedBytes(body);
-            Checks.require(bytes <= options.maxPayloadBytes() + Envelope.PREFIX_LENGTH,
-                    "message is " + (bytes - Envelope.PREFIX_LENGTH) + " bytes of payload and headers, over the limit of "
-                            + options.maxPayloadBytes() + where);
-            PreparedSend.Run run = runs.isEmpty() ? null : runs.get(runs.size() - 1);
-            if (run == null || run.mode() != o.mode()) {
-                run = new PreparedSend.Run(o.mode(), new ArrayList<>(), new ArrayList<>());
-                runs.add(run);
-            }
-            run.triples().add(id);
-            run.triples().add(spec);
-            run.triples().add(body);
-            run.bytes().add(bytes + id.length() + spec.length());
-            ids.add(id);
+            messages.add(due instanceof Due.After after ? new PreparedSend.Message(id, o.mode(), after.delay(), null, body)
+                    : new PreparedSend.Message(id, o.mode(), null, ((Due.At) due).instant(), body));
+            costs.add(checkedBytes(id, body, where));
         }
-        return new PreparedSend(this, queue, ids, runs);
+        return new PreparedSend(this, queue, messages, costs);
+    }
+
+    /**
+     * Turns messages that {@link PreparedSend#messages()} gave (and that were stored elsewhere meanwhile, for
+     * example in a transactional outbox table) back into a {@link PreparedSend} of this client, to write with
+     * {@link #send(PreparedSend)}. Checks again all that does not need the payload object: the queue name, the
+     * batch size, the ids (valid, unique in the batch), the due time (as {@link #sendAll} does), that each body
+     * is one this release encodes, and its size against {@code maxPayloadBytes}. The payload's JSON is not
+     * decoded here (a consumer dead-letters one that does not bind), and nothing in a message names a class.
+     *
+     * @throws IllegalArgumentException on a message {@link #prepare} would not have produced
+     */
+    public PreparedSend restore(String queue, List<PreparedSend.Message> messages) {
+        ops(queue);
+        Checks.require(messages != null, "messages must not be null");
+        Checks.require(!messages.isEmpty(), "messages must not be empty");
+        Checks.require(messages.size() <= options.maxBatchSize(),
+                "too many messages in one batch: " + messages.size() + " > maxBatchSize " + options.maxBatchSize());
+        List<Integer> costs = new ArrayList<>(messages.size());
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < messages.size(); i++) {
+            PreparedSend.Message m = messages.get(i);
+            String where = messages.size() == 1 ? "" : " (message " + i + ")";
+            Checks.require(m != null, "message must not be null" + where);
+            validateId(m.id(), where);
+            Checks.require(seen.add(m.id()), "duplicate id '" + m.id() + "' in one batch" + where);
+            int surrogate = Checks.loneSurrogate(m.body());
+            Checks.require(surrogate < 0, "body holds a lone surrogate at index " + surrogate + where);
+            try {
+                Envelope.parse(RESTORE_PREFIX + m.body());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("body is not a message body this release writes" + where + ": " + e.getMessage(), e);
+            }
+            checked(m.due(), where);
+            costs.add(checkedBytes(m.id(), m.body(), where));
+        }
+        return new PreparedSend(this, queue, messages, costs);
+    }
+
+    /** A format-2 envelope prefix (version, sequence 0, enqueued at 0) to check a body with {@link Envelope#parse}. */
+    private static final String RESTORE_PREFIX = "2" + "-".repeat(Envelope.PREFIX_LENGTH - 1);
+
+    /** Checks the stored size of one message; returns what it costs a script call, but for its due spec. */
+    private int checkedBytes(String id, String body, String where) {
+        int bytes = storedBytes(body);
+        Checks.require(bytes <= options.maxPayloadBytes() + Envelope.PREFIX_LENGTH,
+                "message is " + (bytes - Envelope.PREFIX_LENGTH) + " bytes of payload and headers, over the limit of "
+                        + options.maxPayloadBytes() + where);
+        return bytes + id.length();
     }
 
     /**

@@ -10,6 +10,7 @@ import io.github.delayqueue.core.DeliveryInterceptor;
 import io.github.delayqueue.core.JacksonPayloadCodec;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.spring.DelayQueueAdmin;
+import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.annotation.DelayHandlerBeanPostProcessor;
 import io.github.delayqueue.spring.consumer.ConsumerStarter;
@@ -18,6 +19,7 @@ import io.github.delayqueue.spring.core.DefaultDelayQueueAdmin;
 import io.github.delayqueue.spring.core.DefaultDelayQueueTemplate;
 import io.github.delayqueue.spring.core.QueueCatalog;
 import io.github.delayqueue.spring.core.QueueCodeScanner;
+import io.github.delayqueue.spring.core.SendOutbox;
 import io.github.delayqueue.spring.core.TransactionAwareDelayQueueTemplate;
 import io.github.delayqueue.spring.redis.RedisWarmUp;
 import org.redisson.Redisson;
@@ -103,9 +105,21 @@ public final class DelayQueueAutoConfiguration {
     /** Without spring-tx, or with {@code delayqueue.producer.transaction-aware=false}: sends are written at once. */
     @Bean
     @ConditionalOnMissingBean(DelayQueueTemplate.class)
-    DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog) {
+    DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog, Environment environment) {
+        if (outboxEnabled(environment)) {
+            throw new DelayQueueConfigurationException("delayqueue.producer.outbox.enabled=true, but sends are not "
+                    + "transaction-aware: delayqueue.producer.transaction-aware is false or spring-tx is missing",
+                    "Keep delayqueue.producer.transaction-aware=true and add spring-tx (spring-boot-starter-jdbc brings it), "
+                            + "or set delayqueue.producer.outbox.enabled=false.");
+        }
         return new DefaultDelayQueueTemplate(catalog);
     }
+
+    static boolean outboxEnabled(Environment environment) {
+        return environment.getProperty(OUTBOX_ENABLED, Boolean.class, false);
+    }
+
+    private static final String OUTBOX_ENABLED = "delayqueue.producer.outbox.enabled";
 
     @Bean
     @ConditionalOnMissingBean(DelayQueueAdmin.class)
@@ -158,10 +172,19 @@ public final class DelayQueueAutoConfiguration {
             matchIfMissing = true)
     static class TransactionAwareTemplateConfiguration {
 
+        /** With {@code delayqueue.producer.outbox.enabled}, the outbox of {@link DelayQueueOutboxAutoConfiguration}. */
         @Bean
         @ConditionalOnMissingBean(DelayQueueTemplate.class)
-        DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog) {
-            return new TransactionAwareDelayQueueTemplate(catalog);
+        DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog, ObjectProvider<SendOutbox> outbox,
+                Environment environment) {
+            SendOutbox sendOutbox = outbox.getIfUnique();
+            if (sendOutbox == null && outboxEnabled(environment)) {
+                throw new DelayQueueConfigurationException("delayqueue.producer.outbox.enabled=true, but there is no "
+                        + "outbox: it needs spring-jdbc (spring-boot-starter-jdbc) and exactly one DataSource bean",
+                        "Add spring-boot-starter-jdbc and a DataSource (or mark one @Primary), or set "
+                                + "delayqueue.producer.outbox.enabled=false.");
+            }
+            return new TransactionAwareDelayQueueTemplate(catalog, sendOutbox);
         }
     }
 

@@ -5,8 +5,8 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.PreparedSend;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,12 +19,29 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * among the current synchronizations, so a suspended outer transaction keeps its own), sends in call
  * order. Used only by {@link TransactionAwareDelayQueueTemplate}; with it, the only classes of the starter
  * that need spring-tx.
+ *
+ * <p>With an outbox, sends made while the transaction runs on the outbox's database are also written there
+ * just before the commit ({@link #beforeCommit}), in the transaction: a crash or a Redis failure after the
+ * commit leaves their rows for the relay. A failed write to Redis after the commit is logged, never thrown:
+ * thrown from {@code afterCommit} it would skip the application's later after-commit work (other
+ * synchronizations, {@code @TransactionalEventListener}s), and the caller's data is committed anyway.
  */
 final class AfterCommitSends implements TransactionSynchronization {
 
     private static final Logger log = LoggerFactory.getLogger(AfterCommitSends.class);
 
-    private record Pending(QueueCatalog.Queue queue, PreparedSend sends) {
+    /** Sends of one call; {@code rows} are their outbox rows once written before the commit. */
+    private static final class Pending {
+        final QueueCatalog.Queue queue;
+        final PreparedSend sends;
+        final @Nullable SendOutbox outbox;
+        @Nullable List<Long> rows;
+
+        Pending(QueueCatalog.Queue queue, PreparedSend sends, @Nullable SendOutbox outbox) {
+            this.queue = queue;
+            this.sends = sends;
+            this.outbox = outbox;
+        }
     }
 
     private final List<Pending> pending = new ArrayList<>();
@@ -38,8 +55,11 @@ final class AfterCommitSends implements TransactionSynchronization {
                 && TransactionSynchronizationManager.isActualTransactionActive();
     }
 
-    /** Defers prepared (validated, id-stamped, serialized) requests to after the current transaction commits. */
-    static void defer(QueueCatalog.Queue queue, PreparedSend prepared) {
+    /**
+     * Defers prepared (validated, id-stamped, serialized) requests to after the current transaction commits;
+     * with an {@code outbox}, they are also written to it before the commit.
+     */
+    static void defer(QueueCatalog.Queue queue, PreparedSend prepared, @Nullable SendOutbox outbox) {
         AfterCommitSends sends = null;
         for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
             if (synchronization instanceof AfterCommitSends existing && !existing.sent) {
@@ -51,7 +71,7 @@ final class AfterCommitSends implements TransactionSynchronization {
             sends = new AfterCommitSends();
             TransactionSynchronizationManager.registerSynchronization(sends);
         }
-        sends.pending.add(new Pending(queue, prepared));
+        sends.pending.add(new Pending(queue, prepared, outbox));
     }
 
     @Override
@@ -67,9 +87,29 @@ final class AfterCommitSends implements TransactionSynchronization {
         if (keep < this.pending.size()) {
             List<Pending> dropped = this.pending.subList(keep, this.pending.size());
             log.debug("Nested transaction rolled back: dropped {} delay queue send(s)",
-                    dropped.stream().mapToInt(p -> p.sends().ids().size()).sum());
+                    dropped.stream().mapToInt(p -> p.sends.ids().size()).sum());
             dropped.clear();
         }
+    }
+
+    /** Writes the outbox rows of this transaction's sends, in it: they commit, or roll back, with its data. */
+    @Override
+    public void beforeCommit(boolean readOnly) {
+        Map<SendOutbox, List<Pending>> byOutbox = new IdentityHashMap<>();
+        for (Pending p : this.pending) {
+            if (p.outbox != null && p.rows == null) {
+                byOutbox.computeIfAbsent(p.outbox, o -> new ArrayList<>()).add(p);
+            }
+        }
+        byOutbox.forEach((outbox, sends) -> {
+            List<Long> rows = outbox.write(sends.stream().map(p -> p.sends).toList());
+            int from = 0;
+            for (Pending p : sends) {
+                int to = from + p.sends.ids().size();
+                p.rows = List.copyOf(rows.subList(from, to));
+                from = to;
+            }
+        });
     }
 
     @Override
@@ -83,11 +123,7 @@ final class AfterCommitSends implements TransactionSynchronization {
             if (!this.sent) {
                 // registered while the other synchronizations ran afterCommit (e.g. from an
                 // @TransactionalEventListener): Spring calls our afterCompletion but not our afterCommit
-                try {
-                    sendAll();
-                } catch (RuntimeException e) {
-                    // already logged per message; Spring would only log it again at a lower level
-                }
+                sendAll();
             }
             return;
         }
@@ -99,36 +135,40 @@ final class AfterCommitSends implements TransactionSynchronization {
         this.pending.clear();
     }
 
+    /** Writes every pending send to Redis; logs failures (the rows of outbox sends stay for the relay), throws none. */
     private void sendAll() {
         this.sent = true;
-        DelayQueueException first = null;
         for (Pending p : this.pending) {
+            List<String> ids = p.sends.ids();
             try {
-                p.queue().client().send(p.sends());
+                p.queue.client().send(p.sends);
             } catch (RuntimeException e) {
-                List<String> ids = p.sends().ids();
-                log.error("Transaction committed but sending to queue '{}' failed; message ids {} were not sent",
-                        p.queue().name(), ids, e);
-                DelayQueueException failure = new DelayQueueException("Transaction committed but sending to queue '"
-                        + p.queue().name() + "' failed; message ids " + ids + " were not sent: " + e, e);
-                if (first == null) {
-                    first = failure;
+                if (p.rows != null) {
+                    log.warn("Transaction committed but sending to queue '{}' failed; message ids {} stay in the outbox "
+                            + "and its relay will send them", p.queue.name(), ids, e);
                 } else {
-                    first.addSuppressed(failure);
+                    log.error("Transaction committed but sending to queue '{}' failed; message ids {} were not sent",
+                            p.queue.name(), ids, e);
+                }
+                continue;
+            }
+            if (p.rows != null && p.outbox != null) {
+                try {
+                    p.outbox.sent(p.rows);
+                } catch (RuntimeException e) {
+                    // the relay may send them again: same ids, so an if-absent replay changes nothing
+                    log.warn("Could not release the outbox rows of message ids {} in queue '{}'", ids, p.queue.name(), e);
                 }
             }
         }
         this.pending.clear();
-        if (first != null) {
-            throw first;
-        }
     }
 
     private int count() {
-        return this.pending.stream().mapToInt(p -> p.sends().ids().size()).sum();
+        return this.pending.stream().mapToInt(p -> p.sends.ids().size()).sum();
     }
 
     private List<String> ids() {
-        return this.pending.stream().flatMap(p -> p.sends().ids().stream()).toList();
+        return this.pending.stream().flatMap(p -> p.sends.ids().stream()).toList();
     }
 }

@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The metadata that the configuration processor generates into the starter's classes (and so its
- * jar) documents every property of {@link DelayQueueProperties}, found by walking the class.
+ * jar) documents every property of {@link DelayQueueProperties} and {@link DelayQueueOutboxProperties}, found by
+ * walking the classes.
  */
 class ConfigurationMetadataTests {
 
@@ -31,8 +32,9 @@ class ConfigurationMetadataTests {
 
         Set<String> declared = new TreeSet<>();
         walk("delayqueue", DelayQueueProperties.class, declared);
-        assertThat(declared).hasSize(22).contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
-                "delayqueue.endpoint.show-payloads",
+        walk("delayqueue.producer.outbox", DelayQueueOutboxProperties.class, declared);
+        assertThat(declared).hasSize(29).contains("delayqueue.producer.outbox.enabled",
+                "delayqueue.producer.outbox.initialize-schema", "delayqueue.endpoint.show-payloads").contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
                 "delayqueue.consumer.retry.no-retry-for",
                 "delayqueue.consumer.dead-letter.max-count");
         assertThat(descriptions.keySet()).filteredOn(name -> name.startsWith("delayqueue."))
@@ -45,6 +47,7 @@ class ConfigurationMetadataTests {
         assertThat(descriptions.get("delayqueue.consumer.enabled")).startsWith("Whether");
         assertThat(descriptions.get("delayqueue.producer.transaction-aware")).startsWith("Whether");
         assertThat(descriptions.get("delayqueue.endpoint.show-payloads")).startsWith("Whether");
+        assertThat(descriptions.get("delayqueue.producer.outbox.enabled")).startsWith("Whether");
     }
 
     @Test
@@ -54,7 +57,9 @@ class ConfigurationMetadataTests {
         assertThat(defaults).containsEntry("delayqueue.key-prefix", "dq")
                 .containsEntry("delayqueue.consumer.visibility-timeout", "30s")
                 .containsEntry("delayqueue.producer.max-payload-size", "1MB")
-                .containsEntry("delayqueue.endpoint.show-payloads", "false");
+                .containsEntry("delayqueue.endpoint.show-payloads", "false")
+                .containsEntry("delayqueue.producer.outbox.enabled", "false")
+                .containsEntry("delayqueue.producer.outbox.relay-after", "10s");
     }
 
     /** The file next to the starter's own classes, not one from another jar on the test class path. */

@@ -36,7 +36,9 @@ public class OrderService {
     /**
      * Saves a new order and schedules its payment timeout in the same transaction. The starter holds
      * the send until the transaction commits, so when a rule below rejects the order and the
-     * transaction rolls back, no timeout is ever sent.
+     * transaction rolls back, no timeout is ever sent. With the outbox on (application.yml), the timeout
+     * is also written to the outbox table in this transaction: if Redis is down at the commit, or the
+     * JVM dies right after it, the relay sends it later, so a saved order always gets its timeout.
      */
     @Transactional
     public Order create(String customer, long amountCents) {

@@ -1,0 +1,310 @@
+package io.github.delayqueue.spring.outbox;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import javax.sql.DataSource;
+
+import io.github.delayqueue.core.DelayQueueException;
+import io.github.delayqueue.core.PreparedSend;
+import io.github.delayqueue.core.SendMode;
+import io.github.delayqueue.spring.core.QueueCatalog;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.support.JdbcUtils;
+import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The outbox's one thread, {@code delayqueue-outbox-relay}, started and stopped with the application context:
+ * <ul>
+ * <li>deletes the rows whose messages the after-commit write put in Redis ({@link #release}), in batches;</li>
+ * <li>every {@code interval}, relays the rows that are older than {@code relayAfter} (a crash or a Redis
+ * failure left them): locks up to {@code batchSize} of them with {@code FOR UPDATE SKIP LOCKED} in a
+ * transaction of its own, so relays of several instances never take the same row, sends each under the id
+ * fixed at the call (an if-absent replay of a message already in Redis changes nothing), and deletes it.</li>
+ * </ul>
+ * A relayed message is due when it would have been had it been written at its row's insert, just before the
+ * commit: the delay left is the delay less the time since the insert, both on the database's clock (rounded
+ * so that it is never early); a {@code sendAt} instant is kept. While Redis fails the relay tries one row per
+ * interval; a row that fails otherwise (its queue is no longer declared, the row is corrupt) backs off,
+ * 1 s doubling up to 5 min, and is parked after {@code maxAttempts} with its reason, kept for an operator.
+ *
+ * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
+ */
+public final class OutboxRelay implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
+
+    static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
+    static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
+    private static final Duration STATS_FOR = Duration.ofSeconds(1);
+    private static final Duration STOP_WAIT = Duration.ofSeconds(10);
+    /** Queued to wake the thread; row ids are positive. */
+    private static final long WAKE = -1;
+
+    private final OutboxTable table;
+    private final QueueCatalog catalog;
+    private final OutboxSettings settings;
+    private final TransactionTemplate transactions;
+    private final LinkedBlockingQueue<Long> released = new LinkedBlockingQueue<>();
+    private final Object lifecycle = new Object();
+    private volatile boolean running;
+    private @Nullable Thread thread;
+    private final AtomicLong relayed = new AtomicLong();
+    private int failingPasses;
+    private @Nullable OutboxStats stats;
+    private long statsAt;
+
+    OutboxRelay(OutboxTable table, DataSource dataSource, QueueCatalog catalog, OutboxSettings settings) {
+        this.table = table;
+        this.catalog = catalog;
+        this.settings = settings;
+        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+    }
+
+    /**
+     * A relay on {@code dataSource}, whose database product must be one the outbox supports.
+     *
+     * @throws IllegalStateException if the database cannot be read or is not PostgreSQL, MySQL or H2
+     */
+    public static OutboxRelay create(DataSource dataSource, QueueCatalog catalog, OutboxSettings settings) {
+        String product;
+        try {
+            product = JdbcUtils.extractDatabaseMetaData(dataSource, metaData -> metaData.getDatabaseProductName());
+        } catch (MetaDataAccessException e) {
+            throw new IllegalStateException("Could not read which database the outbox's DataSource is: " + e.getMessage(), e);
+        }
+        OutboxDialect dialect = OutboxDialect.of(product);
+        if (dialect == null) {
+            throw new IllegalStateException("The outbox supports PostgreSQL, MySQL and H2; the DataSource is " + product);
+        }
+        return new OutboxRelay(new OutboxTable(new JdbcTemplate(dataSource), dialect), dataSource, catalog, settings);
+    }
+
+    /** Where the schema scripts are, {@code schema-<platform>.sql}. */
+    public static final String SCHEMA_FOLDER = "io/github/delayqueue/spring/outbox/";
+
+    /** The database's platform name, as in the schema script's name: postgresql, mysql or h2. */
+    public String platform() {
+        return this.table.dialect().platform;
+    }
+
+    OutboxTable table() {
+        return this.table;
+    }
+
+    OutboxSettings settings() {
+        return this.settings;
+    }
+
+    /** The messages of these rows are in Redis: delete the rows soon, on the relay's thread. */
+    void release(List<Long> rows) {
+        this.released.addAll(rows);
+    }
+
+    /** Messages this relay sent to Redis since it was created (rows the after-commit write left). */
+    public long relayed() {
+        return this.relayed.get();
+    }
+
+    /** Rows waiting for Redis and parked rows, read from the table at most once a second. */
+    public OutboxStats stats() {
+        synchronized (this.table) {
+            long now = System.nanoTime();
+            if (this.stats == null || now - this.statsAt > STATS_FOR.toNanos()) {
+                this.stats = this.table.stats();
+                this.statsAt = now;
+            }
+            return this.stats;
+        }
+    }
+
+    @Override
+    public void start() {
+        synchronized (this.lifecycle) {
+            if (this.running) {
+                return;
+            }
+            this.running = true;
+            Thread relay = new Thread(this::run, "delayqueue-outbox-relay");
+            relay.setDaemon(true);
+            this.thread = relay;
+            relay.start();
+        }
+    }
+
+    /** Lets a running pass finish (up to 10 s, then interrupts it), deletes the rows released so far, and ends. */
+    @Override
+    public void stop() {
+        Thread relay;
+        synchronized (this.lifecycle) {
+            if (!this.running) {
+                return;
+            }
+            this.running = false;
+            relay = this.thread;
+            this.thread = null;
+        }
+        this.released.add(WAKE);
+        if (relay == null) {
+            return;
+        }
+        try {
+            relay.join(STOP_WAIT.toMillis());
+            if (relay.isAlive()) {
+                log.warn("The outbox relay did not stop within {}; interrupting it", STOP_WAIT);
+                relay.interrupt();
+                relay.join(STOP_WAIT.toMillis());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return this.running;
+    }
+
+    private void run() {
+        long nextPass = System.nanoTime(); // rows a crashed instance left: at once
+        while (this.running) {
+            try {
+                long wait = nextPass - System.nanoTime();
+                Long first = wait > 0 ? this.released.poll(wait, TimeUnit.NANOSECONDS) : this.released.poll();
+                if (first != null) {
+                    deleteReleased(first);
+                }
+                if (this.running && System.nanoTime() - nextPass >= 0) {
+                    boolean more = this.settings.relay() && relayOnce();
+                    nextPass = System.nanoTime() + (more ? 0 : this.settings.interval().toNanos());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (Throwable e) { // an Error included: a relay that dies silently would strand every later row
+                log.error("The outbox relay failed; trying again in {}", this.settings.interval(), e);
+                nextPass = System.nanoTime() + this.settings.interval().toNanos();
+            }
+        }
+        try {
+            deleteReleased(WAKE);
+        } catch (RuntimeException e) {
+            log.warn("Could not delete the outbox rows of messages sent before the stop; the relay of the next start "
+                    + "sends them again under their ids", e);
+        }
+    }
+
+    private void deleteReleased(long first) {
+        List<Long> ids = new ArrayList<>();
+        if (first != WAKE) {
+            ids.add(first);
+        }
+        List<Long> more = new ArrayList<>();
+        this.released.drainTo(more);
+        for (Long id : more) {
+            if (id != WAKE) {
+                ids.add(id);
+            }
+        }
+        if (!ids.isEmpty()) {
+            this.table.delete(ids);
+        }
+    }
+
+    /** One pass in one transaction; returns whether a full batch went out without a failure (more may wait). */
+    boolean relayOnce() {
+        Boolean more = this.transactions.execute(status -> {
+            List<OutboxTable.Row> rows = this.table.lockDue(this.settings.batchSize());
+            List<Long> done = new ArrayList<>(rows.size());
+            boolean failed = false;
+            for (OutboxTable.Row row : rows) {
+                try {
+                    send(row);
+                    done.add(row.id());
+                } catch (DelayQueueException e) {
+                    this.table.recordFailure(row.id(), row.attempts() + 1, e.toString());
+                    if (this.failingPasses++ % 20 == 0) {
+                        log.warn("The outbox relay cannot reach Redis; rows wait, the first being row {} (message id '{}', "
+                                + "queue '{}')", row.id(), row.messageId(), row.queue(), e);
+                    }
+                    failed = true;
+                    break; // the next row would wait for the same timeout
+                } catch (RuntimeException e) {
+                    fail(row, e);
+                    failed = true;
+                }
+            }
+            this.table.delete(done);
+            this.relayed.addAndGet(done.size());
+            if (!done.isEmpty()) {
+                if (this.failingPasses > 0 && !failed) {
+                    log.info("The outbox relay reaches Redis again");
+                    this.failingPasses = 0;
+                }
+                log.debug("The outbox relay sent {} message(s)", done.size());
+            }
+            return !failed && rows.size() == this.settings.batchSize();
+        });
+        return Boolean.TRUE.equals(more);
+    }
+
+    private void send(OutboxTable.Row row) {
+        QueueCatalog.Queue queue = this.catalog.find(row.queue()).orElseThrow(() -> new IllegalArgumentException(
+                "queue '" + row.queue() + "' is not declared in this application"));
+        SendMode mode = mode(row.mode());
+        PreparedSend.Message message;
+        if (row.delayMs() != null && row.dueAtMs() == null) {
+            // the delay left, on the database's clock: elapsed rounded down, so never early
+            long left = Math.max(0, row.delayMs() - Math.max(0, row.elapsedMicros() / 1000));
+            message = new PreparedSend.Message(row.messageId(), mode, Duration.ofMillis(left), null, row.body());
+        } else if (row.dueAtMs() != null && row.delayMs() == null) {
+            message = new PreparedSend.Message(row.messageId(), mode, null, Instant.ofEpochMilli(row.dueAtMs()), row.body());
+        } else {
+            throw new IllegalArgumentException("exactly one of delay_ms and due_at_ms must be set");
+        }
+        queue.client().send(queue.client().restore(queue.name(), List.of(message)));
+    }
+
+    private void fail(OutboxTable.Row row, RuntimeException e) {
+        int attempts = row.attempts() + 1;
+        String reason = e.toString();
+        if (attempts >= this.settings.maxAttempts()) {
+            this.table.park(row.id(), attempts, reason);
+            log.error("Outbox row {} (message id '{}', queue '{}') parked after {} attempts: {}. It stays in table {} "
+                    + "with its reason until an operator deletes it or sets parked_at to NULL to try again.",
+                    row.id(), row.messageId(), row.queue(), attempts, reason, OutboxTable.TABLE);
+        } else {
+            Duration backoff = backoff(attempts);
+            this.table.retryLater(row.id(), attempts, reason, backoff);
+            log.warn("Outbox row {} (message id '{}', queue '{}') could not be sent (attempt {} of {}), trying again in {}: {}",
+                    row.id(), row.messageId(), row.queue(), attempts, this.settings.maxAttempts(), backoff, reason);
+        }
+    }
+
+    /** 1 s, doubling, at most 5 min. */
+    static Duration backoff(int attempts) {
+        long seconds = FIRST_BACKOFF.toSeconds() << Math.min(attempts - 1, 20);
+        return seconds >= MAX_BACKOFF.toSeconds() ? MAX_BACKOFF : Duration.ofSeconds(seconds);
+    }
+
+    private static SendMode mode(String text) {
+        for (SendMode mode : SendMode.values()) {
+            if (mode.name().equals(text)) {
+                return mode;
+            }
+        }
+        throw new IllegalArgumentException("unknown send mode '" + text + "'");
+    }
+}

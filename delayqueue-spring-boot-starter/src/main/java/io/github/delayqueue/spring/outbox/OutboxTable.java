@@ -1,0 +1,168 @@
+package io.github.delayqueue.spring.outbox;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.core.PreparedSend;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.BatchPreparedStatementSetter;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.GeneratedKeyHolder;
+
+/**
+ * The SQL of the outbox table {@code delayqueue_outbox}, on the application's DataSource. Statements join
+ * the transaction bound to the calling thread, if any (Spring's {@code DataSourceUtils}). Every time in the
+ * table is the database's clock.
+ */
+final class OutboxTable {
+
+    static final String TABLE = "delayqueue_outbox";
+
+    /** Rows per {@code DELETE ... IN (...)}. */
+    static final int DELETE_BATCH = 500;
+
+    /** Longest error text kept in a row. */
+    static final int ERROR_LENGTH = 1000;
+
+    /**
+     * One row locked by the relay, as stored ({@code mode} is checked by the relay, so a bad row fails alone).
+     * {@code elapsedMicros}: database time since the row was written.
+     */
+    record Row(long id, String queue, String messageId, String mode, @Nullable Long delayMs, @Nullable Long dueAtMs,
+            String body, int attempts, long elapsedMicros) {
+    }
+
+    private final JdbcTemplate jdbc;
+    private final OutboxDialect dialect;
+    private final String insert;
+    private final String lockDue;
+
+    OutboxTable(JdbcTemplate jdbc, OutboxDialect dialect) {
+        this.jdbc = jdbc;
+        this.dialect = dialect;
+        this.insert = "INSERT INTO " + TABLE + " (queue_code, message_id, send_mode, delay_ms, due_at_ms, body, created_at,"
+                + " next_attempt_at, attempts) VALUES (?, ?, ?, ?, ?, ?, " + dialect.now + ", " + dialect.nowPlusMillis + ", 0)";
+        this.lockDue = "SELECT id, queue_code, message_id, send_mode, delay_ms, due_at_ms, body, attempts, "
+                + dialect.elapsedMicros + " AS elapsed_us FROM " + TABLE + " WHERE parked_at IS NULL AND next_attempt_at <= "
+                + dialect.now + " ORDER BY id" + dialect.limitLockedSkipLocked;
+    }
+
+    OutboxDialect dialect() {
+        return this.dialect;
+    }
+
+    /**
+     * Inserts one row per message, in order, in the caller's transaction; the relay may take a row once
+     * {@code relayAfter} has passed. Returns the rows' ids in the same order.
+     */
+    List<Long> insert(String queue, List<PreparedSend.Message> messages, Duration relayAfter) {
+        GeneratedKeyHolder keys = new GeneratedKeyHolder();
+        long relayAfterMs = relayAfter.toMillis();
+        this.jdbc.batchUpdate(con -> con.prepareStatement(this.insert, new String[] { "id" }),
+                new BatchPreparedStatementSetter() {
+                    @Override
+                    public void setValues(PreparedStatement ps, int i) throws SQLException {
+                        PreparedSend.Message m = messages.get(i);
+                        ps.setString(1, queue);
+                        ps.setString(2, m.id());
+                        ps.setString(3, m.mode().name());
+                        setLong(ps, 4, m.delay() == null ? null : ceilMillis(m.delay()));
+                        setLong(ps, 5, m.dueAt() == null ? null
+                                : ceilMillis(Duration.ofSeconds(m.dueAt().getEpochSecond(), m.dueAt().getNano())));
+                        ps.setString(6, m.body());
+                        ps.setLong(7, relayAfterMs);
+                    }
+
+                    @Override
+                    public int getBatchSize() {
+                        return messages.size();
+                    }
+                }, keys);
+        List<Map<String, Object>> generated = keys.getKeyList();
+        if (generated.size() != messages.size()) {
+            throw new IllegalStateException("the database returned " + generated.size() + " generated ids for "
+                    + messages.size() + " outbox rows");
+        }
+        List<Long> ids = new ArrayList<>(generated.size());
+        for (Map<String, Object> row : generated) {
+            Object id = row.size() == 1 ? row.values().iterator().next() : row.entrySet().stream()
+                    .filter(e -> e.getKey().equalsIgnoreCase("id")).map(Map.Entry::getValue).findFirst().orElse(null);
+            ids.add(((Number) id).longValue());
+        }
+        return ids;
+    }
+
+    /** Locks at most {@code limit} rows that are due for the relay, oldest first, skipping rows others hold. */
+    List<Row> lockDue(int limit) {
+        return this.jdbc.query(this.lockDue, OutboxTable::row, limit);
+    }
+
+    /** Deletes rows by id, in batches. */
+    void delete(List<Long> ids) {
+        for (int from = 0; from < ids.size(); from += DELETE_BATCH) {
+            List<Long> batch = ids.subList(from, Math.min(ids.size(), from + DELETE_BATCH));
+            String marks = String.join(", ", Collections.nCopies(batch.size(), "?"));
+            this.jdbc.update("DELETE FROM " + TABLE + " WHERE id IN (" + marks + ")", batch.toArray());
+        }
+    }
+
+    /** Counts a failed attempt and makes the row due again after {@code backoff}. */
+    void retryLater(long id, int attempts, String error, Duration backoff) {
+        this.jdbc.update("UPDATE " + TABLE + " SET attempts = ?, last_error = ?, next_attempt_at = " + this.dialect.nowPlusMillis
+                + " WHERE id = ?", attempts, truncate(error), backoff.toMillis(), id);
+    }
+
+    /** Counts a failed attempt that changes nothing else (Redis unreachable: the relay backs off as a whole). */
+    void recordFailure(long id, int attempts, String error) {
+        this.jdbc.update("UPDATE " + TABLE + " SET attempts = ?, last_error = ? WHERE id = ?", attempts, truncate(error), id);
+    }
+
+    /** Parks the row: the relay no longer takes it; it stays, with its reason, for an operator. */
+    void park(long id, int attempts, String error) {
+        this.jdbc.update("UPDATE " + TABLE + " SET attempts = ?, last_error = ?, parked_at = " + this.dialect.now
+                + " WHERE id = ?", attempts, truncate(error), id);
+    }
+
+    /** Rows waiting for Redis (not parked), and parked rows. */
+    OutboxStats stats() {
+        return this.jdbc.queryForObject("SELECT COUNT(*) - COUNT(parked_at), COUNT(parked_at) FROM " + TABLE,
+                (rs, n) -> new OutboxStats(rs.getLong(1), rs.getLong(2)));
+    }
+
+    private static Row row(ResultSet rs, int n) throws SQLException {
+        return new Row(rs.getLong("id"), rs.getString("queue_code"), rs.getString("message_id"),
+                rs.getString("send_mode"), nullableLong(rs, "delay_ms"), nullableLong(rs, "due_at_ms"),
+                rs.getString("body"), rs.getInt("attempts"), rs.getLong("elapsed_us"));
+    }
+
+    private static @Nullable Long nullableLong(ResultSet rs, String column) throws SQLException {
+        long value = rs.getLong(column);
+        return rs.wasNull() ? null : value;
+    }
+
+    private static void setLong(PreparedStatement ps, int index, @Nullable Long value) throws SQLException {
+        if (value == null) {
+            ps.setNull(index, Types.BIGINT);
+        } else {
+            ps.setLong(index, value);
+        }
+    }
+
+    /** Whole milliseconds rounded up, as the engine sends them: never early. */
+    static long ceilMillis(Duration d) {
+        long millis = d.toMillis();
+        return d.minusMillis(millis).isZero() ? millis : millis + 1;
+    }
+
+    private static String truncate(String error) {
+        return error.length() <= ERROR_LENGTH ? error : error.substring(0, ERROR_LENGTH - 3) + "...";
+    }
+}
