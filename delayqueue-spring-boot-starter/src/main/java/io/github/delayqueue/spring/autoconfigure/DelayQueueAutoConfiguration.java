@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 
 import io.github.delayqueue.core.DelayQueueClient;
+import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.DeliveryInterceptor;
 import io.github.delayqueue.core.JacksonPayloadCodec;
 import io.github.delayqueue.core.PayloadCodec;
@@ -17,6 +18,7 @@ import io.github.delayqueue.spring.core.DefaultDelayQueueAdmin;
 import io.github.delayqueue.spring.core.DefaultDelayQueueTemplate;
 import io.github.delayqueue.spring.core.QueueCatalog;
 import io.github.delayqueue.spring.core.QueueCodeScanner;
+import io.github.delayqueue.spring.core.SendObserver;
 import io.github.delayqueue.spring.core.TransactionAwareDelayQueueTemplate;
 import io.github.delayqueue.spring.redis.RedisWarmUp;
 import org.redisson.Redisson;
@@ -87,23 +89,28 @@ public final class DelayQueueAutoConfiguration {
         return mapper != null ? new JacksonPayloadCodec(mapper) : new JacksonPayloadCodec();
     }
 
+    /**
+     * Every {@link DelayQueueListener} bean (the Micrometer metrics, when there is a {@code MeterRegistry}, and the
+     * application's own) hears the events of every queue, in {@code @Order} order.
+     */
     @Bean
     QueueCatalog delayQueueCatalog(BeanFactory beanFactory, Environment environment, ResourceLoader resourceLoader,
-            DelayQueueProperties properties, RedissonClient redisson, PayloadCodec codec) {
+            DelayQueueProperties properties, RedissonClient redisson, PayloadCodec codec,
+            ObjectProvider<DelayQueueListener> listeners) {
         Set<String> packages = new LinkedHashSet<>();
         if (AutoConfigurationPackages.has(beanFactory)) {
             packages.addAll(AutoConfigurationPackages.get(beanFactory));
         }
         packages.addAll(properties.getScanPackages());
         return new QueueCatalog(new QueueCodeScanner(environment, resourceLoader).scan(new ArrayList<>(packages)),
-                properties, redisson, codec);
+                properties, redisson, codec, listeners.orderedStream().toList());
     }
 
     /** Without spring-tx, or with {@code delayqueue.producer.transaction-aware=false}: sends are written at once. */
     @Bean
     @ConditionalOnMissingBean(DelayQueueTemplate.class)
-    DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog) {
-        return new DefaultDelayQueueTemplate(catalog);
+    DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog, ObjectProvider<SendObserver> observer) {
+        return new DefaultDelayQueueTemplate(catalog, observer.getIfUnique(() -> SendObserver.NONE));
     }
 
     @Bean
@@ -156,8 +163,8 @@ public final class DelayQueueAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(DelayQueueTemplate.class)
-        DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog) {
-            return new TransactionAwareDelayQueueTemplate(catalog);
+        DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog, ObjectProvider<SendObserver> observer) {
+            return new TransactionAwareDelayQueueTemplate(catalog, observer.getIfUnique(() -> SendObserver.NONE));
         }
     }
 

@@ -37,6 +37,8 @@ public class DelayQueueProperties {
 
     private final Consumer consumer = new Consumer();
 
+    private final Metrics metrics = new Metrics();
+
     /**
      * Per-queue settings, keyed by queue code: key-prefix, consumer-enabled, max-payload-size and every
      * setting of delayqueue.consumer except enabled (concurrency, batch-size, visibility-timeout,
@@ -75,6 +77,28 @@ public class DelayQueueProperties {
 
     public void setQueues(Map<String, Queue> queues) {
         this.queues = queues;
+    }
+
+    public Metrics getMetrics() {
+        return this.metrics;
+    }
+
+    /** Settings of the Micrometer metrics, used when the application has a MeterRegistry bean. */
+    public static class Metrics {
+
+        /**
+         * How often the queue gauges (pending, ready, in flight, dead) are read from Redis: one background
+         * read per queue per interval, shared by every scrape. Must be positive.
+         */
+        private Duration refreshInterval = Duration.ofSeconds(10);
+
+        public Duration getRefreshInterval() {
+            return this.refreshInterval;
+        }
+
+        public void setRefreshInterval(Duration refreshInterval) {
+            this.refreshInterval = refreshInterval;
+        }
     }
 
     /** Settings of DelayQueueTemplate. */

@@ -20,6 +20,11 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
         super(catalog);
     }
 
+    /** {@code observer} wraps every send: inside a transaction, the check and deferral (the trace context is the caller's). */
+    public TransactionAwareDelayQueueTemplate(QueueCatalog catalog, SendObserver observer) {
+        super(catalog, observer);
+    }
+
     @Override
     List<String> send(QueueCatalog.Queue queue, List<SendRequest> requests) {
         if (!AfterCommitSends.inTransaction()) {

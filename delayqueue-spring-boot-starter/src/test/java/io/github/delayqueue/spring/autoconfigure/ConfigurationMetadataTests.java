@@ -31,9 +31,9 @@ class ConfigurationMetadataTests {
 
         Set<String> declared = new TreeSet<>();
         walk("delayqueue", DelayQueueProperties.class, declared);
-        assertThat(declared).hasSize(21).contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
+        assertThat(declared).hasSize(22).contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
                 "delayqueue.consumer.retry.no-retry-for",
-                "delayqueue.consumer.dead-letter.max-count");
+                "delayqueue.consumer.dead-letter.max-count", "delayqueue.metrics.refresh-interval");
         assertThat(descriptions.keySet()).filteredOn(name -> name.startsWith("delayqueue."))
                 .containsExactlyInAnyOrderElementsOf(declared);
         assertThat(descriptions).containsKey("management.health.delayqueue.enabled").hasSize(declared.size() + 1);
