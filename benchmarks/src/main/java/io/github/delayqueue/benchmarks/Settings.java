@@ -12,7 +12,8 @@ import java.util.Set;
 final class Settings {
 
     static final List<String> ALL_SCENARIOS = List.of("burst-drain-50k", "burst-drain-1m", "replace-by-id-20k",
-            "steady-lateness-p99", "enqueue-rate", "enqueue-batch-rate", "end-to-end-rate", "redis-bytes-per-message");
+            "steady-lateness-p99", "enqueue-rate", "enqueue-batch-rate", "end-to-end-rate", "end-to-end-rate-observed",
+            "redis-bytes-per-message");
 
     /** Flag name to default value and description, in help order. */
     private static final Map<String, String[]> FLAGS = new LinkedHashMap<>();
