@@ -71,6 +71,21 @@ class SampleApplicationIntegrationTest {
     }
 
     @Test
+    void prometheusShowsTheDelayQueueMetersAsTheReadmeSays() {
+        Order unpaid = createOrder("erin", 1200);
+        await().atMost(PATIENCE).until(() -> order(unpaid.id()).status() == OrderStatus.CANCELLED);
+
+        await().atMost(PATIENCE).untilAsserted(() -> {
+            String scrape = this.http.get().uri("/actuator/prometheus").retrieve().body(String.class);
+            assertThat(scrape).contains("delayqueue_messages_sent_total{batch=\"false\",mode=\"if_absent\",queue=\"ORDER_PAYMENT_TIMEOUT\"}")
+                    .contains("delayqueue_messages_acknowledged_total{queue=\"ORDER_PAYMENT_TIMEOUT\"}")
+                    .contains("delayqueue_handler_duration_seconds_count{outcome=\"acknowledged\",queue=\"ORDER_PAYMENT_TIMEOUT\"}")
+                    .contains("delayqueue_lateness_seconds_count{queue=\"ORDER_PAYMENT_TIMEOUT\"}")
+                    .contains("delayqueue_queue_ready{queue=\"MEETING_REMINDER\"}");
+        });
+    }
+
+    @Test
     void aTimeoutArrivingForAPaidOrderChangesNothing() {
         Order order = createOrder("carol", 990);
         pay(order.id());
