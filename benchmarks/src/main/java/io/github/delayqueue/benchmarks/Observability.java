@@ -1,6 +1,7 @@
 package io.github.delayqueue.benchmarks;
 
 import java.util.List;
+import java.util.function.Function;
 import java.util.concurrent.atomic.LongAdder;
 
 import brave.Tracing;
@@ -27,6 +28,7 @@ import io.micrometer.tracing.brave.bridge.W3CPropagation;
 import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
 import io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler;
 import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@code end-to-end-rate-observed} runs with, as a Boot application with the actuator and Micrometer Tracing
@@ -43,9 +45,11 @@ final class Observability implements AutoCloseable {
     private final Tracing tracing;
     private final ObservedSends sends;
     private final ObservingDeliveryInterceptor interceptor;
-    private final DelayQueueMetrics listener;
+    private final DelayQueueListener listener;
 
-    Observability() {
+    /** {@code parts}: a comma-separated subset of {@code metrics,observations,tracing}. */
+    Observability(String parts) {
+        List<String> bound = List.of(parts.split(","));
         BraveBaggageManager baggage = new BraveBaggageManager();
         tracing = Tracing.newBuilder().currentTraceContext(ThreadLocalCurrentTraceContext.create())
                 .propagationFactory(new W3CPropagation(baggage, List.of())).sampler(Sampler.ALWAYS_SAMPLE)
@@ -59,27 +63,33 @@ final class Observability implements AutoCloseable {
         BraveTracer tracer = new BraveTracer(tracing.tracer(),
                 new BraveCurrentTraceContext(tracing.currentTraceContext()), baggage);
         BravePropagator propagator = new BravePropagator(tracing);
-        observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters))
-                .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
-                        new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
-                        new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
-                        new DefaultTracingObservationHandler(tracer)));
-        sends = new ObservedSends(observations, null);
-        interceptor = new ObservingDeliveryInterceptor(observations, null);
-        listener = new DelayQueueMetrics(meters);
+        if (bound.contains("observations")) {
+            observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+        }
+        if (bound.contains("tracing")) {
+            observations.observationConfig().observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
+                    new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
+                    new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
+                    new DefaultTracingObservationHandler(tracer)));
+        }
+        boolean observing = bound.contains("observations") || bound.contains("tracing");
+        sends = observing ? new ObservedSends(observations, null) : null;
+        interceptor = observing ? new ObservingDeliveryInterceptor(observations, null) : null;
+        listener = bound.contains("metrics") ? new DelayQueueMetrics(meters) : DelayQueueListener.NONE;
     }
 
     DelayQueueListener listener() {
         return listener;
     }
 
-    DeliveryInterceptor interceptor() {
+    /** The observing interceptor, or null when neither observations nor tracing are bound. */
+    @Nullable DeliveryInterceptor interceptor() {
         return interceptor;
     }
 
-    /** {@code send} inside a {@code delayqueue.send} observation, the trace context added to the headers. */
-    List<String> send(String queue, List<SendRequest> requests, java.util.function.Function<List<SendRequest>, List<String>> send) {
-        return sends.observe(queue, requests, send);
+    /** {@code send} inside a {@code delayqueue.send} observation (when observing), the trace context added to the headers. */
+    List<String> send(String queue, List<SendRequest> requests, Function<List<SendRequest>, List<String>> send) {
+        return sends == null ? send.apply(requests) : sends.observe(queue, requests, send);
     }
 
     /** The figures that show the instruments ran: meters registered, messages acknowledged, spans finished. */

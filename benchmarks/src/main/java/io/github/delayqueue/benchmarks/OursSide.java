@@ -15,6 +15,7 @@ import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DeliveryInterceptor;
 import io.github.delayqueue.core.MessageHandler;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.SendOptions;
@@ -68,8 +69,9 @@ final class OursSide extends Side {
         }
 
         DelayQueueConsumer start(MessageHandler<String> handler) {
-            ConsumerOptions options = observed == null ? consumerOptions()
-                    : consumerOptions().toBuilder().interceptors(List.of(observed.interceptor())).build();
+            DeliveryInterceptor interceptor = observed == null ? null : observed.interceptor();
+            ConsumerOptions options = interceptor == null ? consumerOptions()
+                    : consumerOptions().toBuilder().interceptors(List.of(interceptor)).build();
             DelayQueueConsumer c = receiver.newConsumer(QUEUE, String.class, handler, options);
             consumers.add(c);
             c.start();
@@ -303,9 +305,9 @@ final class OursSide extends Side {
      * its send and process observations traced (see {@link Observability}).
      */
     Measure endToEndObserved(int seconds, int producers, int batch, int backlog) throws Exception {
-        try (Observability observed = new Observability()) {
+        try (Observability observed = new Observability(bench.settings.get("observe"))) {
             Measure m = endToEnd(seconds, producers, batch, backlog, observed);
-            return m.with("observed", observed.summary());
+            return m.with("observed", bench.settings.get("observe").replace(',', '+') + "," + observed.summary());
         }
     }
 
@@ -393,7 +395,7 @@ final class OursSide extends Side {
         // the observed path (Micrometer, Brave) too, or end-to-end-rate-observed measures its compilation
         if (bench.settings.scenarios.contains("end-to-end-rate-observed")) {
             for (int i = 0; i < 2; i++) {
-                try (Observability observed = new Observability()) {
+                try (Observability observed = new Observability(bench.settings.get("observe"))) {
                     endToEnd(3, 2, 100, 20_000, observed);
                 }
             }

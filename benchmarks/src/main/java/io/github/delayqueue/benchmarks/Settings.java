@@ -41,6 +41,8 @@ final class Settings {
         flag("e2e-producers", "2", "end-to-end-rate: producer threads");
         flag("e2e-batch", "100", "end-to-end-rate: messages per send (ours: sendAll; Redisson: pipelined offerAsync)");
         flag("e2e-backlog", "20000", "end-to-end-rate: producers pause while more than this are sent but not handled");
+        flag("observe", "metrics,observations,tracing", "end-to-end-rate-observed: what is bound (metrics: the "
+                + "listener; observations: with Boot's meter handler; tracing: Brave, W3C), to see what costs what");
         flag("memory-count", "100000", "redis-bytes-per-message: pending messages");
         flag("sides", "ours,redisson", "which engines to measure: ours,redisson (e.g. 'ours' while profiling)");
         flag("repeat", "1", "run each scenario this many times in a row (a RESULT line each), to see the spread in one warm JVM");
