@@ -48,6 +48,29 @@ class DelayQueueObservabilityAutoConfigurationTests {
     }
 
     @Test
+    void theGaugesThreadStopsWithTheContext() {
+        java.util.Set<Thread> before = metricsThreads();
+        java.util.Set<Thread> started = new java.util.HashSet<>();
+        DelayQueueGauges[] gauges = new DelayQueueGauges[1];
+        this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+            gauges[0] = context.getBean(DelayQueueGauges.class);
+            assertThat(gauges[0].isRunning()).isTrue();
+            started.addAll(metricsThreads());
+            started.removeAll(before);
+            assertThat(started).hasSize(1); // one thread for every queue
+        });
+        assertThat(gauges[0].isRunning()).isFalse();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> started.stream().noneMatch(Thread::isAlive));
+    }
+
+    private static java.util.Set<Thread> metricsThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("delayqueue-metrics") && t.isAlive())
+                .collect(java.util.stream.Collectors.toSet());
+    }
+
+    @Test
     void withoutAMeterRegistryBeanThereAreNoMetrics() {
         this.runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(DelayQueueMetrics.class)
                 .doesNotHaveBean(DelayQueueGauges.class));
