@@ -71,6 +71,17 @@ class DelayQueueObservabilityAutoConfigurationTests {
     }
 
     @Test
+    void everyDelayQueueListenerBeanHearsTheEnginesEvents() {
+        io.github.delayqueue.core.DelayQueueListener own = new io.github.delayqueue.core.DelayQueueListener() { };
+        this.runner.withBean("own", io.github.delayqueue.core.DelayQueueListener.class, () -> own).run(context ->
+                assertThat(context.getBean(io.github.delayqueue.spring.core.QueueCatalog.class).require(OrderQueues.ORDER_TIMEOUT)
+                        .client().options().listener()).isSameAs(own));
+        this.runner.run(context -> assertThat(context.getBean(io.github.delayqueue.spring.core.QueueCatalog.class)
+                .require(OrderQueues.ORDER_TIMEOUT).client().options().listener())
+                .isSameAs(io.github.delayqueue.core.DelayQueueListener.NONE));
+    }
+
+    @Test
     void withoutAMeterRegistryBeanThereAreNoMetrics() {
         this.runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(DelayQueueMetrics.class)
                 .doesNotHaveBean(DelayQueueGauges.class));
@@ -116,6 +127,36 @@ class DelayQueueObservabilityAutoConfigurationTests {
                         context.getBean(DefaultDelayQueueConsumerRegistry.class)).extracting("interceptors")
                         .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST)
                         .containsExactly(context.getBean(ObservingDeliveryInterceptor.class), own));
+    }
+
+    @Test
+    void bootsObservationsEnablePropertyTurnsBothObservationsOff() {
+        // an observation with no handler is a no-op anyway: one handler that takes everything
+        io.micrometer.observation.ObservationHandler<io.micrometer.observation.Observation.Context> handler = c -> true;
+        ApplicationContextRunner withBootObservations = this.runner.withConfiguration(AutoConfigurations.of(
+                org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration.class))
+                .withBean("anyHandler", io.micrometer.observation.ObservationHandler.class, () -> handler);
+        io.github.delayqueue.core.MessageContext message = new io.github.delayqueue.core.MessageContext("ORDER_TIMEOUT",
+                "id-1", 1, java.time.Instant.EPOCH, null, java.util.Map.of());
+        withBootObservations.run(context -> {
+            ObservationRegistry registry = context.getBean(ObservationRegistry.class);
+            assertThat(context).hasSingleBean(ObservingDeliveryInterceptor.class);
+            assertThat(io.github.delayqueue.spring.observation.DelayQueueObservation.PROCESS.observation(null,
+                    DefaultDelayQueueProcessObservationConvention.INSTANCE,
+                    () -> new io.github.delayqueue.spring.observation.DelayQueueProcessContext(message), registry)
+                    .isNoop()).isFalse();
+        });
+        withBootObservations.withPropertyValues("management.observations.enable.delayqueue=false").run(context -> {
+            ObservationRegistry registry = context.getBean(ObservationRegistry.class);
+            assertThat(io.github.delayqueue.spring.observation.DelayQueueObservation.PROCESS.observation(null,
+                    DefaultDelayQueueProcessObservationConvention.INSTANCE,
+                    () -> new io.github.delayqueue.spring.observation.DelayQueueProcessContext(message), registry)
+                    .isNoop()).isTrue();
+            assertThat(io.github.delayqueue.spring.observation.DelayQueueObservation.SEND.observation(null,
+                    io.github.delayqueue.spring.observation.DefaultDelayQueueSendObservationConvention.INSTANCE,
+                    () -> new io.github.delayqueue.spring.observation.DelayQueueSendContext("ORDER_TIMEOUT", 1), registry)
+                    .isNoop()).isTrue();
+        });
     }
 
     @Test
