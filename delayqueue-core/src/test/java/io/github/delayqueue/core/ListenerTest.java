@@ -31,6 +31,7 @@ import io.github.delayqueue.testing.RedisExtension;
 @ExtendWith(RedisExtension.class)
 class ListenerTest {
 
+    private static final String TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
     private static final RetryPolicy FAST = new RetryPolicy(2, Duration.ofMillis(50), 1.0, Duration.ofMillis(50), 0.0);
 
     private final RedisContext redis;
@@ -171,7 +172,8 @@ class ListenerTest {
         DelayQueueClient client = client(events);
         QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
         client.send(queue, new Order(1), Duration.ZERO, SendOptions.id("twice"));
-        client.send(queue, new Order(2), Duration.ZERO, SendOptions.id("once"));
+        // a trace context travels as a header: a redelivery after an expired lease carries it as the first delivery did
+        client.send(queue, new Order(2), Duration.ZERO, SendOptions.id("once").header("traceparent", TRACEPARENT));
         // consumers that die after claiming: "twice" on attempts 1 and 2, "once" on attempt 1, with short leases
         assertThat(ops.claim(1, 50, 5, 100, 60_000, 1_000).messages()).extracting(QueueOps.Claimed::id).containsExactly("twice");
         // a claim of none only returns expired leases: "twice" is back once its lease ran out
@@ -181,7 +183,8 @@ class ListenerTest {
                 .containsExactlyInAnyOrder("twice#2", "once#1");
 
         List<String> handled = new CopyOnWriteArrayList<>();
-        start(client, queue, Order.class, (order, context) -> handled.add(context.id() + "#" + context.attempt()),
+        start(client, queue, Order.class, (order, context) -> handled.add(context.id() + "#" + context.attempt() + ":"
+                        + context.headers().get("traceparent")),
                 ConsumerOptions.builder().retry(FAST).build()); // 2 attempts: "twice" has none left
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
@@ -189,7 +192,7 @@ class ListenerTest {
             assertThat(events.count("dead:" + queue + ":LEASE_EXPIRED")).isEqualTo(1);
             assertThat(events.count("acknowledged:" + queue)).isEqualTo(1);
         });
-        assertThat(handled).containsExactly("once#2");
+        assertThat(handled).containsExactly("once#2:" + TRACEPARENT);
         assertThat(client.deadLetters(queue, 10)).extracting(DeadLetter::id).containsExactly("twice");
     }
 
