@@ -15,6 +15,7 @@ import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DeliveryInterceptor;
 import io.github.delayqueue.core.MessageHandler;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.SendOptions;
@@ -49,15 +50,29 @@ final class OursSide extends Side {
         final DelayQueueClient receiver;
         final List<DelayQueueConsumer> consumers = new ArrayList<>();
 
+        /** Null when not observed. */
+        final @Nullable Observability observed;
+
         Run(String what) {
+            this(what, null);
+        }
+
+        Run(String what, @Nullable Observability observed) {
             prefix = unique(what);
-            ClientOptions options = ClientOptions.builder().keyPrefix(prefix).maxBatchSize(100_000).build();
-            sender = DelayQueueClient.create(producer, options);
-            receiver = DelayQueueClient.create(consumer, options);
+            this.observed = observed;
+            ClientOptions.Builder options = ClientOptions.builder().keyPrefix(prefix).maxBatchSize(100_000);
+            if (observed != null) {
+                options.listener(observed.listener());
+            }
+            sender = DelayQueueClient.create(producer, options.build());
+            receiver = DelayQueueClient.create(consumer, options.build());
         }
 
         DelayQueueConsumer start(MessageHandler<String> handler) {
-            DelayQueueConsumer c = receiver.newConsumer(QUEUE, String.class, handler, consumerOptions());
+            DeliveryInterceptor interceptor = observed == null ? null : observed.interceptor();
+            ConsumerOptions options = interceptor == null ? consumerOptions()
+                    : consumerOptions().toBuilder().interceptors(List.of(interceptor)).build();
+            DelayQueueConsumer c = receiver.newConsumer(QUEUE, String.class, handler, options);
             consumers.add(c);
             c.start();
             return c;
@@ -282,7 +297,23 @@ final class OursSide extends Side {
 
     @Override
     Measure endToEnd(int seconds, int producers, int batch, int backlog) throws Exception {
-        try (Run run = new Run("e2e")) {
+        return endToEnd(seconds, producers, batch, backlog, null);
+    }
+
+    /**
+     * {@code end-to-end-rate-observed}: the same, with the starter's metrics listener on a real meter registry and
+     * its send and process observations traced (see {@link Observability}).
+     */
+    Measure endToEndObserved(int seconds, int producers, int batch, int backlog) throws Exception {
+        try (Observability observed = new Observability(bench.settings.get("observe"))) {
+            Measure m = endToEnd(seconds, producers, batch, backlog, observed);
+            return m.with("observed", bench.settings.get("observe").replace(',', '+') + "," + observed.summary());
+        }
+    }
+
+    private Measure endToEnd(int seconds, int producers, int batch, int backlog, @Nullable Observability observed)
+            throws Exception {
+        try (Run run = new Run("e2e", observed)) {
             LongAdder handled = new LongAdder();
             run.start((payload, ctx) -> handled.increment());
             Thread.sleep(200);
@@ -300,7 +331,11 @@ final class OursSide extends Side {
                     for (int i = 0; i < batch; i++) {
                         requests.add(SendRequest.of(payload("m-" + t + "-" + n++ + "-"), Duration.ZERO));
                     }
-                    run.sender.sendAll(QUEUE, requests);
+                    if (observed == null) {
+                        run.sender.sendAll(QUEUE, requests);
+                    } else {
+                        observed.send(QUEUE, requests, r -> run.sender.sendAll(QUEUE, r));
+                    }
                     sent.addAndGet(batch);
                 }
             });
@@ -356,6 +391,14 @@ final class OursSide extends Side {
             burstDrain(50_000, 60);
             enqueueRate(20_000, threads);
             enqueueBatchRate(100_000, threads, 1_000);
+        }
+        // the observed path (Micrometer, Brave) too, or end-to-end-rate-observed measures its compilation
+        if (bench.settings.scenarios.contains("end-to-end-rate-observed")) {
+            for (int i = 0; i < 2; i++) {
+                try (Observability observed = new Observability(bench.settings.get("observe"))) {
+                    endToEnd(3, 2, 100, 20_000, observed);
+                }
+            }
         }
     }
 }

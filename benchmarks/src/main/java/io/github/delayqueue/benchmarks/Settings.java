@@ -12,7 +12,8 @@ import java.util.Set;
 final class Settings {
 
     static final List<String> ALL_SCENARIOS = List.of("burst-drain-50k", "burst-drain-1m", "replace-by-id-20k",
-            "steady-lateness-p99", "enqueue-rate", "enqueue-batch-rate", "end-to-end-rate", "redis-bytes-per-message");
+            "steady-lateness-p99", "enqueue-rate", "enqueue-batch-rate", "end-to-end-rate", "end-to-end-rate-observed",
+            "redis-bytes-per-message");
 
     /** Scenarios run only when named: outbox-tx-rate needs a PostgreSQL (embedded, started from Maven artifacts). */
     static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate");
@@ -43,6 +44,8 @@ final class Settings {
         flag("e2e-producers", "2", "end-to-end-rate: producer threads");
         flag("e2e-batch", "100", "end-to-end-rate: messages per send (ours: sendAll; Redisson: pipelined offerAsync)");
         flag("e2e-backlog", "20000", "end-to-end-rate: producers pause while more than this are sent but not handled");
+        flag("observe", "metrics,observations,tracing", "end-to-end-rate-observed: what is bound (metrics: the "
+                + "listener; observations: with Boot's meter handler; tracing: Brave, W3C), to see what costs what");
         flag("memory-count", "100000", "redis-bytes-per-message: pending messages");
         flag("outbox-seconds", "10", "outbox-tx-rate: seconds of each round (3 rounds off and 3 on, alternating)");
         flag("outbox-threads", "8", "outbox-tx-rate: threads committing transactions");

@@ -17,6 +17,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code clock}: the JVM clock, read only to reject a {@code sendAt} instant absurdly far in the
  *       future (default {@link Clock#systemUTC()}). Due times and leases never use it: they come from
  *       the Redis server's clock. Settable so tests can prove that a skewed JVM clock changes nothing.</li>
+ *   <li>{@code listener}: hears sends, claims, handler runs and settles of this client and its consumers, for
+ *       metrics and tracing (default {@link DelayQueueListener#NONE}).</li>
  * </ul>
  */
 public final class ClientOptions {
@@ -29,6 +31,7 @@ public final class ClientOptions {
     private final int maxBatchSize;
     private final PayloadCodec codec;
     private final Clock clock;
+    private final DelayQueueListener listener;
 
     private ClientOptions(Builder b) {
         Checks.require(b.keyPrefix != null && !b.keyPrefix.isBlank(), "keyPrefix must not be blank");
@@ -43,6 +46,7 @@ public final class ClientOptions {
         this.maxBatchSize = b.maxBatchSize;
         this.codec = Checks.notNull(b.codec, "codec");
         this.clock = Checks.notNull(b.clock, "clock");
+        this.listener = Checks.notNull(b.listener, "listener");
     }
 
     public static Builder builder() {
@@ -69,6 +73,10 @@ public final class ClientOptions {
         return clock;
     }
 
+    public DelayQueueListener listener() {
+        return listener;
+    }
+
     /** Builder for {@link ClientOptions}; {@link #build()} checks the values. */
     public static final class Builder {
         private String keyPrefix = "dq";
@@ -76,6 +84,7 @@ public final class ClientOptions {
         private int maxBatchSize = 10_000;
         private @Nullable PayloadCodec codec;
         private Clock clock = Clock.systemUTC();
+        private DelayQueueListener listener = DelayQueueListener.NONE;
 
         private Builder() {
         }
@@ -102,6 +111,12 @@ public final class ClientOptions {
 
         public Builder clock(Clock clock) {
             this.clock = clock;
+            return this;
+        }
+
+        /** What hears this client's and its consumers' events; {@link DelayQueueListener#NONE} for none. */
+        public Builder listener(DelayQueueListener listener) {
+            this.listener = listener;
             return this;
         }
 

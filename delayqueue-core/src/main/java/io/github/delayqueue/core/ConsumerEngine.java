@@ -51,6 +51,8 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     private final MessageHandler<T> handler;
     private final ConsumerOptions options;
     private final String queue;
+    /** {@link DelayQueueListener#NONE} when nobody listens: then nothing is measured for it. */
+    private final DelayQueueListener listener;
 
     private final Semaphore slots;
     /** By identity, not member: a lease lost while a handler runs can bring the same member back as a second delivery. */
@@ -74,10 +76,17 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
         this(redisson, shared, ops, codec, payloadType, handler, options, Threads::handlerExecutor);
     }
 
-    /** {@code executors} makes the handler executor from its thread name prefix (tests give one that rejects). */
     ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
             MessageHandler<T> handler, ConsumerOptions options, Function<String, ExecutorService> executors) {
+        this(redisson, shared, ops, codec, payloadType, handler, options, executors, DelayQueueListener.NONE);
+    }
+
+    /** {@code executors} makes the handler executor from its thread name prefix (tests give one that rejects). */
+    ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
+            MessageHandler<T> handler, ConsumerOptions options, Function<String, ExecutorService> executors,
+            DelayQueueListener listener) {
         this.executors = executors;
+        this.listener = SafeListener.of(listener);
         this.redisson = redisson;
         this.shared = shared;
         this.ops = ops;
@@ -102,11 +111,11 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
         state = State.RUNNING;
         shared.acquire();
         workers = executors.apply("delayqueue-handler-" + queue);
-        settler = new Settler(queue, ops, shared.settler(), () -> poller.settleProgress());
+        settler = new Settler(queue, ops, shared.settler(), () -> poller.settleProgress(), listener);
         keeper = new LeaseKeeper(queue, ops, options, running, this::timeOut);
         keeper.start(shared.keeper());
         wakeUps = new WakeUps(redisson, ops.keys(), options.maxPollInterval(), due -> poller.signal(true, due));
-        poller = new Poller(queue, ops, options, slots, settler, wakeUps, this::isRunning, this::dispatch);
+        poller = new Poller(queue, ops, options, slots, settler, wakeUps, this::isRunning, this::dispatch, listener);
         pollerThread = Threads.named("delayqueue-poller-" + queue).newThread(this::poll);
         pollerThread.start();
         log.debug("Started consumer of queue '{}' with {}", queue, options);
@@ -209,13 +218,18 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
             } catch (RuntimeException e) {
                 log.warn("Queue '{}': message '{}' cannot be decoded as {}; moved to dead letters: {}", queue,
                         claimed.id(), payloadType.getTypeName(), e.toString());
-                delivery.settle(QueueOps.SettleOp.DEAD, 0, "undecodable payload for " + payloadType.getTypeName() + ": " + describe(e));
+                delivery.settle(QueueOps.SettleOp.UNDECODABLE, 0, "undecodable payload for " + payloadType.getTypeName() + ": " + describe(e));
                 afterDelivery(delivery, null, DeliveryOutcome.DEAD_LETTERED, e);
                 return;
             }
             MessageContext context = new MessageContext(queue, claimed.id(), claimed.attempt(),
                     Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers());
             delivery.context = context;
+            if (listener != DelayQueueListener.NONE) {
+                long startNanos = System.nanoTime();
+                delivery.handlerStartNanos = startNanos;
+                listener.handlerStarted(context, Duration.ofNanos(Math.max(0, startNanos - claimed.dueNanos())));
+            }
             try {
                 invoke(context, payload, 0);
                 if (delivery.isCutOff()) {
@@ -327,9 +341,17 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
         }
     }
 
-    /** Tells the interceptors; they cannot change the outcome, and what they throw is logged. */
+    /**
+     * Tells the listener (when a handler ran: {@code context} is set) and the interceptors; they cannot change
+     * the outcome, and what they throw is logged.
+     */
     private void afterDelivery(Delivery delivery, @Nullable MessageContext context, DeliveryOutcome outcome,
             @Nullable Throwable error) {
+        if (context != null && listener != DelayQueueListener.NONE) {
+            long started = delivery.handlerStartNanos;
+            listener.handlerFinished(context, outcome,
+                    Duration.ofNanos(System.nanoTime() - (started != 0 ? started : delivery.startNanos)), error);
+        }
         List<DeliveryInterceptor> interceptors = options.interceptors();
         if (interceptors.isEmpty()) {
             return;

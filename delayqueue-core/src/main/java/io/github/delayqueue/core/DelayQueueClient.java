@@ -43,6 +43,8 @@ public final class DelayQueueClient {
     private final RedissonClient redisson;
     private final ClientOptions options;
     private final Scripts scripts;
+    /** {@link DelayQueueListener#NONE} when nobody listens: then no clock is read for it. */
+    private final DelayQueueListener listener;
     private final Map<String, QueueOps> queues = new ConcurrentHashMap<>();
     /** The lease keeper and settler threads, shared by this client's consumers. */
     private final SharedThreads shared = new SharedThreads();
@@ -51,6 +53,7 @@ public final class DelayQueueClient {
         this.redisson = Checks.notNull(redisson, "redisson");
         this.options = Checks.notNull(options, "options");
         this.scripts = new Scripts(redisson);
+        this.listener = SafeListener.of(options.listener());
     }
 
     /** A client with the default {@link ClientOptions}. */
@@ -204,12 +207,27 @@ public final class DelayQueueClient {
         Checks.require(prepared != null, "prepared must not be null");
         Checks.require(prepared.client == this, "prepared by another DelayQueueClient: send it with that one");
         QueueOps ops = ops(prepared.queue());
-        redis("send to queue '" + prepared.queue() + "'", () -> {
-            for (PreparedSend.Run run : prepared.runs) {
-                write(ops, run);
+        boolean listening = listener != DelayQueueListener.NONE;
+        boolean batch = prepared.ids().size() > 1;
+        for (PreparedSend.Run run : prepared.runs) {
+            long start = listening ? System.nanoTime() : 0;
+            try {
+                redis("send to queue '" + prepared.queue() + "'", () -> {
+                    write(ops, run);
+                    return null;
+                });
+            } catch (RuntimeException e) {
+                if (listening) {
+                    listener.sendFailed(prepared.queue(), run.mode(), batch, run.bytes().size(),
+                            Duration.ofNanos(System.nanoTime() - start), e);
+                }
+                throw e;
             }
-            return null;
-        });
+            if (listening) {
+                listener.sent(prepared.queue(), run.mode(), batch, run.bytes().size(),
+                        Duration.ofNanos(System.nanoTime() - start));
+            }
+        }
         return prepared.ids();
     }
 
@@ -456,7 +474,8 @@ public final class DelayQueueClient {
         Checks.notNull(handler, "handler");
         Checks.notNull(consumerOptions, "consumerOptions");
         options.codec().checkDecodable(payloadType);
-        return new ConsumerEngine<>(redisson, shared, ops, options.codec(), payloadType, handler, consumerOptions);
+        return new ConsumerEngine<>(redisson, shared, ops, options.codec(), payloadType, handler, consumerOptions,
+                Threads::handlerExecutor, listener);
     }
 
     /** Typed convenience for {@link #newConsumer(String, Type, MessageHandler, ConsumerOptions)}. */

@@ -22,6 +22,8 @@ final class Delivery {
 
     final QueueOps.Claimed claimed;
     final long startNanos = System.nanoTime();
+    /** When its handler started ({@link System#nanoTime()}), set only while a listener listens; 0 until then. */
+    volatile long handlerStartNanos;
     /** Set by the handler thread once the envelope is decoded; null until then. */
     volatile @Nullable MessageContext context;
     private final Owner owner;

@@ -36,6 +36,7 @@ final class Poller {
     private final BooleanSupplier running;
     /** Hands a claimed message to a handler thread; returns why the executor refused it, or null. */
     private final Function<QueueOps.Claimed, @Nullable Throwable> dispatch;
+    private final DelayQueueListener listener;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -52,7 +53,8 @@ final class Poller {
     private volatile boolean awaitingSettles;
 
     Poller(String queue, QueueOps ops, ConsumerOptions options, Semaphore slots, Settler settler, WakeUps wakeUps,
-            BooleanSupplier running, Function<QueueOps.Claimed, @Nullable Throwable> dispatch) {
+            BooleanSupplier running, Function<QueueOps.Claimed, @Nullable Throwable> dispatch,
+            DelayQueueListener listener) {
         this.queue = queue;
         this.ops = ops;
         this.options = options;
@@ -61,6 +63,23 @@ final class Poller {
         this.wakeUps = wakeUps;
         this.running = running;
         this.dispatch = dispatch;
+        this.listener = listener;
+    }
+
+    /** Tells the listener what the claim did: claimed, and the expired leases and bad due times it found. */
+    private void report(QueueOps.ClaimResult result) {
+        if (!result.messages().isEmpty()) {
+            listener.claimed(queue, result.messages().size());
+        }
+        if (result.redelivered() > 0) {
+            listener.redelivered(queue, result.redelivered());
+        }
+        if (result.leaseDead() > 0) {
+            listener.deadLettered(queue, DeadLetterCause.LEASE_EXPIRED, result.leaseDead());
+        }
+        if (result.badDueDead() > 0) {
+            listener.deadLettered(queue, DeadLetterCause.INVALID_DUE_TIME, result.badDueDead());
+        }
     }
 
     void run() {
@@ -119,10 +138,11 @@ final class Poller {
                 }
                 int wanted = Math.min(options.batchSize(), free);
                 beforeClaim();
-                long sent = System.nanoTime();
                 QueueOps.ClaimResult result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs,
                         options.deadLetterMaxCount());
-                long received = System.nanoTime();
+                if (listener != DelayQueueListener.NONE) {
+                    report(result);
+                }
                 backlog = result.messages().size() == wanted;
                 if (failures > 0) {
                     log.info("Queue '{}': Redis answers again after {} failed polls", queue, failures);
@@ -157,9 +177,8 @@ final class Poller {
                 long sleepNanos = TimeUnit.MILLISECONDS.toNanos(maxSleepMs);
                 if (result.nextEventMs() >= 0 && result.nextEventMs() < untilServerMs) {
                     // to the microsecond: the server read its clock about half a round trip before the reply
-                    // arrived, and dispatching took some of the time since
-                    long clockReadAt = received - (received - sent) / 2;
-                    long eventAt = clockReadAt
+                    // arrived (clockReadAtNanos), and dispatching took some of the time since
+                    long eventAt = result.clockReadAtNanos()
                             + TimeUnit.MICROSECONDS.toNanos(result.nextEventMs() * 1000 - result.serverNowMicros());
                     untilServerMs = result.nextEventMs();
                     sleepNanos = eventAt - System.nanoTime();

@@ -17,12 +17,23 @@ import org.jspecify.annotations.Nullable;
 /** The Redis operations of one queue; each is one script call. Arguments are already validated. */
 final class QueueOps {
 
-    /** One claimed delivery. {@code member} is the delayed/in-flight set member, {@code attempt} its fence. */
-    record Claimed(String member, String id, int attempt, long dueMs, String envelope) {
+    /**
+     * One claimed delivery. {@code member} is the delayed/in-flight set member, {@code attempt} its fence,
+     * {@code dueNanos} its due time on this JVM's {@link System#nanoTime()} scale (the Redis clock carried
+     * over by the claim's round trip), so that lateness is measured on the Redis clock.
+     */
+    record Claimed(String member, String id, int attempt, long dueMs, String envelope, long dueNanos) {
     }
 
-    /** What a claim returned; {@code nextEventMs} is -1 when nothing is pending or in flight. */
-    record ClaimResult(long serverNowMicros, long nextEventMs, List<Claimed> messages) {
+    /**
+     * What a claim returned; {@code nextEventMs} is -1 when nothing is pending or in flight;
+     * {@code clockReadAtNanos} when (on {@link System#nanoTime()}) Redis read {@code serverNowMicros}, taken
+     * as the middle of the round trip. {@code redelivered}, {@code leaseDead} and {@code badDueDead}: expired
+     * leases put back, expired leases dead-lettered on their last attempt, messages with a due time delayqueue
+     * never writes dead-lettered.
+     */
+    record ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
+            int redelivered, int leaseDead, int badDueDead) {
 
         long serverNowMs() {
             return serverNowMicros / 1000;
@@ -37,6 +48,8 @@ final class QueueOps {
         RETRY('R'),
         /** To the dead letters, {@code text} the reason. */
         DEAD('D'),
+        /** To the dead letters without a handler run (the payload could not be decoded): {@link #DEAD} in Redis. */
+        UNDECODABLE('D'),
         /** Never run (the executor refused it): back at its due time, {@code delayMs} holding it; attempt not counted. */
         HAND_BACK('H'),
         /** The handler asked for it again in {@code delayMs}: not a failure, attempt not counted. */
@@ -153,21 +166,39 @@ final class QueueOps {
     }
 
     ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead) {
+        long sent = System.nanoTime();
         List<Object> out = scripts.list(Scripts.Name.CLAIM, keys.keys(), keys.wakeChannel(), Integer.toString(limit),
                 Long.toString(leaseMs), Integer.toString(maxAttempts), Integer.toString(reapLimit),
                 Long.toString(deadRetentionMs), Integer.toString(maxDead), Integer.toString(CLAIM_BYTES));
+        long received = System.nanoTime();
+        // the server read its clock about half a round trip before the reply arrived
+        long clockReadAt = received - (received - sent) / 2;
         long nowMicros = Long.parseLong(out.get(0).toString());
         String next = out.get(1).toString();
-        List<Claimed> claimed = new ArrayList<>((out.size() - 2) / 2);
-        for (int i = 2; i + 1 < out.size(); i += 2) {
+        String reaped = out.get(2).toString(); // "" or "<redelivered>:<lease dead>:<bad due dead>", see claim.lua
+        int redelivered = 0;
+        int leaseDead = 0;
+        int badDueDead = 0;
+        if (!reaped.isEmpty()) {
+            int first = reaped.indexOf(':');
+            int second = reaped.indexOf(':', first + 1);
+            redelivered = Integer.parseInt(reaped, 0, first, 10);
+            leaseDead = Integer.parseInt(reaped, first + 1, second, 10);
+            badDueDead = Integer.parseInt(reaped, second + 1, reaped.length(), 10);
+        }
+        List<Claimed> claimed = new ArrayList<>((out.size() - 3) / 2);
+        for (int i = 3; i + 1 < out.size(); i += 2) {
             String head = out.get(i).toString(); // "<attempt>:<due>:<member>", see claim.lua
             int first = head.indexOf(':');
             int second = head.indexOf(':', first + 1);
             String member = head.substring(second + 1);
-            claimed.add(new Claimed(member, Envelope.idOf(member), Integer.parseInt(head, 0, first, 10),
-                    Long.parseLong(head, first + 1, second, 10), out.get(i + 1).toString()));
+            long dueMs = Long.parseLong(head, first + 1, second, 10);
+            long dueNanos = clockReadAt - (nowMicros - dueMs * 1000) * 1000;
+            claimed.add(new Claimed(member, Envelope.idOf(member), Integer.parseInt(head, 0, first, 10), dueMs,
+                    out.get(i + 1).toString(), dueNanos));
         }
-        return new ClaimResult(nowMicros, next.isEmpty() ? -1 : Long.parseLong(next), claimed);
+        return new ClaimResult(nowMicros, clockReadAt, next.isEmpty() ? -1 : Long.parseLong(next), claimed,
+                redelivered, leaseDead, badDueDead);
     }
 
     /** Returns an applied flag per settlement (false: a newer delivery owns the message, or it is gone). */
@@ -184,7 +215,7 @@ final class QueueOps {
                     args.add(s.text() == null ? "" : s.text());
                 }
                 case HAND_BACK, LATER -> args.add(code + "" + s.attempt() + ":" + s.delayMs() + ":" + s.member());
-                case DEAD -> {
+                case DEAD, UNDECODABLE -> {
                     args.add(code + "" + s.attempt() + ":" + s.member());
                     args.add(s.text() == null ? "" : s.text());
                 }

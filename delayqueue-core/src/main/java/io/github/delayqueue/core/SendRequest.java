@@ -70,6 +70,16 @@ public final class SendRequest {
         return options;
     }
 
+    /**
+     * A copy with other options (id, mode, headers), the payload and due time kept: how a send decorator adds
+     * headers, such as a trace context.
+     *
+     * @throws IllegalArgumentException if {@code options} is {@code null}
+     */
+    public SendRequest withOptions(SendOptions options) {
+        return new SendRequest(payload, due, options);
+    }
+
     Due due() {
         return due;
     }

@@ -31,6 +31,7 @@ final class Settler {
     private final ScheduledExecutorService executor;
     /** Told after every settled batch (the poller waits for it while too many are unsettled). */
     private final Runnable progress;
+    private final DelayQueueListener listener;
     private final ConcurrentLinkedQueue<QueueOps.Settlement> pending = new ConcurrentLinkedQueue<>();
     /** Added and not yet settled (or given up): the queued ones and the batch under way. */
     private final AtomicInteger unsettled = new AtomicInteger();
@@ -44,11 +45,13 @@ final class Settler {
     private boolean lingered;
     private long backoffMs;
 
-    Settler(String queue, QueueOps ops, ScheduledExecutorService executor, Runnable progress) {
+    Settler(String queue, QueueOps ops, ScheduledExecutorService executor, Runnable progress,
+            DelayQueueListener listener) {
         this.queue = queue;
         this.ops = ops;
         this.executor = executor;
         this.progress = progress;
+        this.listener = listener;
     }
 
     /** Queues a settlement; after {@link #close()} has finished it is dropped (left in flight, redelivered). */
@@ -97,6 +100,43 @@ final class Settler {
      * ones, each with its own round trip and fixed Redis cost. A lone ack is sent at once. Only the ack is
      * later; handler slots were freed before it.
      */
+    /** Tells the listener what Redis applied of the batch, and how many settles the fence rejected. */
+    private void report(boolean[] applied) {
+        int acked = 0;
+        int retried = 0;
+        int failedDead = 0;
+        int undecodableDead = 0;
+        int stale = 0;
+        for (int i = 0; i < batch.size(); i++) {
+            if (i >= applied.length || !applied[i]) {
+                stale++;
+                continue;
+            }
+            switch (batch.get(i).op()) {
+                case ACK -> acked++;
+                case RETRY -> retried++;
+                case DEAD -> failedDead++;
+                case UNDECODABLE -> undecodableDead++;
+                default -> { } // retry-later and hand-back are neither failures nor settled outcomes
+            }
+        }
+        if (acked > 0) {
+            listener.acknowledged(queue, acked);
+        }
+        if (retried > 0) {
+            listener.retried(queue, retried);
+        }
+        if (failedDead > 0) {
+            listener.deadLettered(queue, DeadLetterCause.HANDLER_FAILED, failedDead);
+        }
+        if (undecodableDead > 0) {
+            listener.deadLettered(queue, DeadLetterCause.UNDECODABLE, undecodableDead);
+        }
+        if (stale > 0) {
+            listener.staleSettles(queue, stale);
+        }
+    }
+
     private void drain() {
         if (batch.isEmpty()) {
             if (busy && !lingered && !closing && unsettled.get() < BATCH) {
@@ -115,7 +155,10 @@ final class Settler {
         }
         if (!batch.isEmpty()) {
             try {
-                ops.settle(batch);
+                boolean[] applied = ops.settle(batch);
+                if (listener != DelayQueueListener.NONE) {
+                    report(applied);
+                }
                 unsettled.addAndGet(-batch.size());
                 batch.clear();
                 backoffMs = 0;

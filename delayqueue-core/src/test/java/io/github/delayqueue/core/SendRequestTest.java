@@ -26,6 +26,18 @@ class SendRequestTest {
     }
 
     @Test
+    void withOptionsKeepsPayloadAndDueTimeAndRejectsNull() {
+        SendRequest request = SendRequest.at("p", T, SendOptions.id("x"));
+        SendRequest traced = request.withOptions(request.options().header("traceparent", "00-abc-def-01"));
+        assertThat(traced.payload()).isEqualTo("p");
+        assertThat(traced.due()).isEqualTo(request.due());
+        assertThat(traced.options().id()).isEqualTo("x");
+        assertThat(traced.options().headers()).containsEntry("traceparent", "00-abc-def-01");
+        assertThat(request.options().headers()).isEmpty();
+        rejected(() -> request.withOptions(null), "options must not be null");
+    }
+
+    @Test
     void aRequestIsDueAfterADelayOrAtAnInstantNeverBoth() {
         SendOptions options = SendOptions.id("x");
         SendRequest after = SendRequest.of("p", D, options);

@@ -2,6 +2,7 @@ package io.github.delayqueue.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.within;
 
 import java.time.Duration;
@@ -92,6 +93,22 @@ class SampleApplicationIntegrationTest {
         assertThat(order(unpaid.id()).status()).isEqualTo(OrderStatus.CANCELLED);
         assertThat(order(paid.id()).status()).isEqualTo(OrderStatus.PAID);
         assertThatThrownBy(() -> pay(unpaid.id())).isInstanceOf(HttpClientErrorException.BadRequest.class);
+    }
+
+    @Test
+    void prometheusShowsTheDelayQueueMetersAsTheReadmeSays() {
+        Order unpaid = createOrder("erin", 1200);
+        this.delayQueue.run(SampleQueues.ORDER_PAYMENT_TIMEOUT, "order-" + unpaid.reference());
+        assertThat(order(unpaid.id()).status()).isEqualTo(OrderStatus.CANCELLED);
+
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+            String scrape = this.http.get().uri("/actuator/prometheus").retrieve().body(String.class);
+            assertThat(scrape).contains("delayqueue_messages_sent_total{batch=\"false\",mode=\"if_absent\",queue=\"ORDER_PAYMENT_TIMEOUT\"}")
+                    .contains("delayqueue_messages_acknowledged_total{queue=\"ORDER_PAYMENT_TIMEOUT\"}")
+                    .contains("delayqueue_handler_duration_seconds_count{outcome=\"acknowledged\",queue=\"ORDER_PAYMENT_TIMEOUT\"}")
+                    .contains("delayqueue_lateness_seconds_count{queue=\"ORDER_PAYMENT_TIMEOUT\"}")
+                    .contains("delayqueue_queue_ready{queue=\"MEETING_REMINDER\"}");
+        });
     }
 
     @Test

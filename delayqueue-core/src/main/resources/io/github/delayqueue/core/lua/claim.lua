@@ -8,7 +8,8 @@
 -- due messages in flight.
 -- Returns: now in microseconds (the consumer sleeps until the next event to the microsecond, not to the
 --          millisecond below it), next event time in ms ('' when none: the earliest due time or lease deadline),
---          then pairs: "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope.
+--          what this call did besides claiming ('' when nothing, else "<expired leases put back>:<expired
+--          leases dead-lettered>:<bad due times dead-lettered>", for the engine's listener), then pairs: "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope.
 -- Two reply items per message rather than four: the client decodes every item into a string of its own.
 local now, now_us = clock()
 local limit = tonumber(ARGV[2])
@@ -23,13 +24,16 @@ if trim > 0 then
   delete_dead(redis.call('ZRANGE', KEYS[6], 0, trim - 1))
 end
 
+local redelivered, expired_buried, bad_buried = 0, 0, 0
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, tonumber(ARGV[5]))
 for _, member in ipairs(expired) do
   local id = id_of(member)
   local attempts = tonumber(redis.call('HGET', KEYS[4], id) or '0')
   if attempts >= max_attempts then
+    expired_buried = expired_buried + 1
     bury(id, member, now, attempts, 'lease expired on attempt ' .. attempts .. ' (consumer died or handler hung)')
   else
+    redelivered = redelivered + 1
     redis.call('ZREM', KEYS[3], member)
     redis.call('ZADD', KEYS[2], now, member)
   end
@@ -44,6 +48,7 @@ local function bad_score(score)
   return n == nil or n ~= math.floor(n) or n > MAX_SCORE or n < -MAX_SCORE
 end
 local function bury_bad_score(member, score)
+  bad_buried = bad_buried + 1
   local id = id_of(member)
   local attempts = tonumber(redis.call('HGET', KEYS[4], id) or '0')
   bury(id, member, now, attempts, 'due time ' .. score .. ' in the delayed set is not a whole number of '
@@ -52,10 +57,17 @@ end
 local too_late = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. MAX_SCORE, '+inf', 'WITHSCORES', 'LIMIT', 0, 10)
 for k = 1, #too_late, 2 do bury_bad_score(too_late[k], too_late[k + 1]) end
 
+-- What this call did besides claiming, for the engine's listener (see the header)
+local out = { string.format('%d', now_us), '', '' }
+local function report()
+  if redelivered + expired_buried + bad_buried > 0 then
+    out[3] = redelivered .. ':' .. expired_buried .. ':' .. bad_buried
+  end
+  return out
+end
 -- A paused queue (pause.lua) hands nothing out, and names no next event: its consumers sleep their longest
 -- poll interval (resume publishes a wake-up). Expired leases above are still returned and dead letters trimmed.
-local out = { string.format('%d', now_us), '' }
-if redis.call('HEXISTS', KEYS[10], 'since') == 1 then return out end
+if redis.call('HEXISTS', KEYS[10], 'since') == 1 then return report() end
 if limit > 0 then
   local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit)
   -- variadic ZREM / HMGET / ZADD: a few commands per batch rather than four per message
@@ -122,4 +134,4 @@ local next_lease = head_score(KEYS[3])
 local next_event = next_due
 if next_lease ~= nil and (next_event == nil or next_lease < next_event) then next_event = next_lease end
 if next_event ~= nil then out[2] = string.format('%d', next_event) end
-return out
+return report()

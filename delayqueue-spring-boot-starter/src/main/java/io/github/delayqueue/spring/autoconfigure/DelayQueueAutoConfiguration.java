@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import io.github.delayqueue.core.DelayQueueClient;
+import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.DeliveryInterceptor;
 import io.github.delayqueue.core.JacksonPayloadCodec;
 import io.github.delayqueue.core.PayloadCodec;
@@ -20,6 +21,7 @@ import io.github.delayqueue.spring.core.DefaultDelayQueueTemplate;
 import io.github.delayqueue.spring.core.QueueCatalog;
 import io.github.delayqueue.spring.core.QueueCodeScanner;
 import io.github.delayqueue.spring.core.SendOutbox;
+import io.github.delayqueue.spring.core.SendObserver;
 import io.github.delayqueue.spring.core.TransactionAwareDelayQueueTemplate;
 import io.github.delayqueue.spring.redis.RedisWarmUp;
 import org.redisson.Redisson;
@@ -90,29 +92,35 @@ public final class DelayQueueAutoConfiguration {
         return mapper != null ? new JacksonPayloadCodec(mapper) : new JacksonPayloadCodec();
     }
 
+    /**
+     * Every {@link DelayQueueListener} bean (the Micrometer metrics, when there is a {@code MeterRegistry}, and the
+     * application's own) hears the events of every queue, in {@code @Order} order.
+     */
     @Bean
     QueueCatalog delayQueueCatalog(BeanFactory beanFactory, Environment environment, ResourceLoader resourceLoader,
-            DelayQueueProperties properties, RedissonClient redisson, PayloadCodec codec) {
+            DelayQueueProperties properties, RedissonClient redisson, PayloadCodec codec,
+            ObjectProvider<DelayQueueListener> listeners) {
         Set<String> packages = new LinkedHashSet<>();
         if (AutoConfigurationPackages.has(beanFactory)) {
             packages.addAll(AutoConfigurationPackages.get(beanFactory));
         }
         packages.addAll(properties.getScanPackages());
         return new QueueCatalog(new QueueCodeScanner(environment, resourceLoader).scan(new ArrayList<>(packages)),
-                properties, redisson, codec);
+                properties, redisson, codec, listeners.orderedStream().toList());
     }
 
     /** Without spring-tx, or with {@code delayqueue.producer.transaction-aware=false}: sends are written at once. */
     @Bean
     @ConditionalOnMissingBean(DelayQueueTemplate.class)
-    DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog, Environment environment) {
+    DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog, ObjectProvider<SendObserver> observer,
+            Environment environment) {
         if (outboxEnabled(environment)) {
             throw new DelayQueueConfigurationException("delayqueue.producer.outbox.enabled=true, but sends are not "
                     + "transaction-aware: delayqueue.producer.transaction-aware is false or spring-tx is missing",
                     "Keep delayqueue.producer.transaction-aware=true and add spring-tx (spring-boot-starter-jdbc brings it), "
                             + "or set delayqueue.producer.outbox.enabled=false.");
         }
-        return new DefaultDelayQueueTemplate(catalog);
+        return new DefaultDelayQueueTemplate(catalog, observer.getIfUnique(() -> SendObserver.NONE));
     }
 
     static boolean outboxEnabled(Environment environment) {
@@ -176,7 +184,7 @@ public final class DelayQueueAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(DelayQueueTemplate.class)
         DelayQueueTemplate delayQueueTemplate(QueueCatalog catalog, ObjectProvider<SendOutbox> outbox,
-                Environment environment) {
+                ObjectProvider<SendObserver> observer, Environment environment) {
             SendOutbox sendOutbox = outbox.getIfUnique();
             if (sendOutbox == null && outboxEnabled(environment)) {
                 throw new DelayQueueConfigurationException("delayqueue.producer.outbox.enabled=true, but there is no "
@@ -184,7 +192,8 @@ public final class DelayQueueAutoConfiguration {
                         "Add spring-boot-starter-jdbc and a DataSource (or mark one @Primary), or set "
                                 + "delayqueue.producer.outbox.enabled=false.");
             }
-            return new TransactionAwareDelayQueueTemplate(catalog, sendOutbox);
+            return new TransactionAwareDelayQueueTemplate(catalog, sendOutbox,
+                    observer.getIfUnique(() -> SendObserver.NONE));
         }
     }
 

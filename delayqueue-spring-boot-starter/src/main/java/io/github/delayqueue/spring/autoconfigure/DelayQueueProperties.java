@@ -38,6 +38,7 @@ public class DelayQueueProperties {
     private final Consumer consumer = new Consumer();
 
     private final Endpoint endpoint = new Endpoint();
+    private final Metrics metrics = new Metrics();
 
     /**
      * Per-queue settings, keyed by queue code: key-prefix, consumer-enabled, max-payload-size and every
@@ -98,6 +99,28 @@ public class DelayQueueProperties {
 
         public void setShowPayloads(boolean showPayloads) {
             this.showPayloads = showPayloads;
+        }
+    }
+
+    public Metrics getMetrics() {
+        return this.metrics;
+    }
+
+    /** Settings of the Micrometer metrics, used when the application has a MeterRegistry bean. */
+    public static class Metrics {
+
+        /**
+         * How often the queue gauges (pending, ready, in flight, dead) are read from Redis: one background
+         * read per queue per interval, shared by every scrape. Must be positive.
+         */
+        private Duration refreshInterval = Duration.ofSeconds(10);
+
+        public Duration getRefreshInterval() {
+            return this.refreshInterval;
+        }
+
+        public void setRefreshInterval(Duration refreshInterval) {
+            this.refreshInterval = refreshInterval;
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 
 import io.github.delayqueue.core.ClientOptions;
+import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.core.RetryPolicy;
@@ -103,8 +104,12 @@ public final class QueueSettings {
     }
 
     public ClientOptions clientOptions(ClientKey key, PayloadCodec codec) {
+        return clientOptions(key, codec, DelayQueueListener.NONE);
+    }
+
+    public ClientOptions clientOptions(ClientKey key, PayloadCodec codec, DelayQueueListener listener) {
         return ClientOptions.builder().keyPrefix(key.keyPrefix()).maxPayloadBytes(key.maxPayloadBytes())
-                .maxBatchSize(this.properties.getProducer().getMaxBatchSize()).codec(codec).build();
+                .maxBatchSize(this.properties.getProducer().getMaxBatchSize()).codec(codec).listener(listener).build();
     }
 
     /** Whether this application consumes the queue (the queue's setting, else the global one). */

@@ -18,9 +18,16 @@ import io.github.delayqueue.spring.DelayQueueTemplate;
 public class DefaultDelayQueueTemplate implements DelayQueueTemplate {
 
     private final QueueCatalog catalog;
+    private final SendObserver observer;
 
     public DefaultDelayQueueTemplate(QueueCatalog catalog) {
+        this(catalog, SendObserver.NONE);
+    }
+
+    /** {@code observer} wraps every send (the {@code delayqueue.send} observation). */
+    public DefaultDelayQueueTemplate(QueueCatalog catalog, SendObserver observer) {
         this.catalog = catalog;
+        this.observer = observer;
     }
 
     @Override
@@ -45,7 +52,11 @@ public class DefaultDelayQueueTemplate implements DelayQueueTemplate {
 
     @Override
     public List<String> sendAll(DelayQueueCode code, List<SendRequest> requests) {
-        return send(this.catalog.require(code), requests);
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        if (this.observer == SendObserver.NONE) {
+            return send(queue, requests);
+        }
+        return this.observer.observe(queue.name(), requests, observed -> send(queue, observed));
     }
 
     /** Writes the requests of a declared queue; the only step a subclass changes. */

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.github.delayqueue.core.DelayQueueClient;
+import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties;
@@ -40,16 +41,23 @@ public final class QueueCatalog {
 
     public QueueCatalog(List<DelayQueueCode> codes, DelayQueueProperties properties, RedissonClient redisson,
             PayloadCodec codec) {
+        this(codes, properties, redisson, codec, List.of());
+    }
+
+    /** {@code listeners} hear every client's events (the metrics, the application's own), in this order. */
+    public QueueCatalog(List<DelayQueueCode> codes, DelayQueueProperties properties, RedissonClient redisson,
+            PayloadCodec codec, List<DelayQueueListener> listeners) {
         this.codes = List.copyOf(codes);
         this.settings = new QueueSettings(properties,
                 codes.stream().map(DelayQueueCode::code).collect(java.util.stream.Collectors.toSet()));
         this.codec = codec;
         QueueSettings settings = this.settings;
+        DelayQueueListener listener = Listeners.of(listeners);
         Map<QueueSettings.ClientKey, DelayQueueClient> clients = new HashMap<>();
         for (DelayQueueCode code : codes) {
             QueueSettings.ClientKey key = settings.clientKey(code.code());
             DelayQueueClient client = clients.computeIfAbsent(key,
-                    k -> DelayQueueClient.create(redisson, settings.clientOptions(k, this.codec)));
+                    k -> DelayQueueClient.create(redisson, settings.clientOptions(k, this.codec, listener)));
             this.queues.put(code.code(), new Queue(code, client));
         }
         for (String key : settings.unmatchedKeys()) {

@@ -34,12 +34,15 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
     private final AtomicBoolean warnedOutsideOutbox = new AtomicBoolean();
 
     public TransactionAwareDelayQueueTemplate(QueueCatalog catalog) {
-        this(catalog, null);
+        this(catalog, null, SendObserver.NONE);
     }
 
-    /** With {@code outbox}, sends inside a transaction on the outbox's database are kept in it until they reach Redis. */
-    public TransactionAwareDelayQueueTemplate(QueueCatalog catalog, @Nullable SendOutbox outbox) {
-        super(catalog);
+    /**
+     * With {@code outbox}, sends inside a transaction on the outbox's database are kept in it until they reach Redis.
+     * {@code observer} wraps every send: inside a transaction, the check and deferral (the trace context is the caller's).
+     */
+    public TransactionAwareDelayQueueTemplate(QueueCatalog catalog, @Nullable SendOutbox outbox, SendObserver observer) {
+        super(catalog, observer);
         this.outbox = outbox;
     }
 

@@ -33,10 +33,10 @@ class ConfigurationMetadataTests {
         Set<String> declared = new TreeSet<>();
         walk("delayqueue", DelayQueueProperties.class, declared);
         walk("delayqueue.producer.outbox", DelayQueueOutboxProperties.class, declared);
-        assertThat(declared).hasSize(29).contains("delayqueue.producer.outbox.enabled",
-                "delayqueue.producer.outbox.initialize-schema", "delayqueue.endpoint.show-payloads").contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
+        assertThat(declared).hasSize(30).contains("delayqueue.producer.outbox.enabled",
+                "delayqueue.producer.outbox.initialize-schema", "delayqueue.endpoint.show-payloads", "delayqueue.metrics.refresh-interval").contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
                 "delayqueue.consumer.retry.no-retry-for",
-                "delayqueue.consumer.dead-letter.max-count");
+                "delayqueue.consumer.dead-letter.max-count", "delayqueue.metrics.refresh-interval");
         assertThat(descriptions.keySet()).filteredOn(name -> name.startsWith("delayqueue."))
                 .containsExactlyInAnyOrderElementsOf(declared);
         // the health switch (additional metadata), and the endpoint's own two that the processor derives from @Endpoint

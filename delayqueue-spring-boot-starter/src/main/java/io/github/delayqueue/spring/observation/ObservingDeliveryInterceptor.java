@@ -1,0 +1,75 @@
+package io.github.delayqueue.spring.observation;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.delayqueue.core.DeliveryInterceptor;
+import io.github.delayqueue.core.DeliveryOutcome;
+import io.github.delayqueue.core.MessageContext;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.Ordered;
+
+/**
+ * The {@code delayqueue.process} observation around each handler call, the outermost interceptor (so the
+ * application's own interceptors run inside its scope). It starts before the handler, with the message's
+ * headers as its carrier (the sender's trace context), and stops once the engine decided the outcome, which it
+ * records as a key value: the interceptor keeps the running observation from {@code aroundHandle} to
+ * {@code afterDelivery} by the delivery's context.
+ *
+ * <p>Internal to the starter: public only so that the auto-configuration can create it.
+ */
+public final class ObservingDeliveryInterceptor implements DeliveryInterceptor, Ordered {
+
+    private final ObservationRegistry registry;
+    private final @Nullable DelayQueueProcessObservationConvention convention;
+    /** Started and not yet stopped, by delivery; one entry per running handler. */
+    private final Map<MessageContext, Observation> running = new ConcurrentHashMap<>();
+
+    public ObservingDeliveryInterceptor(ObservationRegistry registry,
+            @Nullable DelayQueueProcessObservationConvention convention) {
+        this.registry = registry;
+        this.convention = convention;
+    }
+
+    @Override
+    public void aroundHandle(MessageContext context, Object payload, Invocation invocation) throws Exception {
+        DelayQueueProcessContext observed = new DelayQueueProcessContext(context);
+        Observation observation = DelayQueueObservation.PROCESS.observation(convention,
+                DefaultDelayQueueProcessObservationConvention.INSTANCE, () -> observed, registry).start();
+        running.put(context, observation);
+        try (Observation.Scope scope = observation.openScope()) {
+            invocation.proceed();
+        } catch (Exception | Error e) {
+            observation.error(e);
+            throw e;
+        }
+    }
+
+    @Override
+    public void afterDelivery(MessageContext context, DeliveryOutcome outcome, @Nullable Throwable error,
+            Duration handlerTime) {
+        Observation observation = running.remove(context);
+        if (observation == null) {
+            return; // no handler ran (an undecodable payload)
+        }
+        if (observation.getContext() instanceof DelayQueueProcessContext observed) {
+            observed.setOutcome(outcome);
+        }
+        observation.stop();
+    }
+
+    /** Outermost: the application's interceptors run inside the observation's scope. */
+    @Override
+    public int getOrder() {
+        return Ordered.HIGHEST_PRECEDENCE;
+    }
+
+    @Override
+    public String toString() {
+        return "ObservingDeliveryInterceptor";
+    }
+}

@@ -1,0 +1,186 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import io.github.delayqueue.core.DeliveryInterceptor;
+import io.github.delayqueue.spring.DelayQueueConfigurationException;
+import io.github.delayqueue.spring.DelayQueueTemplate;
+import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;
+import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.core.SendObserver;
+import io.github.delayqueue.spring.metrics.DelayQueueGauges;
+import io.github.delayqueue.spring.metrics.DelayQueueMetrics;
+import io.github.delayqueue.spring.observation.DefaultDelayQueueProcessObservationConvention;
+import io.github.delayqueue.spring.observation.DelayQueueProcessObservationConvention;
+import io.github.delayqueue.spring.observation.ObservedSends;
+import io.github.delayqueue.spring.observation.ObservingDeliveryInterceptor;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.test.util.ReflectionTestUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Metrics and observations are optional: present with a {@code MeterRegistry} / {@code ObservationRegistry} bean,
+ * absent without the bean or without Micrometer on the class path, where the application starts as before.
+ */
+class DelayQueueObservabilityAutoConfigurationTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DelayQueueAutoConfiguration.class,
+                    DelayQueueMetricsAutoConfiguration.class, DelayQueueObservationAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1", "delayqueue.metrics.refresh-interval=1h",
+                    "delayqueue.scan-packages=" + OrderQueues.class.getPackageName());
+
+    @Test
+    void withAMeterRegistryTheEngineEventsAndQueueGaugesBecomeMeters() {
+        this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(DelayQueueMetrics.class).hasSingleBean(DelayQueueGauges.class);
+            assertThat(context.getBean(DelayQueueGauges.class).isRunning()).isTrue();
+            // registered when the context started, one set per declared queue
+            assertThat(context.getBean(MeterRegistry.class).find("delayqueue.queue.ready").tag("queue", "ORDER_TIMEOUT")
+                    .gauge()).isNotNull();
+        });
+    }
+
+    @Test
+    void theGaugesThreadStopsWithTheContext() {
+        java.util.Set<Thread> before = metricsThreads();
+        java.util.Set<Thread> started = new java.util.HashSet<>();
+        DelayQueueGauges[] gauges = new DelayQueueGauges[1];
+        this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+            gauges[0] = context.getBean(DelayQueueGauges.class);
+            assertThat(gauges[0].isRunning()).isTrue();
+            started.addAll(metricsThreads());
+            started.removeAll(before);
+            assertThat(started).hasSize(1); // one thread for every queue
+        });
+        assertThat(gauges[0].isRunning()).isFalse();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> started.stream().noneMatch(Thread::isAlive));
+    }
+
+    private static java.util.Set<Thread> metricsThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("delayqueue-metrics") && t.isAlive())
+                .collect(java.util.stream.Collectors.toSet());
+    }
+
+    @Test
+    void everyDelayQueueListenerBeanHearsTheEnginesEvents() {
+        io.github.delayqueue.core.DelayQueueListener own = new io.github.delayqueue.core.DelayQueueListener() { };
+        this.runner.withBean("own", io.github.delayqueue.core.DelayQueueListener.class, () -> own).run(context ->
+                assertThat(context.getBean(io.github.delayqueue.spring.core.QueueCatalog.class).require(OrderQueues.ORDER_TIMEOUT)
+                        .client().options().listener()).isSameAs(own));
+        this.runner.run(context -> assertThat(context.getBean(io.github.delayqueue.spring.core.QueueCatalog.class)
+                .require(OrderQueues.ORDER_TIMEOUT).client().options().listener())
+                .isSameAs(io.github.delayqueue.core.DelayQueueListener.NONE));
+    }
+
+    @Test
+    void withoutAMeterRegistryBeanThereAreNoMetrics() {
+        this.runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(DelayQueueMetrics.class)
+                .doesNotHaveBean(DelayQueueGauges.class));
+    }
+
+    @Test
+    void withoutMicrometerTheApplicationStartsAsBefore() {
+        this.runner.withClassLoader(new FilteredClassLoader("io.micrometer")).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(DelayQueueTemplate.class)
+                    .doesNotHaveBean(DelayQueueMetrics.class).doesNotHaveBean(ObservedSends.class)
+                    .doesNotHaveBean(ObservingDeliveryInterceptor.class);
+            assertThat(ReflectionTestUtils.getField(context.getBean(DelayQueueTemplate.class), "observer"))
+                    .isSameAs(SendObserver.NONE);
+        });
+    }
+
+    @Test
+    void withMicrometerMetricsButNoObservationClassesOnlyMetricsApply() {
+        this.runner.withClassLoader(new FilteredClassLoader(ObservationRegistry.class))
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(DelayQueueMetrics.class)
+                        .doesNotHaveBean(ObservedSends.class));
+    }
+
+    @Test
+    void withAnObservationRegistryTheTemplateAndTheConsumersAreObserved() {
+        this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(ObservedSends.class)
+                    .hasSingleBean(ObservingDeliveryInterceptor.class).doesNotHaveBean(DelayQueueMetrics.class);
+            assertThat(ReflectionTestUtils.getField(context.getBean(DelayQueueTemplate.class), "observer"))
+                    .isSameAs(context.getBean(ObservedSends.class));
+            assertThat(context.getBean(DefaultDelayQueueConsumerRegistry.class)).extracting("interceptors")
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST)
+                    .first().isSameAs(context.getBean(ObservingDeliveryInterceptor.class));
+        });
+    }
+
+    @Test
+    void theObservingInterceptorIsOutermostBeforeTheApplicationsOwn() {
+        DeliveryInterceptor own = new DeliveryInterceptor() { };
+        this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
+                .withBean("own", DeliveryInterceptor.class, () -> own).run(context -> assertThat(
+                        context.getBean(DefaultDelayQueueConsumerRegistry.class)).extracting("interceptors")
+                        .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST)
+                        .containsExactly(context.getBean(ObservingDeliveryInterceptor.class), own));
+    }
+
+    @Test
+    void bootsObservationsEnablePropertyTurnsBothObservationsOff() {
+        // an observation with no handler is a no-op anyway: one handler that takes everything
+        io.micrometer.observation.ObservationHandler<io.micrometer.observation.Observation.Context> handler = c -> true;
+        ApplicationContextRunner withBootObservations = this.runner.withConfiguration(AutoConfigurations.of(
+                org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration.class))
+                .withBean("anyHandler", io.micrometer.observation.ObservationHandler.class, () -> handler);
+        io.github.delayqueue.core.MessageContext message = new io.github.delayqueue.core.MessageContext("ORDER_TIMEOUT",
+                "id-1", 1, java.time.Instant.EPOCH, null, java.util.Map.of());
+        withBootObservations.run(context -> {
+            ObservationRegistry registry = context.getBean(ObservationRegistry.class);
+            assertThat(context).hasSingleBean(ObservingDeliveryInterceptor.class);
+            assertThat(io.github.delayqueue.spring.observation.DelayQueueObservation.PROCESS.observation(null,
+                    DefaultDelayQueueProcessObservationConvention.INSTANCE,
+                    () -> new io.github.delayqueue.spring.observation.DelayQueueProcessContext(message), registry)
+                    .isNoop()).isFalse();
+        });
+        withBootObservations.withPropertyValues("management.observations.enable.delayqueue=false").run(context -> {
+            ObservationRegistry registry = context.getBean(ObservationRegistry.class);
+            assertThat(io.github.delayqueue.spring.observation.DelayQueueObservation.PROCESS.observation(null,
+                    DefaultDelayQueueProcessObservationConvention.INSTANCE,
+                    () -> new io.github.delayqueue.spring.observation.DelayQueueProcessContext(message), registry)
+                    .isNoop()).isTrue();
+            assertThat(io.github.delayqueue.spring.observation.DelayQueueObservation.SEND.observation(null,
+                    io.github.delayqueue.spring.observation.DefaultDelayQueueSendObservationConvention.INSTANCE,
+                    () -> new io.github.delayqueue.spring.observation.DelayQueueSendContext("ORDER_TIMEOUT", 1), registry)
+                    .isNoop()).isTrue();
+        });
+    }
+
+    @Test
+    void anApplicationConventionReplacesTheDefault() {
+        DelayQueueProcessObservationConvention own = new DefaultDelayQueueProcessObservationConvention() {
+            @Override
+            public String getName() {
+                return "jobs.process";
+            }
+        };
+        this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
+                .withBean(DelayQueueProcessObservationConvention.class, () -> own)
+                .run(context -> assertThat(ReflectionTestUtils.getField(
+                        context.getBean(ObservingDeliveryInterceptor.class), "convention")).isSameAs(own));
+    }
+
+    @Test
+    void aRefreshIntervalThatIsNotPositiveFailsStartupNamingTheProperty() {
+        for (String interval : new String[] { "0s", "-1s" }) {
+            this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                    .withPropertyValues("delayqueue.metrics.refresh-interval=" + interval)
+                    .run(context -> assertThat(context).getFailure().rootCause()
+                            .isInstanceOf(DelayQueueConfigurationException.class)
+                            .hasMessageContaining("delayqueue.metrics.refresh-interval must be positive"));
+        }
+    }
+}
