@@ -9,7 +9,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayMessageHandler;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -37,9 +40,21 @@ public class DashApp {
         return http.build();
     }
 
+    /**
+     * The starter records its meters here (delayqueue.handler.duration, delayqueue.lateness, ...). Lateness
+     * publishes its p99, as an application gets with management.metrics.distribution.percentiles.delayqueue.lateness.
+     */
     @Bean
     MeterRegistry meterRegistry() {
-        return new SimpleMeterRegistry();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        registry.config().meterFilter(new MeterFilter() {
+            @Override
+            public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+                return id.getName().equals("delayqueue.lateness")
+                        ? DistributionStatisticConfig.builder().percentiles(0.99).build().merge(config) : config;
+            }
+        });
+        return registry;
     }
 
     public record Email(String to, String subject) {
