@@ -132,6 +132,29 @@ public final class TestSentinel implements AutoCloseable {
         throw new IllegalStateException("no sentinel of " + sentinels + " answers");
     }
 
+    /** The ports of the master's replicas, as the first sentinel that answers says. */
+    public List<Integer> replicaPorts() {
+        for (String sentinel : sentinels) {
+            String[] hp = sentinel.split(":");
+            try {
+                List<?> replicas = (List<?>) RedisProcesses.call(hp[0], Integer.parseInt(hp[1]), "SENTINEL", "REPLICAS", master);
+                List<Integer> ports = new ArrayList<>();
+                for (Object replica : replicas) {
+                    List<?> fields = (List<?>) replica;
+                    for (int i = 0; i + 1 < fields.size(); i += 2) {
+                        if ("port".equals(fields.get(i))) {
+                            ports.add(Integer.parseInt(String.valueOf(fields.get(i + 1))));
+                        }
+                    }
+                }
+                return ports;
+            } catch (RuntimeException e) {
+                // ask the next sentinel
+            }
+        }
+        throw new IllegalStateException("no sentinel of " + sentinels + " answers");
+    }
+
     /** SIGKILL to the server on {@code port} (embedded set-ups only). */
     public void kill(int port) {
         if (processes == null) {
