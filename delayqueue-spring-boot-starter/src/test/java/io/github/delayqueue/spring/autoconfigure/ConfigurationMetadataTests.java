@@ -31,7 +31,7 @@ class ConfigurationMetadataTests {
 
         Set<String> declared = new TreeSet<>();
         walk("delayqueue", DelayQueueProperties.class, declared);
-        assertThat(declared).hasSize(22).contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
+        assertThat(declared).hasSize(24).contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
                 "delayqueue.endpoint.show-payloads",
                 "delayqueue.consumer.retry.no-retry-for",
                 "delayqueue.consumer.dead-letter.max-count");
