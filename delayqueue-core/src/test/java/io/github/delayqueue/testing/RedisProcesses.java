@@ -33,6 +33,7 @@ public final class RedisProcesses implements AutoCloseable {
 
     private final Path dir;
     private final Map<Integer, Process> processes = new ConcurrentHashMap<>();
+    private final Map<Integer, List<String>> commands = new ConcurrentHashMap<>();
     private final Thread hook;
 
     public RedisProcesses() {
@@ -74,8 +75,28 @@ public final class RedisProcesses implements AutoCloseable {
             if (sentinel) {
                 command.add("--sentinel");
             }
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("stdout-" + port + ".txt").toFile()).start();
+            commands.put(port, command);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not write the config of redis-server on port " + port, e);
+        }
+        launch(port);
+    }
+
+    /**
+     * Starts the server on {@code port} again after {@link #kill}, with the config file it left (a cluster node keeps its
+     * identity in its nodes file, a sentinel its view), and waits until it answers PING.
+     */
+    public synchronized void restart(int port) {
+        if (processes.containsKey(port) || !commands.containsKey(port)) {
+            throw new IllegalArgumentException("no killed redis-server of this test on port " + port);
+        }
+        launch(port);
+    }
+
+    private void launch(int port) {
+        try {
+            Process process = new ProcessBuilder(commands.get(port)).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("stdout-" + port + ".txt").toFile())).start();
             processes.put(port, process);
         } catch (IOException e) {
             throw new UncheckedIOException("could not start redis-server on port " + port, e);

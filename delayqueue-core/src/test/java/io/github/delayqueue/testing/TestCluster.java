@@ -132,8 +132,16 @@ public final class TestCluster implements AutoCloseable {
 
     /** The port of the master that serves {@code key} now. */
     public int masterPortOf(String key) {
-        String[] seed = nodes.get(0).split(":");
-        long slot = (Long) RedisProcesses.call(seed[0], Integer.parseInt(seed[1]), "CLUSTER", "KEYSLOT", key);
+        long slot = -1;
+        for (String node : nodes) {
+            String[] hp = node.split(":");
+            try {
+                slot = (Long) RedisProcesses.call(hp[0], Integer.parseInt(hp[1]), "CLUSTER", "KEYSLOT", key);
+                break;
+            } catch (RuntimeException e) {
+                // a killed node: ask the next
+            }
+        }
         for (String line : liveNodeLines()) {
             String[] f = line.split(" ");
             if (!f[2].contains("master") || f[2].contains("fail")) {
@@ -166,6 +174,11 @@ public final class TestCluster implements AutoCloseable {
     /** SIGKILL to the node on {@code port} (embedded clusters only). */
     public void kill(int port) {
         embedded().kill(port);
+    }
+
+    /** Starts a killed node again; an old master that was failed over rejoins as a replica of its successor. */
+    public void restart(int port) {
+        embedded().restart(port);
     }
 
     /** {@code CLUSTER FAILOVER} on the replica on {@code replicaPort}: a manual, coordinated failover. */

@@ -163,6 +163,14 @@ public final class TestSentinel implements AutoCloseable {
         processes.kill(port);
     }
 
+    /** Starts a killed server again; an old master comes back as a replica once the sentinels see it. */
+    public void restart(int port) {
+        if (processes == null) {
+            throw new IllegalStateException("only an embedded Sentinel set-up can be restarted; this one is " + sentinels);
+        }
+        processes.restart(port);
+    }
+
     @Override
     public void close() {
         if (processes != null) {
