@@ -44,7 +44,8 @@ import io.github.delayqueue.testing.TestSentinel;
  * wait-for-replicas; SIGKILLed with the tuned settings ({@link #tune(ClusterServersConfig)}) and wait-for-replicas 1;
  * and failed over by hand ({@code CLUSTER FAILOVER} on its replica). With wait-for-replicas the killed master is
  * started again after the promotion: until it rejoins as a replica, the new master has none, and sends throw. Then through Sentinel (master, replica, three
- * sentinels, {@code down-after-milliseconds} 2 s): the master is SIGKILLed, wait-for-replicas 1.
+ * sentinels, {@code down-after-milliseconds} 2 s): the master is SIGKILLed, wait-for-replicas 1; once it is back as a
+ * replica, the new master is SIGKILLed, without wait-for-replicas.
  *
  * <p>Each prints a FAULT line: {@code lost} (sends that returned and were never handled), {@code duplicates} (extra
  * handler calls), {@code stall_ms} (the longest time without a delivery from the kill on, while messages were due all
@@ -105,11 +106,52 @@ class FailoverTest {
         try (TestSentinel sentinel = TestSentinel.startEmbedded(2_000)) {
             int master = sentinel.masterPort();
             int replica = sentinel.replicaPorts().get(0);
-            run("sentinel-master-killed", TestRedis.uniquePrefix(), "sentinel-failover", 1,
+            String prefix = TestRedis.uniquePrefix();
+            run("sentinel-master-killed", prefix, "sentinel-failover", 1,
                     () -> sentinel.newClient(FailoverTest::tune), () -> sentinel.kill(master),
                     () -> isMaster(replica) && sentinel.masterPort() == replica, () -> sentinel.restart(master),
                     "sentinel(master+replica+3_sentinels,down_after=2000ms) client=tuned(scan=500ms,retry=4x250ms)");
+
+            // the old master is a replica again: kill the new one, this time without waiting for replicas
+            await("the old master rejoined as a replica the sentinels see").atMost(Duration.ofSeconds(30))
+                    .until(() -> inSync(master) && sentinelSeesHealthyReplica(sentinel, master));
+            run("sentinel-master-killed-no-wait", prefix, "sentinel-failover-2", 0,
+                    () -> sentinel.newClient(FailoverTest::tune), () -> sentinel.kill(replica),
+                    () -> isMaster(master) && sentinel.masterPort() == master, () -> { },
+                    "sentinel(master+replica+3_sentinels,down_after=2000ms) client=tuned(scan=500ms,retry=4x250ms)");
         }
+    }
+
+    private static boolean inSync(int port) {
+        try {
+            String info = String.valueOf(RedisProcesses.call(port, "INFO", "replication"));
+            return info.contains("role:slave") && info.contains("master_link_status:up");
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Whether every sentinel lists the server on {@code port} as a replica that is not down. */
+    private static boolean sentinelSeesHealthyReplica(TestSentinel sentinel, int port) {
+        for (String address : sentinel.sentinels()) {
+            String[] hp = address.split(":");
+            List<?> replicas = (List<?>) RedisProcesses.call(hp[0], Integer.parseInt(hp[1]), "SENTINEL", "REPLICAS",
+                    sentinel.master());
+            boolean seen = false;
+            for (Object replica : replicas) {
+                List<?> fields = (List<?>) replica;
+                Map<String, String> f = new HashMap<>();
+                for (int i = 0; i + 1 < fields.size(); i += 2) {
+                    f.put(String.valueOf(fields.get(i)), String.valueOf(fields.get(i + 1)));
+                }
+                seen |= String.valueOf(port).equals(f.get("port")) && !f.getOrDefault("flags", "").contains("down")
+                        && "ok".equals(f.get("master-link-status"));
+            }
+            if (!seen) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean isMaster(int port) {
