@@ -124,6 +124,17 @@ class WaitForReplicasTest {
     }
 
     @Test
+    void aFlushedScriptCacheIsReloadedAndTheSendStillWaits() {
+        Assumptions.assumeTrue(TestSentinel.shared().isEmbedded(), "flushes the script cache of the embedded set-up");
+        DelayQueueClient client = client(sentinelRedis, 1, Duration.ofSeconds(2));
+        client.send("flushed", "before", Duration.ofHours(1));
+        RedisProcesses.call(TestSentinel.shared().masterPort(), "SCRIPT", "FLUSH"); // as after a restart: NOSCRIPT
+        client.sendAll("flushed", List.of(SendRequest.of("after", Duration.ofHours(1))));
+        client.send("flushed", "single", Duration.ofHours(1));
+        assertThat(client.stats("flushed").pending()).isEqualTo(3);
+    }
+
+    @Test
     void onAClusterEachSendWaitsForTheReplicaOfItsQueuesMaster() {
         RedissonClient redisson = TestCluster.shared().newClient();
         try {
