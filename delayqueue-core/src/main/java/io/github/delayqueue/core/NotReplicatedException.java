@@ -6,7 +6,7 @@ package io.github.delayqueue.core;
  * before a replica has it, in which case it is lost. To make sure, send it again with the same id and
  * {@link SendMode#IF_ABSENT} (a retry does not write it twice), or alert.
  */
-public class NotReplicatedException extends DelayQueueException {
+public final class NotReplicatedException extends DelayQueueException {
 
     private final int required;
     private final int acknowledged;
