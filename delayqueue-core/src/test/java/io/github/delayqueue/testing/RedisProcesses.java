@@ -42,7 +42,7 @@ public final class RedisProcesses implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.hook = new Thread(this::killAll, "redis-processes-stop");
+        this.hook = new Thread(this::stopAll, "redis-processes-stop");
         Runtime.getRuntime().addShutdownHook(hook);
     }
 
@@ -144,12 +144,17 @@ public final class RedisProcesses implements AutoCloseable {
 
     @Override
     public void close() {
-        killAll();
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException e) {
             // the JVM is exiting: the hook runs anyway
         }
+        stopAll();
+    }
+
+    /** Kills every server still running and deletes the directory. */
+    private void stopAll() {
+        killAll();
         try (var files = Files.walk(dir)) {
             files.sorted((a, b) -> b.getNameCount() - a.getNameCount()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {
