@@ -1,6 +1,7 @@
 package io.github.delayqueue.core;
 
 import java.time.Clock;
+import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
@@ -19,9 +20,20 @@ import org.jspecify.annotations.Nullable;
  *       the Redis server's clock. Settable so tests can prove that a skewed JVM clock changes nothing.</li>
  *   <li>{@code listener}: hears sends, claims, handler runs and settles of this client and its consumers, for
  *       metrics and tracing (default {@link DelayQueueListener#NONE}).</li>
+ *   <li>{@code waitForReplicas}: after each send's script call, Redis {@code WAIT} on the same connection until that
+ *       many replicas of the queue's master acknowledged the write, at most the timeout (default 0: no wait). A send
+ *       acknowledged by fewer throws {@link NotReplicatedException}: it was written on the master, but a failover
+ *       before the replicas caught up would lose it. Replication in Redis is asynchronous, so without this a failover
+ *       can lose sends that returned.</li>
  * </ul>
  */
 public final class ClientOptions {
+
+    /** Longest {@link Builder#waitForReplicas} timeout accepted: a send blocks its caller this long at most. */
+    public static final Duration MAX_REPLICA_TIMEOUT = Duration.ofMinutes(1);
+
+    /** Most replicas {@link Builder#waitForReplicas} accepts. */
+    public static final int MAX_REPLICAS = 100;
 
     /** Longest message id accepted, in characters. */
     public static final int MAX_ID_LENGTH = 256;
@@ -32,6 +44,8 @@ public final class ClientOptions {
     private final PayloadCodec codec;
     private final Clock clock;
     private final DelayQueueListener listener;
+    private final int waitForReplicas;
+    private final Duration replicaTimeout;
 
     private ClientOptions(Builder b) {
         Checks.require(b.keyPrefix != null && !b.keyPrefix.isBlank(), "keyPrefix must not be blank");
@@ -47,6 +61,14 @@ public final class ClientOptions {
         this.codec = Checks.notNull(b.codec, "codec");
         this.clock = Checks.notNull(b.clock, "clock");
         this.listener = Checks.notNull(b.listener, "listener");
+        Checks.require(b.waitForReplicas >= 0 && b.waitForReplicas <= MAX_REPLICAS,
+                "waitForReplicas must be between 0 and " + MAX_REPLICAS + ", was " + b.waitForReplicas);
+        Checks.notNull(b.replicaTimeout, "replica timeout");
+        Checks.require(b.waitForReplicas == 0 || (b.replicaTimeout.toMillis() >= 1
+                && b.replicaTimeout.compareTo(MAX_REPLICA_TIMEOUT) <= 0),
+                "the waitForReplicas timeout must be between 1 ms and " + MAX_REPLICA_TIMEOUT + ", was " + b.replicaTimeout);
+        this.waitForReplicas = b.waitForReplicas;
+        this.replicaTimeout = b.replicaTimeout;
     }
 
     public static Builder builder() {
@@ -77,6 +99,16 @@ public final class ClientOptions {
         return listener;
     }
 
+    /** Replicas each send waits for (0: none); see {@link Builder#waitForReplicas}. */
+    public int waitForReplicas() {
+        return waitForReplicas;
+    }
+
+    /** Longest wait for {@link #waitForReplicas()}. */
+    public Duration replicaTimeout() {
+        return replicaTimeout;
+    }
+
     /** Builder for {@link ClientOptions}; {@link #build()} checks the values. */
     public static final class Builder {
         private String keyPrefix = "dq";
@@ -85,6 +117,8 @@ public final class ClientOptions {
         private @Nullable PayloadCodec codec;
         private Clock clock = Clock.systemUTC();
         private DelayQueueListener listener = DelayQueueListener.NONE;
+        private int waitForReplicas;
+        private Duration replicaTimeout = Duration.ofSeconds(1);
 
         private Builder() {
         }
@@ -117,6 +151,19 @@ public final class ClientOptions {
         /** What hears this client's and its consumers' events; {@link DelayQueueListener#NONE} for none. */
         public Builder listener(DelayQueueListener listener) {
             this.listener = listener;
+            return this;
+        }
+
+        /**
+         * After each send's script call, waits (Redis {@code WAIT}, on the connection that wrote) until {@code replicas}
+         * replicas of the queue's master have the write, at most {@code timeout} (1 ms to 1 min). A send that fewer
+         * replicas acknowledged in time throws {@link NotReplicatedException}: the message was written on the master and
+         * is delivered unless that master fails before a replica has it. 0 (the default) does not wait. Costs a
+         * replication round trip per send call (concurrent single sends share calls).
+         */
+        public Builder waitForReplicas(int replicas, Duration timeout) {
+            this.waitForReplicas = replicas;
+            this.replicaTimeout = timeout;
             return this;
         }
 

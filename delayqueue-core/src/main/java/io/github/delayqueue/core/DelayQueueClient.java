@@ -490,7 +490,8 @@ public final class DelayQueueClient {
             return known; // only validated names are ever added: no regex match per send
         }
         QueueKeys.validateName(queue);
-        return queues.computeIfAbsent(queue, q -> new QueueOps(scripts, QueueKeys.of(options.keyPrefix(), q)));
+        return queues.computeIfAbsent(queue, q -> new QueueOps(scripts, QueueKeys.of(options.keyPrefix(), q),
+                options.waitForReplicas(), options.replicaTimeout()));
     }
 
     private String encode(Object payload, String where) {
@@ -574,7 +575,7 @@ public final class DelayQueueClient {
     private static <R> R redis(String what, Supplier<R> call) {
         try {
             return call.get();
-        } catch (IllegalArgumentException | UnsupportedRedisException e) {
+        } catch (IllegalArgumentException | UnsupportedRedisException | NotReplicatedException e) {
             throw e;
         } catch (RuntimeException e) {
             throw new DelayQueueException("could not " + what + ": " + e, e);

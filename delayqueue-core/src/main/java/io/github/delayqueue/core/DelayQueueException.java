@@ -1,5 +1,7 @@
 package io.github.delayqueue.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Redis could not be reached or refused an operation. When a send throws it, the message may or may
  * not have been written (the connection can fail after Redis ran the command); a caller that retries
@@ -7,7 +9,7 @@ package io.github.delayqueue.core;
  */
 public class DelayQueueException extends RuntimeException {
 
-    public DelayQueueException(String message, Throwable cause) {
+    public DelayQueueException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -107,9 +107,19 @@ final class QueueOps {
     private final Combiner keeping = new Combiner(SendMode.IF_ABSENT);
     private final Combiner replacing = new Combiner(SendMode.REPLACE);
 
+    /** Replicas each enqueue call waits for (0: none) and how long at most; see {@link ClientOptions#waitForReplicas()}. */
+    private final int replicas;
+    private final java.time.Duration replicaTimeout;
+
     QueueOps(Scripts scripts, QueueKeys keys) {
+        this(scripts, keys, 0, java.time.Duration.ZERO);
+    }
+
+    QueueOps(Scripts scripts, QueueKeys keys, int replicas, java.time.Duration replicaTimeout) {
         this.scripts = scripts;
         this.keys = keys;
+        this.replicas = replicas;
+        this.replicaTimeout = replicaTimeout;
     }
 
     QueueKeys keys() {
@@ -129,7 +139,34 @@ final class QueueOps {
     }
 
     private List<Object> enqueueNow(SendMode mode, List<String> triples) {
-        return scripts.list(Scripts.Name.ENQUEUE, keys.keys(), enqueueArgs(mode, triples));
+        if (replicas == 0) {
+            return scripts.list(Scripts.Name.ENQUEUE, keys.keys(), enqueueArgs(mode, triples));
+        }
+        try {
+            return enqueueAsync(mode, triples).toCompletableFuture().join();
+        } catch (CompletionException e) {
+            throw unwrap(e);
+        }
+    }
+
+    /**
+     * One enqueue script call; with {@link #replicas} set, followed by WAIT on the same connection, failing with
+     * {@link NotReplicatedException} when fewer replicas acknowledged the write in time.
+     */
+    private CompletionStage<List<Object>> enqueueAsync(SendMode mode, List<String> triples) {
+        if (replicas == 0) {
+            return scripts.listAsync(Scripts.Name.ENQUEUE, keys.keys(), enqueueArgs(mode, triples));
+        }
+        return scripts.listSyncedAsync(Scripts.Name.ENQUEUE, keys.keys(), replicas, replicaTimeout,
+                enqueueArgs(mode, triples)).thenApply(synced -> {
+                    if (synced.replicas() < replicas) {
+                        throw new NotReplicatedException("written to queue '" + keys.queue() + "' on the Redis master, but "
+                                + synced.replicas() + " of " + replicas + " replicas acknowledged it within "
+                                + replicaTimeout.toMillis() + " ms: it is lost if that master fails before a replica has "
+                                + "it (send it again with the same id and IF_ABSENT to be sure)", replicas, synced.replicas());
+                    }
+                    return synced.result();
+                });
     }
 
     private Object[] enqueueArgs(SendMode mode, List<String> triples) {
@@ -455,7 +492,7 @@ final class QueueOps {
             }
             CompletionStage<List<Object>> call;
             try {
-                call = scripts.listAsync(Scripts.Name.ENQUEUE, keys.keys(), enqueueArgs(mode, triples));
+                call = enqueueAsync(mode, triples);
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
             }

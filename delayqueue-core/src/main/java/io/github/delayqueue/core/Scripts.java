@@ -13,6 +13,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
+import org.redisson.api.BatchOptions;
+import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisNoScriptException;
@@ -50,12 +52,14 @@ final class Scripts {
             return version
             """;
 
+    private final RedissonClient redisson;
     private final RScript script;
     private volatile boolean serverChecked;
     private final Map<Name, String> sources = new EnumMap<>(Name.class);
     private final Map<Name, String> shas = new ConcurrentHashMap<>();
 
     Scripts(RedissonClient redisson) {
+        this.redisson = redisson;
         this.script = redisson.getScript(StringCodec.INSTANCE);
         String common = read("common.lua");
         for (Name name : Name.values()) {
@@ -102,6 +106,40 @@ final class Scripts {
                         args);
             });
         }).thenCompose(stage -> stage);
+    }
+
+    /** A script's result and how many replicas acknowledged its write ({@link #listSyncedAsync}). */
+    record Synced(List<Object> result, int replicas) {
+    }
+
+    /**
+     * As {@link #listAsync}, followed by {@code WAIT replicas timeout} on the same connection (a Redisson batch with
+     * {@link BatchOptions#sync}: the script and the WAIT go to the key's master in one pipeline, so the WAIT waits for
+     * this write). A NOSCRIPT reply reloads the script and runs the batch again.
+     */
+    CompletionStage<Synced> listSyncedAsync(Name name, List<Object> keys, int replicas, java.time.Duration timeout,
+            Object... args) {
+        return synced(sha(name, keys), keys, replicas, timeout, args).handle((result, error) -> {
+            if (error == null) {
+                return (CompletionStage<Synced>) CompletableFuture.completedFuture(result);
+            }
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (!(cause instanceof RedisNoScriptException) && !String.valueOf(cause.getMessage()).contains("NOSCRIPT")) {
+                return CompletableFuture.<Synced>failedFuture(cause);
+            }
+            return script.scriptLoadAsync(sources.get(name)).thenCompose(loaded -> {
+                shas.put(name, loaded);
+                return synced(loaded, keys, replicas, timeout, args);
+            });
+        }).thenCompose(stage -> stage);
+    }
+
+    private CompletionStage<Synced> synced(String sha, List<Object> keys, int replicas, java.time.Duration timeout,
+            Object[] args) {
+        RBatch batch = redisson.createBatch(BatchOptions.defaults().sync(replicas, timeout));
+        CompletionStage<List<Object>> result = batch.getScript(StringCodec.INSTANCE).evalShaAsync(RScript.Mode.READ_WRITE,
+                sha, RScript.ReturnType.LIST, keys, args);
+        return batch.executeAsync().thenCombine(result, (executed, list) -> new Synced(list, executed.getSyncedSlaves()));
     }
 
     private <R> @Nullable R run(Name name, RScript.ReturnType type, List<Object> keys, Object[] args) {

@@ -9,7 +9,8 @@ import org.redisson.api.RedissonClient;
  *
  * @param redisson a client the extension shuts down after the class
  * @param prefix   a key prefix unique to the class
- * @param url      the server's URL, for tests that need a second client
+ * @param url      the server's URL, for tests that need a second client (on a cluster or Sentinel set-up, see
+ *                 {@link OnTopology}, the first seed node or sentinel: not for a single-server client)
  */
 public record RedisContext(RedissonClient redisson, String prefix, String url) {
 

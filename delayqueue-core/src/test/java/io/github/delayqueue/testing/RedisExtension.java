@@ -5,10 +5,11 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.platform.commons.support.AnnotationSupport;
 import org.redisson.api.RedissonClient;
 
 /**
- * Gives a test class a real Redis ({@link TestRedis}): a {@link RedissonClient} and a key prefix of
+ * Gives a test class a real Redis ({@link TestRedis}; a cluster or Sentinel set-up with {@link OnTopology}): a {@link RedissonClient} and a key prefix of
  * its own, both injectable as parameters ({@link RedisContext}). Keys under the prefix are deleted
  * after the class.
  */
@@ -27,9 +28,19 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
         while (classContext.getTestMethod().isPresent() && classContext.getParent().isPresent()) {
             classContext = classContext.getParent().get();
         }
-        return classContext.getStore(NS).getOrComputeIfAbsent(RedisContext.class,
-                k -> new RedisContext(TestRedis.newClient(), TestRedis.uniquePrefix(), TestRedis.url()),
-                RedisContext.class);
+        OnTopology topology = AnnotationSupport.findAnnotation(classContext.getRequiredTestClass(), OnTopology.class)
+                .orElse(null);
+        return classContext.getStore(NS).getOrComputeIfAbsent(RedisContext.class, k -> {
+            if (topology == null) {
+                return new RedisContext(TestRedis.newClient(), TestRedis.uniquePrefix(), TestRedis.url());
+            }
+            return switch (topology.value()) {
+                case CLUSTER -> new RedisContext(TestCluster.shared().newClient(), TestRedis.uniquePrefix(),
+                        "redis://" + TestCluster.shared().nodes().get(0));
+                case SENTINEL -> new RedisContext(TestSentinel.shared().newClient(), TestRedis.uniquePrefix(),
+                        "redis://" + TestSentinel.shared().sentinels().get(0));
+            };
+        }, RedisContext.class);
     }
 
     @Override

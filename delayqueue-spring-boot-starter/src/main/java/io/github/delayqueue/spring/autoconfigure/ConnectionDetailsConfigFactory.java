@@ -16,7 +16,8 @@ import org.springframework.boot.ssl.SslBundle;
  * the order Boot's own connection factories read them: sentinel, else cluster, else master/replica
  * (Redisson's replicated mode, which finds the master among the nodes), else standalone. Username,
  * password, database and SSL bundle come from the details; timeouts and client name, which connection
- * details do not carry, from {@code spring.data.redis.*} as in Boot. Loaded only when
+ * details do not carry, from {@code spring.data.redis.*} as in Boot; a cluster or Sentinel client gets the failover
+ * settings of {@link RedissonConfigFactory#failover}. Loaded only when
  * spring-boot-data-redis is on the class path.
  */
 final class ConnectionDetailsConfigFactory {
@@ -42,10 +43,12 @@ final class ConnectionDetailsConfigFactory {
             if (sentinel.getPassword() != null) {
                 servers.setSentinelPassword(sentinel.getPassword());
             }
+            RedissonConfigFactory.failover(servers);
             RedissonConfigFactory.common(servers, properties);
         } else if (cluster != null) {
             var servers = config.useClusterServers();
             cluster.getNodes().forEach(node -> servers.addNodeAddress(address(scheme, node)));
+            RedissonConfigFactory.failover(servers);
             RedissonConfigFactory.common(servers, properties);
         } else if (masterReplica != null) {
             var servers = config.useReplicatedServers();

@@ -139,6 +139,16 @@ public class DelayQueueProperties {
         /** Most messages accepted by one sendAll call. */
         private int maxBatchSize = 10_000;
 
+        /**
+         * Replicas of the queue's Redis master that must have each send before it returns (Redis WAIT after the
+         * write), 0 to 100. 0 does not wait: a failover can then lose sends that returned. A send that fewer replicas
+         * acknowledged within 'wait-for-replicas-timeout' throws NotReplicatedException; it was written on the master.
+         */
+        private int waitForReplicas = 0;
+
+        /** Longest a send waits for 'wait-for-replicas' replicas (1ms to 1m). */
+        private Duration waitForReplicasTimeout = Duration.ofSeconds(1);
+
         public boolean isTransactionAware() {
             return this.transactionAware;
         }
@@ -161,6 +171,22 @@ public class DelayQueueProperties {
 
         public void setMaxBatchSize(int maxBatchSize) {
             this.maxBatchSize = maxBatchSize;
+        }
+
+        public int getWaitForReplicas() {
+            return this.waitForReplicas;
+        }
+
+        public void setWaitForReplicas(int waitForReplicas) {
+            this.waitForReplicas = waitForReplicas;
+        }
+
+        public Duration getWaitForReplicasTimeout() {
+            return this.waitForReplicasTimeout;
+        }
+
+        public void setWaitForReplicasTimeout(Duration waitForReplicasTimeout) {
+            this.waitForReplicasTimeout = waitForReplicasTimeout;
         }
     }
 

@@ -103,13 +103,27 @@ public final class QueueSettings {
         return new ClientKey(first(q.getKeyPrefix(), this.properties.getKeyPrefix()), (int) bytes);
     }
 
+    /**
+     * The engine's client options for a key prefix and payload limit.
+     *
+     * @throws DelayQueueConfigurationException if the engine rejects a {@code delayqueue.producer.*} value
+     */
     public ClientOptions clientOptions(ClientKey key, PayloadCodec codec) {
         return clientOptions(key, codec, DelayQueueListener.NONE);
     }
 
     public ClientOptions clientOptions(ClientKey key, PayloadCodec codec, DelayQueueListener listener) {
-        return ClientOptions.builder().keyPrefix(key.keyPrefix()).maxPayloadBytes(key.maxPayloadBytes())
-                .maxBatchSize(this.properties.getProducer().getMaxBatchSize()).codec(codec).listener(listener).build();
+        DelayQueueProperties.Producer producer = this.properties.getProducer();
+        try {
+            return ClientOptions.builder().keyPrefix(key.keyPrefix()).maxPayloadBytes(key.maxPayloadBytes())
+                    .maxBatchSize(producer.getMaxBatchSize())
+                    .waitForReplicas(producer.getWaitForReplicas(), producer.getWaitForReplicasTimeout()).codec(codec)
+                    .listener(listener).build();
+        } catch (IllegalArgumentException e) {
+            throw new DelayQueueConfigurationException("Invalid producer settings: " + e.getMessage(),
+                    "Fix delayqueue.producer.* (wait-for-replicas 0 to 100, wait-for-replicas-timeout 1ms to 1m, "
+                            + "max-batch-size 1 to 1000000).", e);
+        }
     }
 
     /** Whether this application consumes the queue (the queue's setting, else the global one). */

@@ -8,7 +8,9 @@ import java.util.List;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import org.jspecify.annotations.Nullable;
 import org.redisson.config.BaseConfig;
+import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
+import org.redisson.config.ConstantDelay;
 import org.redisson.config.SentinelServersConfig;
 
 import org.springframework.boot.ssl.NoSuchSslBundleException;
@@ -21,11 +23,34 @@ import org.springframework.boot.ssl.SslOptions;
  * Lettuce: sentinel if configured, else cluster, else a single server from {@code url} (which wins
  * over host, port, username, password and database) or host and port. SSL is the {@code rediss://}
  * scheme; {@code ssl.bundle} names the {@link SslBundle} whose key and trust managers, protocols and
- * ciphers Redisson uses. The client initializes lazily, so the application starts while Redis is down.
+ * ciphers Redisson uses. The client initializes lazily, so the application starts while Redis is down. On a cluster
+ * or through Sentinel it reads the topology every {@value #TOPOLOGY_SCAN_MS} ms and retries failed commands
+ * 250 ms apart, so that a queue resumes soon after a failover.
  */
 final class RedissonConfigFactory {
 
+    /**
+     * How often the client the starter builds reads a cluster's or the sentinels' view of the topology (Redisson's
+     * defaults: 5 s on a cluster, 1 s through Sentinel). With Redisson's defaults the first delivery of a queue whose
+     * cluster master was SIGKILLed came 0.3 to 6.5 s after its replica was promoted (wherever the 5 s scan was in its
+     * cycle); with these settings 0.1 to 0.3 s (FailoverTest, see docs/scaling.md).
+     */
+    static final int TOPOLOGY_SCAN_MS = 500;
+
+    /** Delay between Redisson's retries of a failed command (Redisson's default: 1 to 2 s with jitter). */
+    static final Duration RETRY_DELAY = Duration.ofMillis(250);
+
     private RedissonConfigFactory() {
+    }
+
+    /** The failover settings the starter gives a cluster client: see {@link #TOPOLOGY_SCAN_MS}. */
+    static void failover(ClusterServersConfig servers) {
+        servers.setScanInterval(TOPOLOGY_SCAN_MS).setRetryDelay(new ConstantDelay(RETRY_DELAY));
+    }
+
+    /** The failover settings the starter gives a Sentinel client: see {@link #TOPOLOGY_SCAN_MS}. */
+    static void failover(SentinelServersConfig servers) {
+        servers.setScanInterval(TOPOLOGY_SCAN_MS).setRetryDelay(new ConstantDelay(RETRY_DELAY));
     }
 
     /** Without SSL bundles: a configured {@code spring.data.redis.ssl.bundle} fails. */
@@ -57,10 +82,12 @@ final class RedissonConfigFactory {
             if (sentinel.password() != null) {
                 servers.setSentinelPassword(sentinel.password());
             }
+            failover(servers);
             common(servers, properties);
         } else if (cluster != null) {
             var servers = config.useClusterServers();
             nodes(cluster.nodes()).forEach(node -> servers.addNodeAddress(address(scheme, node)));
+            failover(servers);
             common(servers, properties);
         } else {
             var server = config.useSingleServer();

@@ -33,8 +33,9 @@ class ConfigurationMetadataTests {
         Set<String> declared = new TreeSet<>();
         walk("delayqueue", DelayQueueProperties.class, declared);
         walk("delayqueue.producer.outbox", DelayQueueOutboxProperties.class, declared);
-        assertThat(declared).hasSize(30).contains("delayqueue.producer.outbox.enabled",
-                "delayqueue.producer.outbox.initialize-schema", "delayqueue.endpoint.show-payloads", "delayqueue.metrics.refresh-interval").contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
+        assertThat(declared).hasSize(32).contains("delayqueue.producer.outbox.enabled",
+                "delayqueue.producer.outbox.initialize-schema", "delayqueue.endpoint.show-payloads", "delayqueue.metrics.refresh-interval",
+                "delayqueue.producer.wait-for-replicas", "delayqueue.producer.wait-for-replicas-timeout").contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
                 "delayqueue.consumer.retry.no-retry-for",
                 "delayqueue.consumer.dead-letter.max-count", "delayqueue.metrics.refresh-interval");
         assertThat(descriptions.keySet()).filteredOn(name -> name.startsWith("delayqueue."))

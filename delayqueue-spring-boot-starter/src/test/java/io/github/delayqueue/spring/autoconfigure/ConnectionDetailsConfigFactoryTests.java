@@ -99,6 +99,8 @@ class ConnectionDetailsConfigFactoryTests {
         assertThat(sentinel.getSentinelUsername()).isEqualTo("sentinel-user");
         assertThat(sentinel.getSentinelPassword()).isEqualTo("sentinel-pw");
         assertThat(sentinel.getDatabase()).isEqualTo(2);
+        assertThat(sentinel.getScanInterval()).isEqualTo(RedissonConfigFactory.TOPOLOGY_SCAN_MS);
+        assertThat(sentinel.getRetryDelay().calcDelay(3)).isEqualTo(RedissonConfigFactory.RETRY_DELAY);
         assertThat(config.getPassword()).isNull();
     }
 
@@ -119,6 +121,8 @@ class ConnectionDetailsConfigFactoryTests {
         ClusterServersConfig cluster = (ClusterServersConfig) ReflectionTestUtils.invokeMethod(config,
                 "getClusterServersConfig");
         assertThat(cluster.getNodeAddresses()).containsExactly("rediss://n1:7000", "rediss://n2:7001");
+        assertThat(cluster.getScanInterval()).isEqualTo(RedissonConfigFactory.TOPOLOGY_SCAN_MS);
+        assertThat(cluster.getRetryDelay().calcDelay(3)).isEqualTo(RedissonConfigFactory.RETRY_DELAY);
         assertThat(config.getSslKeyManagerFactory()).isSameAs(bundle.getManagers().getKeyManagerFactory());
         assertThat(config.getSslTrustManagerFactory()).isSameAs(bundle.getManagers().getTrustManagerFactory());
         assertThat(config.getSslProtocols()).containsExactly("TLSv1.3");

@@ -178,6 +178,8 @@ class DelayQueueAutoConfigurationTests {
             assertThat(properties.getKeyPrefix()).isEqualTo(engine.keyPrefix());
             assertThat(properties.getProducer().getMaxPayloadSize().toBytes()).isEqualTo(engine.maxPayloadBytes());
             assertThat(properties.getProducer().getMaxBatchSize()).isEqualTo(engine.maxBatchSize());
+            assertThat(properties.getProducer().getWaitForReplicas()).isEqualTo(engine.waitForReplicas());
+            assertThat(properties.getProducer().getWaitForReplicasTimeout()).isEqualTo(engine.replicaTimeout());
             ConsumerOptions resolved = consumerOptions(context, "ORDER_TIMEOUT");
             assertSameOptions(resolved, ConsumerOptions.DEFAULTS);
             assertThat(resolved.retry()).isEqualTo(RetryPolicy.DEFAULT);
@@ -191,7 +193,8 @@ class DelayQueueAutoConfigurationTests {
     void globalPropertiesApplyToEveryQueue() {
         this.runner.withUserConfiguration(ClassHandlerConfig.class).withPropertyValues(
                 "delayqueue.key-prefix=app", "delayqueue.producer.max-payload-size=64KB",
-                "delayqueue.producer.max-batch-size=50", "delayqueue.consumer.concurrency=3",
+                "delayqueue.producer.max-batch-size=50", "delayqueue.producer.wait-for-replicas=1",
+                "delayqueue.producer.wait-for-replicas-timeout=250ms", "delayqueue.consumer.concurrency=3",
                 "delayqueue.consumer.batch-size=7", "delayqueue.consumer.visibility-timeout=10s",
                 "delayqueue.consumer.handler-timeout=1m", "delayqueue.consumer.max-poll-interval=500ms",
                 "delayqueue.consumer.shutdown-timeout=5s", "delayqueue.consumer.retry.max-attempts=9",
@@ -214,7 +217,22 @@ class DelayQueueAutoConfigurationTests {
                     assertThat(client.keyPrefix()).isEqualTo("app");
                     assertThat(client.maxPayloadBytes()).isEqualTo(64 * 1024);
                     assertThat(client.maxBatchSize()).isEqualTo(50);
+                    assertThat(client.waitForReplicas()).isEqualTo(1);
+                    assertThat(client.replicaTimeout()).isEqualTo(Duration.ofMillis(250));
                 });
+    }
+
+    @Test
+    void failsForProducerSettingsTheEngineRejects() {
+        this.runner.withUserConfiguration(ClassHandlerConfig.class)
+                .withPropertyValues("delayqueue.producer.wait-for-replicas=-1")
+                .run(context -> assertThat(configFailure(context)).hasMessageContaining("Invalid producer settings")
+                        .hasMessageContaining("waitForReplicas must be between 0 and 100, was -1"));
+        this.runner.withUserConfiguration(ClassHandlerConfig.class)
+                .withPropertyValues("delayqueue.producer.wait-for-replicas=1",
+                        "delayqueue.producer.wait-for-replicas-timeout=0s")
+                .run(context -> assertThat(configFailure(context)).hasMessageContaining("Invalid producer settings")
+                        .hasMessageContaining("timeout must be between 1 ms and PT1M, was PT0S"));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.github.delayqueue.spring.autoconfigure;
 
 import java.security.KeyStore;
+import java.time.Duration;
 import java.util.Map;
 
 import javax.net.ssl.KeyManagerFactory;
@@ -107,6 +108,8 @@ class RedissonConfigFactoryTests {
         assertThat(sentinel.getSentinelUsername()).isEqualTo("sentinel-user");
         assertThat(sentinel.getSentinelPassword()).isEqualTo("sentinel-pw");
         assertThat(sentinel.getDatabase()).isEqualTo(2);
+        assertThat(sentinel.getScanInterval()).isEqualTo(500);
+        assertThat(sentinel.getRetryDelay().calcDelay(3)).isEqualTo(Duration.ofMillis(250));
         assertThat(sentinel.getTimeout()).isEqualTo(1000);
         assertThat(config.getPassword()).isEqualTo("data-pw");
     }
@@ -120,6 +123,9 @@ class RedissonConfigFactoryTests {
                 "getClusterServersConfig");
         assertThat(cluster.getNodeAddresses()).containsExactly("rediss://n1:7000", "rediss://n2:7001");
         assertThat(config.getPassword()).isEqualTo("pw");
+        // a failover is noticed within half a second (Redisson's defaults: 5 s scan, retries 1-2 s apart)
+        assertThat(cluster.getScanInterval()).isEqualTo(500);
+        assertThat(cluster.getRetryDelay().calcDelay(3)).isEqualTo(Duration.ofMillis(250));
     }
 
     @ParameterizedTest(name = "{0}")

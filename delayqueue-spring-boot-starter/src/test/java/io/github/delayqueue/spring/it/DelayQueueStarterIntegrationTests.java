@@ -41,7 +41,7 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = TestApplication.class)
 class DelayQueueStarterIntegrationTests {
 
-    private static final String PREFIX = TestRedis.uniquePrefix();
+    static final String PREFIX = TestRedis.uniquePrefix();
     private static final Duration DEADLINE = Duration.ofSeconds(10);
 
     @DynamicPropertySource

@@ -1,0 +1,13 @@
+package io.github.delayqueue.core;
+
+import io.github.delayqueue.testing.OnTopology;
+import io.github.delayqueue.testing.RedisContext;
+
+/** Every test of {@link RetryAndDeadLetterTest} again, on a Redis Cluster of 3 masters and 3 replicas. */
+@OnTopology(OnTopology.Topology.CLUSTER)
+class RetryAndDeadLetterOnClusterTest extends RetryAndDeadLetterTest {
+
+    RetryAndDeadLetterOnClusterTest(RedisContext redis) {
+        super(redis);
+    }
+}
