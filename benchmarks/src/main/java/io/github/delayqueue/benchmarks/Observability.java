@@ -34,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * What {@code end-to-end-rate-observed} runs with, as a Boot application with the actuator and Micrometer Tracing
  * (Brave) has it: the starter's metrics listener on a real {@link SimpleMeterRegistry}, and its send and process
  * observations on an {@link ObservationRegistry} with Boot's handlers bound: timers from observations, and
- * tracing with W3C propagation, every span sampled and finished into a handler that counts it (no exporter: the
+ * tracing with W3C propagation, every span sampled (or the fraction {@code --trace-sampling} gives) and finished into a handler that counts it (no exporter: the
  * cost measured is ours and Micrometer's, not a network's).
  */
 final class Observability implements AutoCloseable {
@@ -47,12 +47,15 @@ final class Observability implements AutoCloseable {
     private final ObservingDeliveryInterceptor interceptor;
     private final DelayQueueListener listener;
 
-    /** {@code parts}: a comma-separated subset of {@code metrics,observations,tracing}. */
-    Observability(String parts) {
+    /**
+     * {@code parts}: a comma-separated subset of {@code metrics,observations,tracing}; {@code sampling}: the fraction
+     * of traces sampled (1: all).
+     */
+    Observability(String parts, float sampling) {
         List<String> bound = List.of(parts.split(","));
         BraveBaggageManager baggage = new BraveBaggageManager();
         tracing = Tracing.newBuilder().currentTraceContext(ThreadLocalCurrentTraceContext.create())
-                .propagationFactory(new W3CPropagation(baggage, List.of())).sampler(Sampler.ALWAYS_SAMPLE)
+                .propagationFactory(new W3CPropagation(baggage, List.of())).sampler(sampling >= 1f ? Sampler.ALWAYS_SAMPLE : Sampler.create(sampling))
                 .addSpanHandler(new SpanHandler() {
                     @Override
                     public boolean end(TraceContext context, MutableSpan span, Cause cause) {

@@ -305,7 +305,7 @@ final class OursSide extends Side {
      * its send and process observations traced (see {@link Observability}).
      */
     Measure endToEndObserved(int seconds, int producers, int batch, int backlog) throws Exception {
-        try (Observability observed = new Observability(bench.settings.get("observe"))) {
+        try (Observability observed = new Observability(bench.settings.get("observe"), bench.settings.traceSampling)) {
             Measure m = endToEnd(seconds, producers, batch, backlog, observed);
             return m.with("observed", bench.settings.get("observe").replace(',', '+') + "," + observed.summary());
         }
@@ -395,7 +395,7 @@ final class OursSide extends Side {
         // the observed path (Micrometer, Brave) too, or end-to-end-rate-observed measures its compilation
         if (bench.settings.scenarios.contains("end-to-end-rate-observed")) {
             for (int i = 0; i < 2; i++) {
-                try (Observability observed = new Observability(bench.settings.get("observe"))) {
+                try (Observability observed = new Observability(bench.settings.get("observe"), bench.settings.traceSampling)) {
                     endToEnd(3, 2, 100, 20_000, observed);
                 }
             }

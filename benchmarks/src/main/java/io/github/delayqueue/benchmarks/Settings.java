@@ -46,6 +46,8 @@ final class Settings {
         flag("e2e-backlog", "20000", "end-to-end-rate: producers pause while more than this are sent but not handled");
         flag("observe", "metrics,observations,tracing", "end-to-end-rate-observed: what is bound (metrics: the "
                 + "listener; observations: with Boot's meter handler; tracing: Brave, W3C), to see what costs what");
+        flag("trace-sampling", "1.0", "end-to-end-rate-observed: the fraction of traces Brave samples (1.0: every "
+                + "message's spans, the worst case; Spring Boot's default management.tracing.sampling.probability is 0.1)");
         flag("memory-count", "100000", "redis-bytes-per-message: pending messages");
         flag("outbox-seconds", "10", "outbox-tx-rate: seconds of each round (3 rounds off and 3 on, alternating)");
         flag("outbox-threads", "8", "outbox-tx-rate: threads committing transactions");
@@ -103,6 +105,24 @@ final class Settings {
                 throw new IllegalArgumentException("--" + name + " must be a positive integer, was '" + v + "'");
             }
         }
+        traceSampling = fraction("trace-sampling");
+    }
+
+    /** {@code --trace-sampling}, checked: a fraction from 0 to 1. */
+    final float traceSampling;
+
+    private float fraction(String name) {
+        String value = values.get(name);
+        float f;
+        try {
+            f = Float.parseFloat(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " must be a number from 0 to 1, was '" + value + "'");
+        }
+        if (!(f >= 0f && f <= 1f)) {
+            throw new IllegalArgumentException("--" + name + " must be a number from 0 to 1, was '" + value + "'");
+        }
+        return f;
     }
 
     int integer(String name) {
