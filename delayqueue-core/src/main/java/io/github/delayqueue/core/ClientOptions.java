@@ -2,6 +2,8 @@ package io.github.delayqueue.core;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
@@ -25,6 +27,8 @@ import org.jspecify.annotations.Nullable;
  *       acknowledged by fewer throws {@link NotReplicatedException}: it was written on the master, but a failover
  *       before the replicas caught up would lose it. Replication in Redis is asynchronous, so without this a failover
  *       can lose sends that returned.</li>
+ *   <li>{@code partitions}: per queue, how many partitions it is split into (default 1); see
+ *       {@link Builder#partitions}.</li>
  * </ul>
  */
 public final class ClientOptions {
@@ -46,6 +50,8 @@ public final class ClientOptions {
     private final DelayQueueListener listener;
     private final int waitForReplicas;
     private final Duration replicaTimeout;
+    private final Map<String, Integer> partitions;
+    private final int defaultPartitions;
 
     private ClientOptions(Builder b) {
         Checks.require(b.keyPrefix != null && !b.keyPrefix.isBlank(), "keyPrefix must not be blank");
@@ -69,6 +75,8 @@ public final class ClientOptions {
                 "the waitForReplicas timeout must be between 1 ms and " + MAX_REPLICA_TIMEOUT + ", was " + b.replicaTimeout);
         this.waitForReplicas = b.waitForReplicas;
         this.replicaTimeout = b.replicaTimeout;
+        this.partitions = Map.copyOf(b.partitions);
+        this.defaultPartitions = b.defaultPartitions;
     }
 
     public static Builder builder() {
@@ -109,6 +117,12 @@ public final class ClientOptions {
         return replicaTimeout;
     }
 
+    /** The partitions of {@code queue}: what {@link Builder#partitions} set for it, else 1. */
+    public int partitions(String queue) {
+        Integer count = queue == null ? null : partitions.get(queue);
+        return count == null ? defaultPartitions : count;
+    }
+
     /** Builder for {@link ClientOptions}; {@link #build()} checks the values. */
     public static final class Builder {
         private String keyPrefix = "dq";
@@ -119,6 +133,8 @@ public final class ClientOptions {
         private DelayQueueListener listener = DelayQueueListener.NONE;
         private int waitForReplicas;
         private Duration replicaTimeout = Duration.ofSeconds(1);
+        private final Map<String, Integer> partitions = new HashMap<>();
+        private int defaultPartitions = 1;
 
         private Builder() {
         }
@@ -164,6 +180,31 @@ public final class ClientOptions {
         public Builder waitForReplicas(int replicas, Duration timeout) {
             this.waitForReplicas = replicas;
             this.replicaTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Splits {@code queue} into {@code count} partitions (1 to 64; 1, the default, is the
+         * layout of a queue that is not partitioned). Each partition has keys of its own hash tag, so on a Redis
+         * Cluster the partitions spread over the masters; a message lives in partition {@code hash(id) mod count}, so
+         * everything done by id stays one script on one shard. Every client of the queue must use the same count: the
+         * first use of a partitioned queue records it in Redis, and a client with another count fails with
+         * {@link PartitionCountException} (see docs/scaling.md to change it).
+         *
+         * @throws IllegalArgumentException if the queue name is invalid or the count out of range
+         */
+        public Builder partitions(String queue, int count) {
+            QueueKeys.validateName(queue);
+            Checks.require(count >= 1 && count <= Partitions.MAX,
+                    "partitions of queue '" + queue + "' must be between 1 and " + Partitions.MAX + ", was " + count);
+            partitions.put(queue, count);
+            return this;
+        }
+
+        /** The partitions of every queue {@link #partitions} does not name: for tests that run whole suites partitioned. */
+        Builder defaultPartitions(int count) {
+            Checks.require(count >= 1 && count <= Partitions.MAX, "partitions must be between 1 and " + Partitions.MAX);
+            this.defaultPartitions = count;
             return this;
         }
 

@@ -14,7 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.FutureTask;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
@@ -54,7 +53,12 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     /** {@link DelayQueueListener#NONE} when nobody listens: then nothing is measured for it. */
     private final DelayQueueListener listener;
 
-    private final Semaphore slots;
+    /** The handler slots; shared with the engines of the other partitions of a partitioned queue. */
+    private final Slots slots;
+    /** Checks the queue's partition count against Redis ({@link QueueRoute#check}) before the first claim. */
+    private final Runnable partitionCheck;
+    /** The queue, and the partition when there are several: for thread names. */
+    private final String label;
     /** By identity, not member: a lease lost while a handler runs can bring the same member back as a second delivery. */
     private final Set<Delivery> running = ConcurrentHashMap.newKeySet();
     /** Signalled when a delivery finishes while stopping. */
@@ -85,6 +89,14 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
             MessageHandler<T> handler, ConsumerOptions options, Function<String, ExecutorService> executors,
             DelayQueueListener listener) {
+        this(redisson, shared, ops, codec, payloadType, handler, options, executors, listener,
+                new Slots(options.concurrency()), () -> { });
+    }
+
+    /** {@code slots} may be shared by the engines of a partitioned queue's partitions ({@link PartitionedConsumer}). */
+    ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
+            MessageHandler<T> handler, ConsumerOptions options, Function<String, ExecutorService> executors,
+            DelayQueueListener listener, Slots slots, Runnable partitionCheck) {
         this.executors = executors;
         this.listener = SafeListener.of(listener);
         this.redisson = redisson;
@@ -95,7 +107,9 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
         this.handler = handler;
         this.options = options;
         this.queue = ops.keys().queue();
-        this.slots = new Semaphore(options.concurrency());
+        this.label = ops.keys().label();
+        this.slots = slots;
+        this.partitionCheck = partitionCheck;
     }
 
     @Override
@@ -110,13 +124,15 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
         }
         state = State.RUNNING;
         shared.acquire();
-        workers = executors.apply("delayqueue-handler-" + queue);
+        workers = executors.apply("delayqueue-handler-" + label);
         settler = new Settler(queue, ops, shared.settler(), () -> poller.settleProgress(), listener);
         keeper = new LeaseKeeper(queue, ops, options, running, this::timeOut);
         keeper.start(shared.keeper());
         wakeUps = new WakeUps(redisson, ops.keys(), options.maxPollInterval(), due -> poller.signal(true, due));
-        poller = new Poller(queue, ops, options, slots, settler, wakeUps, this::isRunning, this::dispatch, listener);
-        pollerThread = Threads.named("delayqueue-poller-" + queue).newThread(this::poll);
+        poller = new Poller(queue, ops, options, slots, settler, wakeUps, this::isRunning, this::dispatch, listener,
+                partitionCheck);
+        slots.register(poller);
+        pollerThread = Threads.named("delayqueue-poller-" + label).newThread(this::poll);
         pollerThread.start();
         log.debug("Started consumer of queue '{}' with {}", queue, options);
     }
@@ -167,7 +183,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
 
     /** Hands a claimed message to a handler thread; returns why the executor refused it, or null. */
     private @Nullable Throwable dispatch(QueueOps.Claimed claimed) {
-        slots.acquireUninterruptibly(); // never blocks: only the poller acquires, and it claimed at most the free slots
+        // its slot was taken by the poller before the claim; the delivery gives it back when it finishes
         Delivery delivery = new Delivery(claimed, this);
         FutureTask<Void> task = new FutureTask<>(() -> handle(delivery), null);
         delivery.runOn(task);
@@ -191,8 +207,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     public void finished(Delivery delivery, boolean slotReleased) {
         running.remove(delivery);
         if (slotReleased) {
-            slots.release();
-            poller.slotFreed();
+            slots.giveBack(1);
         }
         if (state != State.RUNNING) {
             stopLock.lock();
@@ -420,7 +435,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
         if (state == State.RUNNING) {
             state = State.STOPPING;
             poller.signal(false);
-            Thread stopper = Threads.named("delayqueue-stop-" + queue).newThread(this::shutdown);
+            Thread stopper = Threads.named("delayqueue-stop-" + label).newThread(this::shutdown);
             stopper.start();
         }
         return stopped;

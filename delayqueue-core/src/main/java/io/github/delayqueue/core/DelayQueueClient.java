@@ -45,7 +45,7 @@ public final class DelayQueueClient {
     private final Scripts scripts;
     /** {@link DelayQueueListener#NONE} when nobody listens: then no clock is read for it. */
     private final DelayQueueListener listener;
-    private final Map<String, QueueOps> queues = new ConcurrentHashMap<>();
+    private final Map<String, QueueRoute> queues = new ConcurrentHashMap<>();
     /** The lease keeper and settler threads, shared by this client's consumers. */
     private final SharedThreads shared = new SharedThreads();
 
@@ -74,9 +74,14 @@ public final class DelayQueueClient {
         return redisson;
     }
 
-    /** The operations of a queue, validating its name. */
+    /** The operations of a queue (of its first partition), validating its name. */
     QueueOps queueOps(String queue) {
-        return ops(queue);
+        return route(queue).part(0);
+    }
+
+    /** A queue's partitions, validating its name; see {@link QueueRoute}. */
+    QueueRoute queueRoute(String queue) {
+        return route(queue);
     }
 
     /** Sends a message due after {@code delay}; returns its generated id. */
@@ -123,7 +128,7 @@ public final class DelayQueueClient {
      * @throws IllegalArgumentException on input {@link #sendAll} would reject
      */
     public PreparedSend prepare(String queue, List<SendRequest> requests) {
-        ops(queue);
+        route(queue);
         Checks.require(requests != null, "requests must not be null");
         Checks.require(!requests.isEmpty(), "requests must not be empty");
         Checks.require(requests.size() <= options.maxBatchSize(),
@@ -159,7 +164,7 @@ public final class DelayQueueClient {
      * @throws IllegalArgumentException on a message {@link #prepare} would not have produced
      */
     public PreparedSend restore(String queue, List<PreparedSend.Message> messages) {
-        ops(queue);
+        route(queue);
         Checks.require(messages != null, "messages must not be null");
         Checks.require(!messages.isEmpty(), "messages must not be empty");
         Checks.require(messages.size() <= options.maxBatchSize(),
@@ -206,14 +211,14 @@ public final class DelayQueueClient {
     public List<String> send(PreparedSend prepared) {
         Checks.require(prepared != null, "prepared must not be null");
         Checks.require(prepared.client == this, "prepared by another DelayQueueClient: send it with that one");
-        QueueOps ops = ops(prepared.queue());
+        QueueRoute route = route(prepared.queue());
         boolean listening = listener != DelayQueueListener.NONE;
         boolean batch = prepared.ids().size() > 1;
         for (PreparedSend.Run run : prepared.runs) {
             long start = listening ? System.nanoTime() : 0;
             try {
-                redis("send to queue '" + prepared.queue() + "'", () -> {
-                    write(ops, run);
+                redis(route, "send to queue '" + prepared.queue() + "'", () -> {
+                    write(route, run);
                     return null;
                 });
             } catch (RuntimeException e) {
@@ -232,30 +237,58 @@ public final class DelayQueueClient {
     }
 
     /**
+     * Writes a run in each partition its messages belong to (in list order within each), in that partition's
+     * script calls.
+     */
+    private static void write(QueueRoute route, PreparedSend.Run run) {
+        if (route.count() == 1) {
+            write(route.part(0), run.mode(), run.triples(), run.bytes());
+            return;
+        }
+        List<String> ids = new ArrayList<>(run.bytes().size());
+        for (int i = 0; i < run.triples().size(); i += 3) {
+            ids.add(run.triples().get(i));
+        }
+        List<List<Integer>> groups = route.byPartition(ids);
+        for (int p = 0; p < groups.size(); p++) {
+            List<Integer> group = groups.get(p);
+            if (group.isEmpty()) {
+                continue;
+            }
+            List<String> triples = new ArrayList<>(group.size() * 3);
+            List<Integer> bytes = new ArrayList<>(group.size());
+            for (int i : group) {
+                triples.addAll(run.triples().subList(i * 3, i * 3 + 3));
+                bytes.add(run.bytes().get(i));
+            }
+            write(route.part(p), run.mode(), triples, bytes);
+        }
+    }
+
+    /**
      * One script call per {@value #SCRIPT_BATCH} messages or {@value QueueOps#SCRIPT_BYTES} bytes, whichever
      * comes first (a larger message goes alone): a call holds Redis while it runs.
      */
-    private static void write(QueueOps ops, PreparedSend.Run run) {
-        List<String> triples = run.triples();
+    private static void write(QueueOps ops, SendMode mode, List<String> triples, List<Integer> sizes) {
         int from = 0;
-        while (from < run.bytes().size()) {
+        while (from < sizes.size()) {
             int to = from;
             long bytes = 0;
-            while (to < run.bytes().size() && to - from < SCRIPT_BATCH
-                    && (to == from || bytes + run.bytes().get(to) <= QueueOps.SCRIPT_BYTES)) {
-                bytes += run.bytes().get(to);
+            while (to < sizes.size() && to - from < SCRIPT_BATCH
+                    && (to == from || bytes + sizes.get(to) <= QueueOps.SCRIPT_BYTES)) {
+                bytes += sizes.get(to);
                 to++;
             }
-            ops.enqueue(run.mode(), triples.subList(from * 3, to * 3));
+            ops.enqueue(mode, triples.subList(from * 3, to * 3));
             from = to;
         }
     }
 
     /** Removes a pending or in-flight message. Returns false if no live message has this id. */
     public boolean cancel(String queue, String id) {
-        QueueOps ops = ops(queue);
+        QueueRoute route = route(queue);
         validateId(id, "");
-        return redis("cancel '" + id + "' in queue '" + queue + "'", () -> ops.cancel(id));
+        return redis(route, "cancel '" + id + "' in queue '" + queue + "'", () -> route.of(id).cancel(id));
     }
 
     /**
@@ -263,18 +296,18 @@ public final class DelayQueueClient {
      * no pending message has this id (already delivered, in flight, or never sent).
      */
     public boolean reschedule(String queue, String id, Duration delay) {
-        QueueOps ops = ops(queue);
+        QueueRoute route = route(queue);
         validateId(id, "");
         Due due = checked(Due.after(delay), "");
-        return redis("reschedule '" + id + "' in queue '" + queue + "'", () -> ops.reschedule(id, due));
+        return redis(route, "reschedule '" + id + "' in queue '" + queue + "'", () -> route.of(id).reschedule(id, due));
     }
 
     /** Like {@link #reschedule(String, String, Duration)} with an absolute due instant. */
     public boolean rescheduleAt(String queue, String id, Instant dueAt) {
-        QueueOps ops = ops(queue);
+        QueueRoute route = route(queue);
         validateId(id, "");
         Due due = checked(Due.at(dueAt), "");
-        return redis("reschedule '" + id + "' in queue '" + queue + "'", () -> ops.reschedule(id, due));
+        return redis(route, "reschedule '" + id + "' in queue '" + queue + "'", () -> route.of(id).reschedule(id, due));
     }
 
     /**
@@ -290,8 +323,13 @@ public final class DelayQueueClient {
      * @throws DelayQueueException if Redis fails
      */
     public void pause(String queue) {
-        QueueOps ops = ops(queue);
-        redis("pause queue '" + queue + "'", () -> ops.pause(QueueOps.PauseOp.PAUSE));
+        QueueRoute route = route(queue);
+        redis(route, "pause queue '" + queue + "'", () -> {
+            for (QueueOps part : route.parts()) {
+                part.pause(QueueOps.PauseOp.PAUSE);
+            }
+            return null;
+        });
     }
 
     /**
@@ -302,8 +340,13 @@ public final class DelayQueueClient {
      * @throws DelayQueueException if Redis fails
      */
     public void resume(String queue) {
-        QueueOps ops = ops(queue);
-        redis("resume queue '" + queue + "'", () -> ops.pause(QueueOps.PauseOp.RESUME));
+        QueueRoute route = route(queue);
+        redis(route, "resume queue '" + queue + "'", () -> {
+            for (QueueOps part : route.parts()) {
+                part.pause(QueueOps.PauseOp.RESUME);
+            }
+            return null;
+        });
     }
 
     /**
@@ -313,14 +356,21 @@ public final class DelayQueueClient {
      * @throws DelayQueueException if Redis fails
      */
     public boolean isPaused(String queue) {
-        QueueOps ops = ops(queue);
-        return redis("read the pause of queue '" + queue + "'", () -> ops.pause(QueueOps.PauseOp.STATUS));
+        QueueRoute route = route(queue);
+        return redis(route, "read the pause of queue '" + queue + "'", () -> {
+            for (QueueOps part : route.parts()) {
+                if (part.pause(QueueOps.PauseOp.STATUS)) {
+                    return true;
+                }
+            }
+            return false;
+        });
     }
 
     /** Counts of pending, due, in-flight and dead messages, read atomically in O(log N). */
     public QueueStats stats(String queue) {
-        QueueOps ops = ops(queue);
-        return redis("read stats of queue '" + queue + "'", ops::stats);
+        QueueRoute route = route(queue);
+        return redis(route, "read stats of queue '" + queue + "'", route::stats);
     }
 
     /**
@@ -342,16 +392,16 @@ public final class DelayQueueClient {
 
     /** The live (pending or in-flight) message with this id, or empty. Dead letters are not live: see {@link #deadLetters}. */
     public Optional<QueuedMessage> message(String queue, String id) {
-        QueueOps ops = ops(queue);
+        QueueRoute route = route(queue);
         validateId(id, "");
-        return redis("read '" + id + "' in queue '" + queue + "'", () -> ops.peek(id));
+        return redis(route, "read '" + id + "' in queue '" + queue + "'", () -> route.of(id).peek(id));
     }
 
     private MessagePage page(String queue, QueueOps.PageOf set, long offset, int limit) {
-        QueueOps ops = ops(queue);
+        QueueRoute route = route(queue);
         Checks.require(offset >= 0, "offset must not be negative, was " + offset);
         Checks.require(limit >= 1 && limit <= DEAD_BATCH, "limit must be between 1 and " + DEAD_BATCH + ", was " + limit);
-        return redis("read " + set.arg + " messages of queue '" + queue + "'", () -> ops.page(set, offset, limit));
+        return redis(route, "read " + set.arg + " messages of queue '" + queue + "'", () -> route.page(set, offset, limit));
     }
 
     /** The oldest dead letters, at most {@code limit} (1 to 1000). */
@@ -364,10 +414,10 @@ public final class DelayQueueClient {
      * (0 or more; 0 is the oldest). One bounded read, O(log N + limit); past the end the list is empty.
      */
     public List<DeadLetter> deadLetters(String queue, long offset, int limit) {
-        QueueOps ops = ops(queue);
+        QueueRoute route = route(queue);
         Checks.require(offset >= 0, "offset must not be negative, was " + offset);
         Checks.require(limit >= 1 && limit <= DEAD_BATCH, "limit must be between 1 and " + DEAD_BATCH + ", was " + limit);
-        return redis("list dead letters of queue '" + queue + "'", () -> ops.listDead(offset, limit));
+        return redis(route, "list dead letters of queue '" + queue + "'", () -> route.listDead(offset, limit));
     }
 
     /**
@@ -405,7 +455,7 @@ public final class DelayQueueClient {
     }
 
     private long moveDead(String queue, QueueOps.DeadOp op, Collection<String> keys) {
-        QueueOps ops = ops(queue);
+        QueueRoute route = route(queue);
         Checks.require(keys != null, "keys must not be null");
         Checks.require(keys.size() <= DEAD_BATCH, "at most " + DEAD_BATCH + " keys per call, was " + keys.size());
         List<String> stored = new ArrayList<>(keys.size());
@@ -417,24 +467,33 @@ public final class DelayQueueClient {
         if (stored.isEmpty()) {
             return 0;
         }
-        return redis(op.arg + " dead letters of queue '" + queue + "'", () -> ops.moveDead(op, DEAD_BATCH, 0, stored));
+        return redis(route, op.arg + " dead letters of queue '" + queue + "'", () -> route.moveDead(op, DEAD_BATCH, stored));
     }
 
     private long moveAllDead(String queue, QueueOps.DeadOp op) {
-        QueueOps ops = ops(queue);
-        return redis(op.arg + " dead letters of queue '" + queue + "'", () -> {
+        QueueRoute route = route(queue);
+        return redis(route, op.arg + " dead letters of queue '" + queue + "'", () -> {
             long total = 0;
-            // requeue leaves an id that is live again among the dead letters: the next batch starts past those
-            long skipped = 0;
-            long limit = ops.stats().dead(); // bounds the loop even if requeued messages die again meanwhile
-            while (total + skipped < limit) {
-                int batch = (int) Math.min(DEAD_BATCH, limit - total - skipped);
-                long moved = ops.moveDead(op, batch, skipped, List.of());
-                total += moved;
-                skipped += batch - moved; // letters deleted meanwhile (a short batch) only end the loop sooner
+            for (QueueOps ops : route.parts()) {
+                total += moveAllDead(ops, op);
             }
             return total;
         });
+    }
+
+    /** Requeues or purges every dead letter of one partition, in bounded batches. */
+    private static long moveAllDead(QueueOps ops, QueueOps.DeadOp op) {
+        long total = 0;
+        // requeue leaves an id that is live again among the dead letters: the next batch starts past those
+        long skipped = 0;
+        long limit = ops.stats().dead(); // bounds the loop even if requeued messages die again meanwhile
+        while (total + skipped < limit) {
+            int batch = (int) Math.min(DEAD_BATCH, limit - total - skipped);
+            long moved = ops.moveDead(op, batch, skipped, List.of());
+            total += moved;
+            skipped += batch - moved; // letters deleted meanwhile (a short batch) only end the loop sooner
+        }
+        return total;
     }
 
     /**
@@ -446,9 +505,12 @@ public final class DelayQueueClient {
      * @throws DelayQueueException if Redis cannot be reached ({@link UnsupportedRedisException} if it is too old)
      */
     public void warmUp(String queue) {
-        QueueOps ops = ops(queue);
+        QueueRoute route = route(queue);
         redis("warm up the connection to Redis for queue '" + queue + "'", () -> {
-            scripts.loadAll(ops.keys().keys());
+            for (QueueOps part : route.parts()) {
+                scripts.loadAll(part.keys().keys());
+            }
+            route.check();
             return null;
         });
         try { // the codec's first use builds its serializer machinery: do it here rather than in the first send
@@ -469,13 +531,23 @@ public final class DelayQueueClient {
      */
     public <T> DelayQueueConsumer newConsumer(String queue, Type payloadType, MessageHandler<T> handler,
             ConsumerOptions consumerOptions) {
-        QueueOps ops = ops(queue);
+        QueueRoute route = route(queue);
         Checks.notNull(payloadType, "payloadType");
         Checks.notNull(handler, "handler");
         Checks.notNull(consumerOptions, "consumerOptions");
         options.codec().checkDecodable(payloadType);
-        return new ConsumerEngine<>(redisson, shared, ops, options.codec(), payloadType, handler, consumerOptions,
-                Threads::handlerExecutor, listener);
+        if (route.count() == 1) {
+            return new ConsumerEngine<>(redisson, shared, route.part(0), options.codec(), payloadType, handler,
+                    consumerOptions, Threads::handlerExecutor, listener, new Slots(consumerOptions.concurrency()),
+                    route::check);
+        }
+        Slots slots = new Slots(consumerOptions.concurrency());
+        List<ConsumerEngine<T>> engines = new ArrayList<>(route.count());
+        for (QueueOps part : route.parts()) {
+            engines.add(new ConsumerEngine<>(redisson, shared, part, options.codec(), payloadType, handler, consumerOptions,
+                    Threads::handlerExecutor, listener, slots, route::check));
+        }
+        return new PartitionedConsumer(queue, engines);
     }
 
     /** Typed convenience for {@link #newConsumer(String, Type, MessageHandler, ConsumerOptions)}. */
@@ -484,13 +556,13 @@ public final class DelayQueueClient {
         return newConsumer(queue, (Type) payloadType, handler, consumerOptions);
     }
 
-    private QueueOps ops(String queue) {
-        QueueOps known = queue == null ? null : queues.get(queue);
+    private QueueRoute route(String queue) {
+        QueueRoute known = queue == null ? null : queues.get(queue);
         if (known != null) {
             return known; // only validated names are ever added: no regex match per send
         }
         QueueKeys.validateName(queue);
-        return queues.computeIfAbsent(queue, q -> new QueueOps(scripts, QueueKeys.of(options.keyPrefix(), q),
+        return queues.computeIfAbsent(queue, q -> new QueueRoute(scripts, options.keyPrefix(), q, options.partitions(q),
                 options.waitForReplicas(), options.replicaTimeout()));
     }
 
@@ -572,10 +644,18 @@ public final class DelayQueueClient {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
+    /** {@link #redis(String, Supplier)} after checking the queue's partition count (once per client and queue). */
+    private static <R> R redis(QueueRoute route, String what, Supplier<R> call) {
+        return redis(what, () -> {
+            route.check();
+            return call.get();
+        });
+    }
+
     private static <R> R redis(String what, Supplier<R> call) {
         try {
             return call.get();
-        } catch (IllegalArgumentException | UnsupportedRedisException | NotReplicatedException e) {
+        } catch (IllegalArgumentException | UnsupportedRedisException | NotReplicatedException | PartitionCountException e) {
             throw e;
         } catch (RuntimeException e) {
             throw new DelayQueueException("could not " + what + ": " + e, e);

@@ -2,7 +2,6 @@ package io.github.delayqueue.core;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -30,7 +29,9 @@ final class Poller {
     private final String queue;
     private final QueueOps ops;
     private final ConsumerOptions options;
-    private final Semaphore slots;
+    private final Slots slots;
+    /** The partition count check, run before the first claim ({@link QueueRoute#check}). */
+    private final Runnable partitionCheck;
     private final Settler settler;
     private final WakeUps wakeUps;
     private final BooleanSupplier running;
@@ -52,9 +53,10 @@ final class Poller {
     /** Whether the poller waits for the settler to catch up (back-pressure). */
     private volatile boolean awaitingSettles;
 
-    Poller(String queue, QueueOps ops, ConsumerOptions options, Semaphore slots, Settler settler, WakeUps wakeUps,
+    Poller(String queue, QueueOps ops, ConsumerOptions options, Slots slots, Settler settler, WakeUps wakeUps,
             BooleanSupplier running, Function<QueueOps.Claimed, @Nullable Throwable> dispatch,
-            DelayQueueListener listener) {
+            DelayQueueListener listener, Runnable partitionCheck) {
+        this.partitionCheck = partitionCheck;
         this.queue = queue;
         this.ops = ops;
         this.options = options;
@@ -88,6 +90,9 @@ final class Poller {
         int maxAttempts = options.retry().maxAttempts();
         int reapLimit = Math.max(options.batchSize(), 100);
         long deadRetentionMs = options.deadLetterRetention().toMillis();
+        // each partition keeps its share of the queue's dead letters (ids spread evenly over the partitions)
+        int partitions = ops.keys().partitions();
+        int maxDead = (options.deadLetterMaxCount() + partitions - 1) / partitions;
         // With a backlog, claim at least this many at once (waiting up to BACKLOG_WAIT_MS for free slots):
         // claiming each slot as it frees costs a round trip and a script call per message.
         int minClaim = Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
@@ -103,9 +108,14 @@ final class Poller {
         int failures = 0;
         int rejections = 0;
         long rejectedBackoffMs = 0;
+        boolean checked = false;
         wakeUps.subscribe();
         while (running.getAsBoolean()) {
             try {
+                if (!checked) {
+                    partitionCheck.run(); // a PartitionCountException ends the loop: the consumer's failure()
+                    checked = true;
+                }
                 if (settler.unsettled() >= unsettledLimit) {
                     long now = System.nanoTime();
                     if (settleBacklogSince == 0) {
@@ -127,19 +137,29 @@ final class Poller {
                     settleBacklogSince = 0;
                     settleLagWarned = false;
                 }
-                int free = slots.availablePermits();
+                int free = slots.available();
                 if (free == 0) {
                     awaitSlots(1, maxSleepMs);
                     continue;
                 }
                 if (backlog && free < minClaim) {
                     awaitSlots(minClaim, BACKLOG_WAIT_MS);
-                    free = slots.availablePermits();
+                    free = slots.available();
                 }
                 int wanted = Math.min(options.batchSize(), free);
+                if (wanted == 0 || !slots.take(wanted)) {
+                    continue; // the poller of another partition took them first
+                }
                 beforeClaim();
-                QueueOps.ClaimResult result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs,
-                        options.deadLetterMaxCount());
+                QueueOps.ClaimResult result;
+                try {
+                    result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead);
+                } catch (Throwable e) {
+                    slots.giveBack(wanted);
+                    throw e;
+                }
+                // each claimed message keeps its slot until its delivery finishes
+                slots.giveBack(wanted - result.messages().size());
                 if (listener != DelayQueueListener.NONE) {
                     report(result);
                 }
@@ -155,6 +175,7 @@ final class Poller {
                 for (int i = 0; i < messages.size() && !rejected; i++) {
                     Throwable rejection = dispatch.apply(messages.get(i));
                     if (rejection != null) {
+                        slots.giveBack(messages.size() - i - 1); // never dispatched (the refused one's delivery gave its own)
                         rejected = true;
                         rejections++;
                         rejectedBackoffMs = Math.min(Math.max(100, rejectedBackoffMs * 2), 5_000);
@@ -189,6 +210,8 @@ final class Poller {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
+            } catch (PartitionCountException e) {
+                throw e; // a configuration error: claiming again cannot help
             } catch (Throwable e) { // an Error too: the poller must not end while the consumer runs
                 failures++;
                 backoffMs = Math.min(Math.max(100, backoffMs * 2), Math.max(1_000, Math.min(maxSleepMs * 5, 10_000)));
@@ -255,7 +278,7 @@ final class Poller {
     /** A handler freed its slot: wakes the poller if it waits for that many free slots (not one sleeping until a due time). */
     void slotFreed() {
         int wanted = slotsWanted;
-        if (wanted > 0 && slots.availablePermits() >= wanted) {
+        if (wanted > 0 && slots.available() >= wanted) {
             signal(false);
         }
     }
@@ -264,7 +287,7 @@ final class Poller {
     private void awaitSlots(int wanted, long millis) throws InterruptedException {
         slotsWanted = wanted;
         try {
-            if (slots.availablePermits() < wanted) { // re-read: a handler may have finished meanwhile
+            if (slots.available() < wanted) { // re-read: a handler may have finished meanwhile
                 await(millis, NOT_SLEEPING);
             }
         } finally {

@@ -5,18 +5,40 @@ import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
-/** The Redis keys of one queue. All share the hash tag {@code {queue}}, so every script is legal on a cluster. */
-record QueueKeys(String queue, List<Object> keys, String wakeChannel) {
+/**
+ * The Redis keys of one queue, or of one partition of a partitioned queue ({@link Partitions}). All share one hash
+ * tag, {@code {queue}} (or the partition's), so every script is legal on a cluster. {@code queue} is the queue's
+ * name whichever partition these are; {@code partition} is 0 of 1 for a queue that is not partitioned.
+ */
+record QueueKeys(String queue, List<Object> keys, String wakeChannel, int partition, int partitions) {
 
     private static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1,100}");
 
     static QueueKeys of(String prefix, String queue) {
+        return of(prefix, queue, 0, 1);
+    }
+
+    /** Partition {@code partition} of {@code partitions}; with one partition, the keys of an unpartitioned queue. */
+    static QueueKeys of(String prefix, String queue, int partition, int partitions) {
         validateName(queue);
-        String base = prefix + ":{" + queue + "}:";
+        String base = prefix + ":{" + (partitions == 1 ? queue : Partitions.tag(queue, partition, partitions)) + "}:";
         return new QueueKeys(queue, List.of(base + "messages", base + "delayed", base + "inflight", base + "attempts",
                 base + "errors", base + "dead", base + "dead-messages", base + "dead-reasons", base + "sequence",
                 base + "paused"),
-                base + "wake");
+                base + "wake", partition, partitions);
+    }
+
+    /**
+     * The key recording the partition count of the queue ({@code <prefix>:{<queue>}:partitions}), in the slot of the
+     * unpartitioned queue's keys whatever the count, so that partitions.lua reads it with them.
+     */
+    static String partitionsKey(String prefix, String queue) {
+        return prefix + ":{" + queue + "}:partitions";
+    }
+
+    /** A name for threads and logs: the queue, and the partition when there are several. */
+    String label() {
+        return partitions == 1 ? queue : queue + "#" + partition;
     }
 
     /** The ledger of messages imported from another store and not yet removed there ({@code RDelayedQueueImporter}). */

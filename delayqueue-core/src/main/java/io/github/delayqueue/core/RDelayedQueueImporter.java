@@ -139,7 +139,7 @@ public final class RDelayedQueueImporter {
      *                             run carries on
      */
     public ImportReport run() {
-        QueueOps ops = client.queueOps(target);
+        QueueRoute route = client.queueRoute(target);
         Tally tally = new Tally();
         try {
             if (dryRun) {
@@ -147,11 +147,16 @@ public final class RDelayedQueueImporter {
             } else {
                 tally.ready = moveReady();
             }
-            importDelayed(ops, tally);
+            if (!dryRun) {
+                route.check();
+            }
+            importDelayed(route, tally);
             long remaining = source.delayedSize() + source.readySize();
             if (!dryRun && remaining == 0) {
                 // nothing left to import from: ids recorded by a run that stopped between removal and cleanup
-                client.redisson().getKeys().delete(ops.keys().importLedger());
+                for (QueueOps ops : route.parts()) {
+                    client.redisson().getKeys().delete(ops.keys().importLedger());
+                }
             }
             ImportReport report = new ImportReport(source.name(), target, dryRun, tally.found, tally.ready,
                     tally.dueAlready, tally.imported, tally.alreadyImported, tally.removed, tally.failed,
@@ -161,7 +166,7 @@ public final class RDelayedQueueImporter {
                     source.name(), target, report.found(), report.imported(), report.alreadyImported(),
                     report.removed(), report.failed(), report.remaining());
             return report;
-        } catch (IllegalArgumentException | DelayQueueException e) {
+        } catch (IllegalArgumentException | DelayQueueException | PartitionCountException e) {
             throw e;
         } catch (RuntimeException e) {
             throw new DelayQueueException("could not import RDelayedQueue '" + source.name() + "' into queue '"
@@ -209,7 +214,7 @@ public final class RDelayedQueueImporter {
         }
     }
 
-    private void importDelayed(QueueOps ops, Tally tally) {
+    private void importDelayed(QueueRoute route, Tally tally) {
         long limit = source.delayedSize(); // entries offered during the run wait for the next one: the loop ends
         long offset = 0; // entries left behind (failed) stay at the head of the list
         long seen = 0;
@@ -248,20 +253,36 @@ public final class RDelayedQueueImporter {
             if (dryRun) {
                 offset += batch.size();
             } else if (!batch.isEmpty()) {
-                write(ops, batch, tally);
+                List<List<Integer>> groups = route.byPartition(batch.stream().map(c -> c.id).toList());
+                for (int p = 0; p < groups.size(); p++) {
+                    List<Candidate> part = new ArrayList<>(groups.get(p).size());
+                    for (int i : groups.get(p)) {
+                        part.add(batch.get(i));
+                    }
+                    if (!part.isEmpty()) {
+                        write(route.part(p), part, tally);
+                    }
+                }
                 afterWrite.reached(tally.imported + tally.alreadyImported);
                 List<byte[]> packed = new ArrayList<>(batch.size());
-                List<String> written = new ArrayList<>(batch.size());
+                List<List<Object>> written = new ArrayList<>(route.count());
+                for (int p = 0; p < route.count(); p++) {
+                    written.add(new ArrayList<>());
+                }
                 for (Candidate c : batch) {
                     packed.add(c.packed);
-                    written.add(c.id);
+                    written.get(Partitions.of(c.id, route.count())).add(c.id);
                 }
                 tally.removed += source.remove(packed);
                 afterRemove.reached(tally.imported + tally.alreadyImported);
                 // removed from Redisson: the ledger no longer needs these ids (a crash before this line leaves
                 // them until a run finds nothing left to import)
-                client.redisson().getMap(ops.keys().importLedger(), StringCodec.INSTANCE)
-                        .fastRemove(written.toArray(new Object[0]));
+                for (int p = 0; p < route.count(); p++) {
+                    if (!written.get(p).isEmpty()) {
+                        client.redisson().getMap(route.part(p).keys().importLedger(), StringCodec.INSTANCE)
+                                .fastRemove(written.get(p).toArray());
+                    }
+                }
             }
         }
     }

@@ -33,9 +33,18 @@ class DeliveryTest {
         this.redis = redis;
     }
 
+    /** The client under test; the partitioned variants of this class give one with several partitions per queue. */
+    DelayQueueClient newClient() {
+        return redis.client();
+    }
+
+    RedisContext redis() {
+        return redis;
+    }
+
     @BeforeEach
     void setUp() {
-        client = redis.client();
+        client = newClient();
     }
 
     @AfterEach
@@ -77,8 +86,14 @@ class DeliveryTest {
             assertThat(r.handledAtMs()).as("handled at or after due for %s", r.payload()).isGreaterThanOrEqualTo(due);
             assertThat(r.handledAtMs() - due).as("lateness of %s", r.payload()).isLessThan(250);
         }
-        List<Instant> dues = received.stream().map(r -> r.context().dueAt()).toList();
-        assertThat(dues).isSorted();
+        // in due order within a partition (all of the queue when it has one): partitions are claimed independently
+        int partitions = client.queueRoute("order").count();
+        for (int p = 0; p < partitions; p++) {
+            int partition = p;
+            List<Instant> dues = received.stream().filter(r -> Partitions.of(r.context().id(), partitions) == partition)
+                    .map(r -> r.context().dueAt()).toList();
+            assertThat(dues).isSorted();
+        }
     }
 
     @Test
@@ -94,8 +109,16 @@ class DeliveryTest {
         List<Received> received = consume("fifo", ConsumerOptions.builder().concurrency(1).batchSize(1).build());
 
         await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 200);
-        assertThat(received).extracting(Received::payload)
-                .containsExactlyElementsOf(batch.stream().map(r -> (String) r.payload()).toList());
+        // send order holds within a partition (all of the queue when it has one), not across partitions
+        int partitions = client.queueRoute("fifo").count();
+        for (int p = 0; p < partitions; p++) {
+            int partition = p;
+            assertThat(received.stream().filter(r -> Partitions.of(r.context().id(), partitions) == partition))
+                    .extracting(Received::payload)
+                    .containsExactlyElementsOf(batch.stream()
+                            .filter(r -> Partitions.of(r.options().id(), partitions) == partition)
+                            .map(r -> (String) r.payload()).toList());
+        }
     }
 
     @Test

@@ -34,9 +34,18 @@ class IdentityTest {
         this.redis = redis;
     }
 
+    /** The client under test; the partitioned variants of this class give one with several partitions per queue. */
+    DelayQueueClient newClient() {
+        return redis.client();
+    }
+
+    RedisContext redis() {
+        return redis;
+    }
+
     @BeforeAll
     void fillAndConsume() {
-        client = redis.client();
+        client = newClient();
         for (int batch = 0; batch < BACKGROUND / 10_000; batch++) {
             List<SendRequest> requests = new ArrayList<>(10_000);
             for (int i = 0; i < 10_000; i++) {

@@ -167,6 +167,30 @@ class RDelayedQueueImporterTest {
     }
 
     @Test
+    void entriesAreImportedIntoEveryPartitionOfAPartitionedQueue(RedisContext redis) {
+        String name = source(redis, "partitioned");
+        String queue = "partitioned-target";
+        oldApplication(name, null, (delayed, destination) -> {
+            for (int i = 0; i < 30; i++) {
+                delayed.offer(new LegacyTimeout(i, "p" + i), 300, TimeUnit.MILLISECONDS);
+            }
+        });
+        DelayQueueClient client = DelayQueueClient.create(redis.redisson(),
+                ClientOptions.builder().keyPrefix(redis.prefix()).partitions(queue, 3).build());
+        List<Delivered> delivered = startConsumer(client, queue, LegacyTimeout.class, (LegacyTimeout t) -> t.getReason());
+
+        ImportReport report = importer(client, name, new Kryo5Codec(), queue).batchSize(7).build().run();
+
+        assertThat(report.imported()).isEqualTo(30);
+        assertThat(report.removed()).isEqualTo(30);
+        await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() == 30);
+        for (QueueOps part : client.queueRoute(queue).parts()) {
+            assertThat(redis.redisson().getKeys().countExists(part.keys().importLedger())).isZero();
+        }
+        assertThat(importer(client, name, new Kryo5Codec(), queue).build().run().found()).isZero();
+    }
+
+    @Test
     void jdkSerializedEntriesAreDecodedThroughAnAllowListMappedAndCheckedAgainstThePayloadType(RedisContext redis) {
         String name = source(redis, "jdk");
         String queue = "jdk-target";

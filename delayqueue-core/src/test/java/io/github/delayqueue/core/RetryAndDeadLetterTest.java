@@ -37,9 +37,18 @@ class RetryAndDeadLetterTest {
         this.redis = redis;
     }
 
+    /** The client under test; the partitioned variants of this class give one with several partitions per queue. */
+    DelayQueueClient newClient() {
+        return redis.client();
+    }
+
+    RedisContext redis() {
+        return redis;
+    }
+
     @BeforeEach
     void setUp() {
-        client = redis.client();
+        client = newClient();
     }
 
     @AfterEach
@@ -97,7 +106,7 @@ class RetryAndDeadLetterTest {
     @Test
     void corruptEnvelopeWrittenStraightIntoRedisIsDeadLetteredAndTheQueueKeepsFlowing() {
         String queue = "poison";
-        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        QueueKeys keys = client.queueRoute(queue).of("poison:1").keys(); // the partition of the id it writes
         redis.redisson().getMap(keys.keys().get(0).toString(), org.redisson.client.codec.StringCodec.INSTANCE)
                 .put("poison:1", "garbage that is no envelope");
         redis.redisson().getScoredSortedSet(keys.keys().get(1).toString(), org.redisson.client.codec.StringCodec.INSTANCE)
@@ -191,7 +200,9 @@ class RetryAndDeadLetterTest {
     @Test
     void deadLettersPastTheirRetentionOrBeyondTheCountAreDeletedByTheConsumer() {
         String queue = "retention";
-        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        // the count kept is the queue's over its partitions, each keeping its share: this test writes one partition
+        org.junit.jupiter.api.Assumptions.assumeTrue(client.queueRoute(queue).count() == 1, "one partition only");
+        QueueKeys keys = client.queueRoute(queue).part(0).keys();
         long now = client.stats(queue).serverTime().toEpochMilli();
         // 250 dead letters written as a consumer would: 150 died 20 days ago, 100 an hour ago
         redis.redisson().getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE, """
@@ -221,7 +232,7 @@ class RetryAndDeadLetterTest {
     @Test
     void deadLettersArePagedOldestFirstAndAPagePastTheEndIsEmpty() {
         String queue = "dead-pages";
-        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        QueueKeys keys = client.queueRoute(queue).part(0).keys(); // one partition: a page merges them all
         long now = client.stats(queue).serverTime().toEpochMilli();
         redis.redisson().getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE, """
                 for i = 1, 25 do
@@ -270,7 +281,7 @@ class RetryAndDeadLetterTest {
         int liveAgain = DelayQueueClient.DEAD_BATCH + 50;
         int requeueable = 30;
         client.send(queue, "prototype", Duration.ofDays(1), SendOptions.id("prototype"));
-        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        QueueKeys keys = client.queueRoute(queue).of("prototype").keys(); // where the prototype lives
         // the oldest dead letters have ids that were sent again since: requeue skips them, and must not stop there
         redis.redisson().getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE, """
                 local envelope = redis.call('HGET', KEYS[1], 'prototype')
