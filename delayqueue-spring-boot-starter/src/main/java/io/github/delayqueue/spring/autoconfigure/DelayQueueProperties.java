@@ -226,6 +226,14 @@ public class DelayQueueProperties {
         /** Largest payload accepted by this queue, measured in UTF-8 bytes of its JSON. */
         private @Nullable DataSize maxPayloadSize;
 
+        /**
+         * Partitions this queue is split into, 1 to 64 (default 1). Each partition has keys of its own Redis Cluster
+         * hash tag, so a queue with as many partitions as the cluster has masters (or a multiple) uses every master. A
+         * message lives in partition hash(id) mod N. Every application using the queue must set the same count: it is
+         * recorded in Redis on first use, and an application with another count is refused (see docs/scaling.md).
+         */
+        private @Nullable Integer partitions;
+
         public Queue() {
             super(false);
         }
@@ -252,6 +260,14 @@ public class DelayQueueProperties {
 
         public void setMaxPayloadSize(@Nullable DataSize maxPayloadSize) {
             this.maxPayloadSize = maxPayloadSize;
+        }
+
+        public @Nullable Integer getPartitions() {
+            return this.partitions;
+        }
+
+        public void setPartitions(@Nullable Integer partitions) {
+            this.partitions = partitions;
         }
     }
 

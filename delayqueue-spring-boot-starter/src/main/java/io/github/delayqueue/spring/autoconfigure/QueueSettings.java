@@ -114,8 +114,22 @@ public final class QueueSettings {
 
     public ClientOptions clientOptions(ClientKey key, PayloadCodec codec, DelayQueueListener listener) {
         DelayQueueProperties.Producer producer = this.properties.getProducer();
+        ClientOptions.Builder builder = ClientOptions.builder();
+        for (String code : this.declared) {
+            Integer partitions = overrides(code).getPartitions();
+            if (partitions == null || !clientKey(code).equals(key)) {
+                continue;
+            }
+            try {
+                builder.partitions(code, partitions);
+            } catch (IllegalArgumentException e) {
+                throw new DelayQueueConfigurationException("Queue '" + code + "': " + e.getMessage(),
+                        "Set delayqueue.queues." + code + ".partitions between 1 and 64 (1, the default, is a queue that is "
+                                + "not partitioned).", e);
+            }
+        }
         try {
-            return ClientOptions.builder().keyPrefix(key.keyPrefix()).maxPayloadBytes(key.maxPayloadBytes())
+            return builder.keyPrefix(key.keyPrefix()).maxPayloadBytes(key.maxPayloadBytes())
                     .maxBatchSize(producer.getMaxBatchSize())
                     .waitForReplicas(producer.getWaitForReplicas(), producer.getWaitForReplicasTimeout()).codec(codec)
                     .listener(listener).build();

@@ -1,9 +1,12 @@
 package io.github.delayqueue.spring.redis;
 
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 import io.github.delayqueue.core.DelayQueueClient;
+import io.github.delayqueue.core.PartitionCountException;
 import io.github.delayqueue.core.UnsupportedRedisException;
 import io.github.delayqueue.spring.core.QueueCatalog;
 import org.jspecify.annotations.Nullable;
@@ -52,15 +55,25 @@ public final class RedisWarmUp implements SmartLifecycle {
 
     private void warmUp() {
         long start = System.nanoTime();
-        Map<DelayQueueClient, String> clients = new LinkedHashMap<>(); // one queue per client: its connection is shared
-        this.catalog.codes().forEach(code -> this.catalog.find(code.code())
-                .ifPresent(queue -> clients.putIfAbsent(queue.client(), queue.name())));
+        // one queue per client (its connection is shared), and every partitioned queue (its partition count is checked)
+        Map<String, DelayQueueClient> queues = new LinkedHashMap<>();
+        Set<DelayQueueClient> clients = new HashSet<>();
+        this.catalog.codes().forEach(code -> this.catalog.find(code.code()).ifPresent(queue -> {
+            if (clients.add(queue.client()) || queue.client().options().partitions(queue.name()) > 1) {
+                queues.put(queue.name(), queue.client());
+            }
+        }));
         try {
-            for (Map.Entry<DelayQueueClient, String> client : clients.entrySet()) {
+            for (Map.Entry<String, DelayQueueClient> queue : queues.entrySet()) {
                 if (!this.running) {
                     return;
                 }
-                client.getKey().warmUp(client.getValue());
+                try {
+                    queue.getValue().warmUp(queue.getKey());
+                } catch (PartitionCountException e) {
+                    log.error("{}: sends to it fail and its consumers do not claim until the count is fixed",
+                            e.getMessage());
+                }
             }
             log.debug("Connected to Redis and loaded the scripts in {} ms", (System.nanoTime() - start) / 1_000_000);
         } catch (UnsupportedRedisException e) {

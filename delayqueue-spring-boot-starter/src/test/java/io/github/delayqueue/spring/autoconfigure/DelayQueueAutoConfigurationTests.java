@@ -223,6 +223,25 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @Test
+    void aQueueCanBePartitionedAndABadCountFailsTheStartup() {
+        this.runner.withUserConfiguration(ClassHandlerConfig.class)
+                .withPropertyValues("delayqueue.queues.ORDER_TIMEOUT.partitions=4")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    ClientOptions client = context.getBean(QueueCatalog.class).find("ORDER_TIMEOUT").orElseThrow().client()
+                            .options();
+                    assertThat(client.partitions("ORDER_TIMEOUT")).isEqualTo(4);
+                    assertThat(client.partitions("REMINDER")).isEqualTo(1);
+                });
+        for (String bad : new String[] {"0", "65", "-1"}) {
+            this.runner.withUserConfiguration(ClassHandlerConfig.class)
+                    .withPropertyValues("delayqueue.queues.ORDER_TIMEOUT.partitions=" + bad)
+                    .run(context -> assertThat(configFailure(context)).hasMessageContaining("Queue 'ORDER_TIMEOUT'")
+                            .hasMessageContaining("partitions of queue 'ORDER_TIMEOUT' must be between 1 and 64, was " + bad));
+        }
+    }
+
+    @Test
     void failsForProducerSettingsTheEngineRejects() {
         this.runner.withUserConfiguration(ClassHandlerConfig.class)
                 .withPropertyValues("delayqueue.producer.wait-for-replicas=-1")

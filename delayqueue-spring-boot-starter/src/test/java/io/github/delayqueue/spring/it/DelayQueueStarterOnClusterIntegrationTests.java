@@ -22,6 +22,23 @@ class DelayQueueStarterOnClusterIntegrationTests extends DelayQueueStarterIntegr
     @DynamicPropertySource
     static void cluster(DynamicPropertyRegistry registry) {
         registry.add("spring.data.redis.cluster.nodes", () -> String.join(",", TestCluster.shared().nodes()));
+        // two of the queues split over the three masters: the inherited tests deliver, retry and dead-letter on them
+        registry.add("delayqueue.queues.ORDER_TIMEOUT.partitions", () -> "3");
+        registry.add("delayqueue.queues.FAILING.partitions", () -> "3");
+    }
+
+    @Autowired
+    io.github.delayqueue.spring.core.QueueCatalog catalog;
+
+    @Test
+    void thePartitionedQueuesHaveTheirCountAndItIsRecordedInRedis() {
+        assertThat(this.catalog.find("ORDER_TIMEOUT").orElseThrow().client().options().partitions("ORDER_TIMEOUT"))
+                .isEqualTo(3);
+        assertThat(this.catalog.find("ITEMS").orElseThrow().client().options().partitions("ITEMS")).isEqualTo(1);
+        this.template.send(ItQueues.ORDER_TIMEOUT, new Payloads.OrderTimeout("p-" + System.nanoTime(), 1,
+                java.time.Instant.now()), java.time.Duration.ofHours(1));
+        assertThat(this.redisson.getMap(PREFIX + ":{ORDER_TIMEOUT}:partitions",
+                org.redisson.client.codec.StringCodec.INSTANCE).get("count")).isEqualTo("3");
     }
 
     @Autowired
