@@ -98,6 +98,19 @@ class FailoverTest {
             run("cluster-manual-failover", prefix, q3, 0, () -> cluster.newClient(FailoverTest::tune),
                     () -> cluster.failover(replica3), () -> isMaster(replica3), () -> { },
                     "cluster(3+3,node_timeout=2000ms) client=tuned(scan=500ms,retry=4x250ms) fault=CLUSTER_FAILOVER");
+
+            // 4: a queue of three partitions, one on each master; the master holding one of them is killed. The other
+            // two partitions keep delivering; only that partition's messages wait for the promotion
+            String q4 = "failover-partitioned";
+            int[] masterOfPartition = new int[1];
+            int[] replicaOfPartition = new int[1];
+            run("cluster-partition-master-killed", prefix, q4, 0, 3, () -> cluster.newClient(FailoverTest::tune),
+                    () -> {
+                        masterOfPartition[0] = masterHolding(cluster, prefix + ":{" + q4 + "#1");
+                        replicaOfPartition[0] = cluster.replicaPortOf(masterOfPartition[0]).orElseThrow();
+                        cluster.kill(masterOfPartition[0]);
+                    }, () -> isMaster(replicaOfPartition[0]), () -> { },
+                    "cluster(3+3,node_timeout=2000ms) client=tuned(scan=500ms,retry=4x250ms) partitions=3 killed=partition_1's_master");
         }
     }
 
@@ -162,6 +175,22 @@ class FailoverTest {
         }
     }
 
+    /** The live master holding a key that starts with {@code keyStart} (the keys of one partition). */
+    private static int masterHolding(TestCluster cluster, String keyStart) {
+        for (String node : cluster.nodes()) {
+            String[] hp = node.split(":");
+            int port = Integer.parseInt(hp[1]);
+            try {
+                if (isMaster(port) && !((List<?>) RedisProcesses.call(hp[0], port, "KEYS", keyStart + "*")).isEmpty()) {
+                    return port;
+                }
+            } catch (RuntimeException e) {
+                // a killed node
+            }
+        }
+        throw new IllegalStateException("no live master holds " + keyStart + "*");
+    }
+
     /** Three queue names whose hash tags live on three different masters. */
     private static List<String> queuesOnDistinctMasters(TestCluster cluster) {
         Map<Integer, String> byMaster = new HashMap<>();
@@ -178,18 +207,24 @@ class FailoverTest {
 
     private void run(String scenario, String prefix, String queue, int waitForReplicas, ClientFactory clients,
             Runnable fault, BooleanSupplier promoted, Runnable heal, String mode) {
+        run(scenario, prefix, queue, waitForReplicas, 1, clients, fault, promoted, heal, mode);
+    }
+
+    private void run(String scenario, String prefix, String queue, int waitForReplicas, int partitions,
+            ClientFactory clients, Runnable fault, BooleanSupplier promoted, Runnable heal, String mode) {
         RedissonClient producerRedis = clients.create();
         RedissonClient consumerRedis = clients.create();
         DelayQueueConsumer consumer = null;
         List<Thread> producers = new ArrayList<>();
         AtomicBoolean stop = new AtomicBoolean();
         try {
-            ClientOptions.Builder options = ClientOptions.builder().keyPrefix(prefix);
+            ClientOptions.Builder options = ClientOptions.builder().keyPrefix(prefix).partitions(queue, partitions);
             if (waitForReplicas > 0) {
                 options.waitForReplicas(waitForReplicas, Duration.ofSeconds(1));
             }
             DelayQueueClient producer = DelayQueueClient.create(producerRedis, options.build());
-            DelayQueueClient consuming = DelayQueueClient.create(consumerRedis, ClientOptions.builder().keyPrefix(prefix).build());
+            DelayQueueClient consuming = DelayQueueClient.create(consumerRedis,
+                    ClientOptions.builder().keyPrefix(prefix).partitions(queue, partitions).build());
 
             Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
             ConcurrentLinkedQueue<Long> deliveredAt = new ConcurrentLinkedQueue<>();
