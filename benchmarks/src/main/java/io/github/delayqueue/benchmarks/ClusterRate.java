@@ -153,8 +153,15 @@ public final class ClusterRate {
             System.exit(2);
             return;
         }
-        run(System.out, o.seconds(), o.producers(), o.batch(), o.backlog(), o.rounds(), o.clusterNodes());
-        System.exit(0); // Redisson's and the engine's threads end with the JVM
+        int status = 0;
+        try {
+            run(System.out, o.seconds(), o.producers(), o.batch(), o.backlog(), o.rounds(), o.clusterNodes());
+        } catch (Exception e) {
+            System.err.println(SCENARIO + " failed: " + e);
+            e.printStackTrace();
+            status = 1;
+        }
+        System.exit(status); // the engine's threads end with the JVM
     }
 
     /** The scenario on an embedded cluster of 3 masters; returns the RESULT and DETAIL lines it printed. */
@@ -435,7 +442,8 @@ public final class ClusterRate {
     private static RedissonClient client(List<String> seeds) {
         Config config = new Config();
         ClusterServersConfig servers = config.useClusterServers().setReadMode(ReadMode.MASTER).setTimeout(10_000)
-                .setMasterConnectionPoolSize(64);
+                .setMasterConnectionPoolSize(64)
+                .setMasterConnectionMinimumIdleSize(4).setSubscriptionConnectionMinimumIdleSize(1); // 24 idle each: seconds to start
         seeds.forEach(seed -> servers.addNodeAddress("redis://" + seed));
         return Redisson.create(config);
     }

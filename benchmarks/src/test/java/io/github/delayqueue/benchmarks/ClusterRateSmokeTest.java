@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -82,6 +83,18 @@ class ClusterRateSmokeTest {
 
         e = assertThrows(IllegalArgumentException.class, () -> ClusterRate.run(System.out, 1, 0, 100, 10, 1));
         assertEquals("producers must be at least 1, was 0", e.getMessage());
+    }
+
+    @Test
+    void aClusterNobodyAnswersForIsNamedInTheError() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        String node = "127.0.0.1:" + port;
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> ClusterRate.run(System.out, 1, 1, 1, 1, 1, List.of(node)));
+        assertTrue(e.getMessage().startsWith("no cluster node of [" + node + "] answers CLUSTER NODES: "), e.getMessage());
     }
 
     private static Map<String, String> detail(List<String> lines, String partitions) {
