@@ -1,6 +1,7 @@
 package io.github.delayqueue.core;
 
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -29,8 +30,178 @@ record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload)
         if (headers.isEmpty()) {
             return "0:" + payloadJson;
         }
-        String json = HEADERS_JSON.writeValueAsString(headers);
+        String json = headersJson(headers);
         return json.length() + ":" + json + payloadJson;
+    }
+
+    /**
+     * The headers as a JSON object, character for character as Jackson writes them (the same escapes), without
+     * Jackson's per-call cost: with tracing, every message carries a {@code traceparent} header, so this runs once
+     * per message sent.
+     */
+    static String headersJson(Map<String, String> headers) {
+        StringBuilder out = new StringBuilder(2 + 80 * headers.size());
+        out.append('{');
+        for (Map.Entry<String, String> header : headers.entrySet()) {
+            String name = header.getKey();
+            String value = header.getValue();
+            if (name == null || value == null) { // SendOptions rejects these; Jackson writes what it writes
+                return HEADERS_JSON.writeValueAsString(headers);
+            }
+            if (out.length() > 1) {
+                out.append(',');
+            }
+            quote(out, name);
+            out.append(':');
+            quote(out, value);
+        }
+        return out.append('}').toString();
+    }
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    /** A JSON string as Jackson's default generator escapes it: quote, backslash and control characters. */
+    private static void quote(StringBuilder out, String text) {
+        out.append('"');
+        int start = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c >= 0x20 && c != '"' && c != '\\') {
+                continue;
+            }
+            out.append(text, start, i);
+            start = i + 1;
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\b' -> out.append("\\b");
+                case '\t' -> out.append("\\t");
+                case '\n' -> out.append("\\n");
+                case '\f' -> out.append("\\f");
+                case '\r' -> out.append("\\r");
+                default -> out.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xF]);
+            }
+        }
+        out.append(text, start, text.length()).append('"');
+    }
+
+    /**
+     * The headers stored between {@code from} and {@code to}: a flat object of strings is read here (once per
+     * delivery with tracing: the {@code traceparent}); anything else (other whitespace, other value types,
+     * malformed text) goes to Jackson, which reads or rejects it as it always did.
+     */
+    static Map<String, String> readHeaders(String stored, int from, int to) {
+        Map<String, String> read = new FlatObjectReader(stored, from, to).read();
+        return read != null ? read
+                : Map.copyOf(HEADERS_JSON.readValue(stored.substring(from, to), HEADERS_TYPE));
+    }
+
+    /** Reads {@code {"name":"value",...}} with JSON's string escapes; null for anything else. */
+    private static final class FlatObjectReader {
+        private final String s;
+        private final int to;
+        private int i;
+
+        FlatObjectReader(String s, int from, int to) {
+            this.s = s;
+            this.i = from;
+            this.to = to;
+        }
+
+        @Nullable Map<String, String> read() {
+            if (!take('{')) {
+                return null;
+            }
+            if (take('}')) {
+                return i == to ? Map.of() : null;
+            }
+            Map<String, String> headers = new HashMap<>(4);
+            while (true) {
+                String name = string();
+                if (name == null || !take(':')) {
+                    return null;
+                }
+                String value = string();
+                if (value == null) {
+                    return null;
+                }
+                headers.put(name, value); // a repeated name: the last wins, as with Jackson
+                if (take('}')) {
+                    return i == to ? Map.copyOf(headers) : null;
+                }
+                if (!take(',')) {
+                    return null;
+                }
+            }
+        }
+
+        private boolean take(char c) {
+            if (i < to && s.charAt(i) == c) {
+                i++;
+                return true;
+            }
+            return false;
+        }
+
+        private @Nullable String string() {
+            if (!take('"')) {
+                return null;
+            }
+            int start = i;
+            StringBuilder escaped = null;
+            while (i < to) {
+                char c = s.charAt(i);
+                if (c == '"') {
+                    String text = escaped == null ? s.substring(start, i) : escaped.append(s, start, i).toString();
+                    i++;
+                    return text;
+                }
+                if (c < 0x20) {
+                    return null; // not valid JSON: Jackson says so
+                }
+                if (c != '\\') {
+                    i++;
+                    continue;
+                }
+                if (i + 1 >= to) {
+                    return null;
+                }
+                if (escaped == null) {
+                    escaped = new StringBuilder(i - start + 16);
+                }
+                escaped.append(s, start, i);
+                char e = s.charAt(i + 1);
+                i += 2;
+                switch (e) {
+                    case '"', '\\', '/' -> escaped.append(e);
+                    case 'b' -> escaped.append('\b');
+                    case 't' -> escaped.append('\t');
+                    case 'n' -> escaped.append('\n');
+                    case 'f' -> escaped.append('\f');
+                    case 'r' -> escaped.append('\r');
+                    case 'u' -> {
+                        if (i + 4 > to) {
+                            return null;
+                        }
+                        int code = 0;
+                        for (int k = 0; k < 4; k++) {
+                            int digit = Character.digit(s.charAt(i + k), 16);
+                            if (digit < 0) {
+                                return null;
+                            }
+                            code = code * 16 + digit;
+                        }
+                        escaped.append((char) code);
+                        i += 4;
+                    }
+                    default -> {
+                        return null;
+                    }
+                }
+                start = i;
+            }
+            return null;
+        }
     }
 
     /**
@@ -58,8 +229,10 @@ record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload)
             int lengthEnd = stored.indexOf(':', bodyStart);
             int headersLength = Integer.parseInt(stored, bodyStart, lengthEnd, 10);
             int headersEnd = lengthEnd + 1 + headersLength;
-            Map<String, String> headers = headersLength == 0 ? Map.of()
-                    : Map.copyOf(HEADERS_JSON.readValue(stored.substring(lengthEnd + 1, headersEnd), HEADERS_TYPE));
+            if (headersEnd > stored.length()) {
+                throw new IllegalArgumentException("headers run past the end");
+            }
+            Map<String, String> headers = headersLength == 0 ? Map.of() : readHeaders(stored, lengthEnd + 1, headersEnd);
             return new Envelope(Instant.ofEpochMilli(enqueuedMs), headers, stored.substring(headersEnd));
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("corrupt envelope: " + abbreviate(stored), e);

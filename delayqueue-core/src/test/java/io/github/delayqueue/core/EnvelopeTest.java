@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 import org.junit.jupiter.api.Test;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
 
 /** The stored formats as the scripts complete them: version 2 (written) and version 1 (still read). */
 class EnvelopeTest {
@@ -85,5 +90,76 @@ class EnvelopeTest {
                 .withMessageContaining("corrupt envelope");
         assertThatIllegalArgumentException().isThrownBy(() -> Envelope.parse("2" + "!".repeat(16) + "0:x"))
                 .withMessageContaining("corrupt envelope");
+    }
+
+    private static final JsonMapper JACKSON = JsonMapper.builder().build();
+    private static final TypeReference<Map<String, String>> STRINGS = new TypeReference<>() {
+    };
+
+    /** The headers' JSON is written without Jackson now: the very text Jackson wrote, so stored sizes and old readers agree. */
+    @Test
+    void headersAreWrittenAsJacksonWritesThem() {
+        StringBuilder everyChar = new StringBuilder();
+        for (char c = 0; c < 0xD800; c++) {
+            everyChar.append(c);
+        }
+        for (char c = 0xE000; c != 0; c++) {
+            everyChar.append(c);
+        }
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+        headers.put("every \"char\"", everyChar.toString());
+        headers.put("emoji \uD83D\uDE00", "\\ / \u0000\u001f\u007f\u2028");
+        headers.put("", "");
+        assertThat(Envelope.headersJson(headers)).isEqualTo(JACKSON.writeValueAsString(headers));
+        Random random = new Random(17);
+        for (int n = 0; n < 2_000; n++) {
+            Map<String, String> some = randomHeaders(random);
+            assertThat(Envelope.headersJson(some)).isEqualTo(JACKSON.writeValueAsString(some));
+            String body = Envelope.body(some, "1");
+            assertThat(Envelope.parse("2" + encode8(1) + encode8(2) + body).headers()).isEqualTo(some);
+        }
+    }
+
+    /** What Jackson wrote, and any JSON it reads, is read the same; what it rejects is still rejected. */
+    @Test
+    void headersAreReadAsJacksonReadsThem() {
+        List<String> readable = List.of("{}", "{\"a\":\"b\"}", "{\"a\":\"b\",\"a\":\"c\"}",
+                "{\"k\":\"\\u00e9\\u00E9\\/\\\"\\\\\\b\\f\\n\\r\\t\"}", "{ \"a\" : \"b\" }", "{\"a\":\"\\ud83d\\ude00\"}",
+                "\n{\"a\":\"b\"}\n", "{\"n\":1}", "{\"t\":true}");
+        for (String json : readable) {
+            String stored = "2" + encode8(1) + encode8(2) + json.length() + ":" + json + "1";
+            assertThat(Envelope.parse(stored).headers()).as(json).isEqualTo(Map.copyOf(JACKSON.readValue(json, STRINGS)));
+        }
+        List<String> rejected = List.of("{", "{\"a\"}", "{\"a\":}", "{\"a\":\"b\",}", "{\"a\":\"b\"", "{\"a\":\"\u0001\"}",
+                "{\"a\":\"\\x\"}", "{\"a\":\"\\u12\"}", "{\"a\":null}", "{\"a\":{}}", "[]", "\"a\"", "{\"a\":\"b\"}x");
+        for (String json : rejected) {
+            String stored = "2" + encode8(1) + encode8(2) + json.length() + ":" + json + "1";
+            assertThatIllegalArgumentException().as(json).isThrownBy(() -> Envelope.parse(stored))
+                    .withMessageContaining("corrupt envelope");
+        }
+    }
+
+    private static Map<String, String> randomHeaders(Random random) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        int count = 1 + random.nextInt(4);
+        for (int i = 0; i < count; i++) {
+            headers.put(randomText(random), randomText(random));
+        }
+        return headers;
+    }
+
+    private static String randomText(Random random) {
+        String alphabet = "ab-_:{}[],\"\\/\u0000\u0001\u001f \u007f\u00e9\u2028\uffff";
+        StringBuilder text = new StringBuilder();
+        int length = random.nextInt(12);
+        for (int i = 0; i < length; i++) {
+            if (random.nextInt(10) == 0) {
+                text.append("\uD83D\uDE00"); // a surrogate pair
+            } else {
+                text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+            }
+        }
+        return text.toString();
     }
 }

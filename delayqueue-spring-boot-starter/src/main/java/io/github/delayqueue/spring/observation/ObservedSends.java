@@ -56,6 +56,7 @@ public final class ObservedSends implements SendObserver {
         if (headers == null || headers.isEmpty()) {
             return requests; // no tracer, or nothing to propagate
         }
+        Map<String, String> shared = Map.copyOf(headers); // one immutable map for every request without headers
         List<SendRequest> copies = new ArrayList<>(requests.size());
         for (SendRequest request : requests) {
             if (request == null) {
@@ -63,8 +64,13 @@ public final class ObservedSends implements SendObserver {
                 continue;
             }
             SendOptions options = request.options();
-            Map<String, String> merged = new LinkedHashMap<>(headers);
-            merged.putAll(options.headers());
+            Map<String, String> merged;
+            if (options.headers().isEmpty()) {
+                merged = shared;
+            } else {
+                merged = new LinkedHashMap<>(shared);
+                merged.putAll(options.headers());
+            }
             copies.add(request.withOptions(options.withHeaders(merged)));
         }
         return copies;

@@ -26,8 +26,11 @@ public final class ObservingDeliveryInterceptor implements DeliveryInterceptor, 
 
     private final ObservationRegistry registry;
     private final @Nullable DelayQueueProcessObservationConvention convention;
-    /** Started and not yet stopped, by delivery; one entry per running handler. */
-    private final Map<MessageContext, Observation> running = new ConcurrentHashMap<>();
+    /**
+     * Started and not yet stopped, by delivery (the engine hands {@code afterDelivery} the context instance it
+     * gave {@code aroundHandle}); one entry per running handler.
+     */
+    private final Map<Delivery, Observation> running = new ConcurrentHashMap<>();
 
     public ObservingDeliveryInterceptor(ObservationRegistry registry,
             @Nullable DelayQueueProcessObservationConvention convention) {
@@ -40,7 +43,7 @@ public final class ObservingDeliveryInterceptor implements DeliveryInterceptor, 
         DelayQueueProcessContext observed = new DelayQueueProcessContext(context);
         Observation observation = DelayQueueObservation.PROCESS.observation(convention,
                 DefaultDelayQueueProcessObservationConvention.INSTANCE, () -> observed, registry).start();
-        running.put(context, observation);
+        running.put(new Delivery(context), observation);
         try (Observation.Scope scope = observation.openScope()) {
             invocation.proceed();
         } catch (Exception | Error e) {
@@ -52,7 +55,7 @@ public final class ObservingDeliveryInterceptor implements DeliveryInterceptor, 
     @Override
     public void afterDelivery(MessageContext context, DeliveryOutcome outcome, @Nullable Throwable error,
             Duration handlerTime) {
-        Observation observation = running.remove(context);
+        Observation observation = running.remove(new Delivery(context));
         if (observation == null) {
             return; // no handler ran (an undecodable payload)
         }
@@ -60,6 +63,24 @@ public final class ObservingDeliveryInterceptor implements DeliveryInterceptor, 
             observed.setOutcome(outcome);
         }
         observation.stop();
+    }
+
+    /**
+     * A delivery's context as a map key, by identity: the record's own {@code hashCode} and {@code equals} would
+     * hash and compare its headers on every put and remove, and two deliveries of one message (a redelivery
+     * while a hung handler still runs) must not share an entry.
+     */
+    private record Delivery(MessageContext context) {
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Delivery delivery && delivery.context == context;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(context);
+        }
     }
 
     /** Outermost: the application's interceptors run inside the observation's scope. */

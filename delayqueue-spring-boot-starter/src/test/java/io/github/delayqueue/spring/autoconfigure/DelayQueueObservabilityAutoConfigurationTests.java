@@ -129,6 +129,31 @@ class DelayQueueObservabilityAutoConfigurationTests {
                         .containsExactly(context.getBean(ObservingDeliveryInterceptor.class), own));
     }
 
+    /** The cheap setting docs/benchmarks.md points to: the observations (and their trace headers) off, the meters kept. */
+    @Test
+    void turningTheObservationsOffLeavesTheMetrics() {
+        io.micrometer.observation.ObservationHandler<io.micrometer.observation.Observation.Context> handler = c -> true;
+        this.runner.withConfiguration(AutoConfigurations.of(
+                org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration.class))
+                .withBean("anyHandler", io.micrometer.observation.ObservationHandler.class, () -> handler)
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues("management.observations.enable.delayqueue=false").run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(DelayQueueMetrics.class);
+                    java.util.List<io.github.delayqueue.core.SendRequest> requests = java.util.List.of(
+                            io.github.delayqueue.core.SendRequest.of("x", java.time.Duration.ZERO));
+                    java.util.List<io.github.delayqueue.core.SendRequest> sent = new java.util.ArrayList<>();
+                    context.getBean(ObservedSends.class).observe("ORDER_TIMEOUT", requests, r -> {
+                        sent.addAll(r);
+                        return java.util.List.of("1");
+                    });
+                    assertThat(sent).containsExactlyElementsOf(requests); // no trace headers added
+                    DelayQueueMetrics metrics = context.getBean(DelayQueueMetrics.class);
+                    metrics.acknowledged("ORDER_TIMEOUT", 3);
+                    assertThat(context.getBean(MeterRegistry.class).get("delayqueue.messages.acknowledged")
+                            .tag("queue", "ORDER_TIMEOUT").counter().count()).isEqualTo(3.0);
+                });
+    }
+
     @Test
     void bootsObservationsEnablePropertyTurnsBothObservationsOff() {
         // an observation with no handler is a no-op anyway: one handler that takes everything
