@@ -128,6 +128,35 @@ final class RedissonSide extends Side {
             return overran;
         }
 
+        /**
+         * Waits until {@code done} reaches 0 within {@code waitMs}; gives up early when nothing was handled for
+         * 30 s while both Redisson structures are empty: a message lost on the way (BLPOP removed it, its reply
+         * never arrived) would otherwise hold the run for the whole timeout.
+         */
+        boolean awaitDrained(CountDownLatch done, long waitMs) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+            long last = done.getCount();
+            long lastChange = System.nanoTime();
+            while (System.nanoTime() < deadline) {
+                if (done.await(1, TimeUnit.SECONDS)) {
+                    return true;
+                }
+                if (done.getCount() != last) {
+                    last = done.getCount();
+                    lastChange = System.nanoTime();
+                } else if (System.nanoTime() - lastChange > TimeUnit.SECONDS.toNanos(30) && delayed.size() == 0
+                        && target.size() == 0) {
+                    return false;
+                }
+            }
+            return done.getCount() == 0;
+        }
+
+        /** The start of an error text when messages were lost rather than slow (see {@link #awaitDrained}). */
+        String lost(CountDownLatch done) {
+            return delayed.size() == 0 && target.size() == 0 ? done.getCount() + " messages lost (Redisson's queues are empty); " : "";
+        }
+
         void check() {
             if (consumerError.get() != null) {
                 throw new IllegalStateException("Redisson consumer failed: " + consumerError.get(), consumerError.get());
@@ -175,9 +204,9 @@ final class RedissonSide extends Side {
                 done.countDown();
             });
             long waitMs = Math.max(0, dueLocalMs - System.currentTimeMillis()) + timeoutSeconds * 1000;
-            if (!done.await(waitMs, TimeUnit.MILLISECONDS)) {
+            if (!run.awaitDrained(done, waitMs)) {
                 run.check();
-                return Measure.of(Double.NaN).with("error", "gave up after " + timeoutSeconds + " s with "
+                return Measure.of(Double.NaN).with("error", run.lost(done) + "gave up after " + timeoutSeconds + " s with "
                         + (count - done.getCount()) + " of " + count + " handled");
             }
             run.check();
@@ -231,9 +260,9 @@ final class RedissonSide extends Side {
                 long dueLocalMs = System.currentTimeMillis() + Math.max(burstLeadMs(burst, writeRate), delayMs + 1_000L);
                 boolean overran = b.fill(b.delayed, burst, dueLocalMs, 0);
                 long waitMs = Math.max(0, dueLocalMs - System.currentTimeMillis()) + timeoutSeconds * 1000;
-                if (!drained.await(waitMs, TimeUnit.MILLISECONDS)) {
+                if (!b.awaitDrained(drained, waitMs)) {
                     b.check();
-                    return Measure.of(Double.NaN).with("error", "burst gave up after " + timeoutSeconds + " s with "
+                    return Measure.of(Double.NaN).with("error", b.lost(drained) + "burst gave up after " + timeoutSeconds + " s with "
                             + (burst - drained.getCount()) + " of " + burst + " handled");
                 }
                 double dueMs = clock.fromLocalMs(dueLocalMs);
@@ -306,9 +335,9 @@ final class RedissonSide extends Side {
                 run.startConsumers(handler, client);
             }
             long waitMs = Math.max(0, dueLocalMs - System.currentTimeMillis()) + timeoutSeconds * 1000;
-            if (!done.await(waitMs, TimeUnit.MILLISECONDS)) {
+            if (!run.awaitDrained(done, waitMs)) {
                 run.check();
-                return Measure.of(Double.NaN).with("error", instances + " instances gave up after " + timeoutSeconds
+                return Measure.of(Double.NaN).with("error", run.lost(done) + instances + " instances gave up after " + timeoutSeconds
                         + " s with " + (count - done.getCount()) + " of " + count + " handled");
             }
             run.check();
