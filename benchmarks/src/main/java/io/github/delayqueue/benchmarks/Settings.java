@@ -25,7 +25,8 @@ final class Settings {
     private static final Map<String, String[]> FLAGS = new LinkedHashMap<>();
 
     static {
-        flag("scenarios", "all", "comma-separated scenarios to run: " + String.join(",", ALL_SCENARIOS));
+        flag("scenarios", "all", "comma-separated scenarios to run: " + String.join(",", ALL_SCENARIOS)
+                + "; only when named: " + String.join(",", EXTRA_SCENARIOS));
         flag("redis-url", "", "Redis to use: redis://host:port, or 'embedded'; default: DELAYQUEUE_REDIS_URL, else embedded");
         flag("rounds", "5", "rounds of each scenario in one JVM, alternating the engines (ours, redisson, ours, ...); "
                 + "RESULT carries the medians, a DETAIL line every round");
@@ -39,9 +40,9 @@ final class Settings {
         flag("redisson-timeout", "900", "seconds after which a Redisson drain is given up (reported NaN)");
         flag("replace-pending", "20000", "replace-by-id: messages pending while ids are re-sent");
         flag("replace-seconds", "5", "replace-by-id: measured seconds (after 1 s of warm-up)");
-        flag("lateness-rate", "1000", "steady-lateness: messages sent per second");
+        flag("lateness-rate", "1000", "steady-lateness and lateness-under-burst: messages sent per second");
         flag("lateness-seconds", "20", "steady-lateness: seconds of sending");
-        flag("lateness-delay-ms", "2000", "steady-lateness: delay of each message");
+        flag("lateness-delay-ms", "2000", "steady-lateness and lateness-under-burst: delay of each message");
         flag("enqueue-count", "50000", "enqueue-rate-1, -8, -32: single sends in total over the scenario's threads");
         flag("batch-count", "500000", "enqueue-batch-rate: messages in total over --threads threads");
         flag("send-batch", "1000", "enqueue-batch-rate: messages per sendAll call");
@@ -61,7 +62,7 @@ final class Settings {
                 + "minutes per round)");
         flag("burst10m-size", "10000000", "burst-drain-10m (only when named): messages sent with sendAll, due at one "
                 + "instant; ours only");
-        flag("outbox-seconds", "10", "outbox-tx-rate: seconds of each round (3 rounds off and 3 on, alternating)");
+        flag("outbox-seconds", "10", "outbox-tx-rate: seconds of each of its 3 phases off and 3 on (alternating), in every one of --rounds");
         flag("outbox-threads", "8", "outbox-tx-rate: threads committing transactions");
         flag("postgres-url", "", "outbox-tx-rate: JDBC URL with credentials; default: DELAYQUEUE_POSTGRES_URL, else an embedded PostgreSQL 14");
         flag("sides", "ours,redisson", "which engines to measure: ours,redisson (e.g. 'ours' while profiling)");
