@@ -17,7 +17,7 @@ final class Settings {
 
     /**
      * Scenarios run only when named: outbox-tx-rate needs a PostgreSQL (embedded, started from Maven artifacts);
-     * burst-drain-10m takes minutes and about 3.5 GB of Redis memory.
+     * burst-drain-10m takes many minutes and about 3 GB of Redis memory.
      */
     static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate", "burst-drain-10m");
 
