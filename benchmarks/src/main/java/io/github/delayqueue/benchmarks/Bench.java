@@ -47,9 +47,11 @@ final class Bench implements AutoCloseable {
         }
     }
 
-    private RedissonClient client() {
+    /** A Redisson client like the producer's and the consumer's (consumers-4 makes one per instance); the caller shuts it down. */
+    RedissonClient client() {
         int blocking = settings.integer("redisson-consumers");
-        int producers = Math.max(settings.integer("threads"), settings.integer("e2e-producers"));
+        // enqueue-rate-32's senders each hold a connection while their call is under way
+        int producers = Math.max(32, Math.max(settings.integer("threads"), settings.integer("e2e-producers")));
         Config config = new Config();
         config.setThreads(4);
         config.setNettyThreads(8);

@@ -69,10 +69,14 @@ final class OursSide extends Side {
         }
 
         DelayQueueConsumer start(MessageHandler<String> handler) {
+            return start(QUEUE, handler);
+        }
+
+        DelayQueueConsumer start(String queue, MessageHandler<String> handler) {
             DeliveryInterceptor interceptor = observed == null ? null : observed.interceptor();
             ConsumerOptions options = interceptor == null ? consumerOptions()
                     : consumerOptions().toBuilder().interceptors(List.of(interceptor)).build();
-            DelayQueueConsumer c = receiver.newConsumer(QUEUE, String.class, handler, options);
+            DelayQueueConsumer c = receiver.newConsumer(queue, String.class, handler, options);
             consumers.add(c);
             c.start();
             return c;
@@ -93,6 +97,15 @@ final class OursSide extends Side {
                     sender.sendAll(queue, batch);
                 }
             });
+        }
+
+        /** The write rate of {@link #fill} (msg/s), measured on a scratch queue with {@code probe} messages. */
+        double calibrate(int probe) throws Exception {
+            long c0 = System.nanoTime();
+            fill("calibration", probe, 2, null, Duration.ofMillis(FAR_MS), false);
+            double rate = probe / ((System.nanoTime() - c0) / 1e9);
+            producer.getKeys().unlinkByPattern(prefix + ":{calibration}:*");
+            return rate;
         }
 
         /** Waits until nothing of the queue is pending or in flight (every handled message acked); returns the Redis time then. */
@@ -124,11 +137,7 @@ final class OursSide extends Side {
         try (Run run = new Run("burst")) {
             int setupThreads = 2;
             // calibrate the write rate on a scratch queue so the due instant leaves just enough time to write
-            int probe = Math.min(count, 20_000);
-            long c0 = System.nanoTime();
-            run.fill("calibration", probe, setupThreads, null, Duration.ofMillis(FAR_MS), false);
-            double rate = probe / ((System.nanoTime() - c0) / 1e9);
-            producer.getKeys().unlinkByPattern(run.prefix + ":{calibration}:*");
+            double rate = run.calibrate(Math.min(count, 20_000));
 
             Instant serverNow = run.sender.stats(QUEUE).serverTime();
             Instant due = serverNow.plusMillis(burstLeadMs(count, rate));
@@ -162,6 +171,163 @@ final class OursSide extends Side {
                     .with("all_acked_s", (settled.toEpochMilli() - dueMs) / 1000.0)
                     .with("drain_rate_msg_s", count / (late[count - 1] / 1000.0))
                     .with("write_s", writeSeconds)
+                    .with("consumer", "concurrency=" + consumerOptions().concurrency() + ",batchSize="
+                            + consumerOptions().batchSize());
+            if (written.isAfter(due)) {
+                m.with("warning", "writing ended after the due instant; drain time is understated");
+            }
+            return m;
+        }
+    }
+
+    /**
+     * lateness-under-burst: queue "a" gets {@code rate} sends a second, each due after {@code delayMs}, while
+     * {@code burst} messages of queue "b" fall due at one instant; both consumers run in the same application
+     * (the consumer client), one per queue. The figure: see {@link Side#underBurstMeasure}.
+     */
+    Measure latenessUnderBurst(int rate, int delayMs, int burst, long timeoutSeconds) throws Exception {
+        try (Run run = new Run("underburst")) {
+            double writeRate = run.calibrate(Math.min(burst, 20_000));
+            java.util.concurrent.ConcurrentLinkedQueue<double[]> samples = new java.util.concurrent.ConcurrentLinkedQueue<>();
+            RedisClock clock = bench.clock;
+            run.start("a", (payload, ctx) -> {
+                double due = ctx.dueAt().toEpochMilli();
+                samples.add(new double[] {due, clock.nowMs() - due});
+            });
+            AtomicLong lastB = new AtomicLong();
+            CountDownLatch drained = new CountDownLatch(burst);
+            run.start("b", (payload, ctx) -> {
+                lastB.accumulateAndGet(System.nanoTime(), Math::max);
+                drained.countDown();
+            });
+            Thread.sleep(200); // let the consumers subscribe
+            Duration delay = Duration.ofMillis(delayMs);
+            try (SteadySender steady = new SteadySender(rate, i -> run.sender.send("a", payload("m-" + i + "-"), delay))) {
+                // the steady messages are falling due for a second before the burst does
+                Instant due = run.sender.stats("b").serverTime()
+                        .plusMillis(Math.max(burstLeadMs(burst, writeRate), delayMs + 1_000L));
+                run.fill("b", burst, 2, due, null, false);
+                if (!drained.await(timeoutSeconds + Duration.between(Instant.now(), due).toSeconds(), TimeUnit.SECONDS)) {
+                    return Measure.of(Double.NaN).with("error", "burst timed out with " + (burst - drained.getCount())
+                            + " of " + burst + " handled");
+                }
+                double dueMs = due.toEpochMilli();
+                double drainedMs = clock.redisMs(lastB.get());
+                double windowEnd = Math.max(drainedMs, dueMs + 1_000);
+                while (clock.nowMs() + delayMs <= windowEnd + 50) { // until steady sends fall due after the window
+                    Thread.sleep(10);
+                }
+                steady.stop();
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs + 30_000L);
+                while (samples.size() < steady.sent() && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                if (samples.size() < steady.sent()) {
+                    return Measure.of(Double.NaN).with("error", "only " + samples.size() + " of " + steady.sent()
+                            + " steady messages handled");
+                }
+                return underBurstMeasure(samples, dueMs, drainedMs, burst, steady.maxBehindMs());
+            }
+        }
+    }
+
+    /**
+     * consumers-4: {@code count} messages due at one instant, drained by one consumer instance and then by four
+     * (each its own Redisson client and {@link DelayQueueClient}, as four application instances). The value is
+     * the four instances' drain time; DETAIL has one instance's and the messages handled more than once.
+     */
+    Measure consumers4(int count, long timeoutSeconds) throws Exception {
+        // the same four clients (four application instances) for both drains, the first alone in the first
+        List<org.redisson.api.RedissonClient> clients = new ArrayList<>();
+        Measure one;
+        Measure four;
+        try {
+            for (int i = 0; i < 4; i++) {
+                clients.add(bench.client());
+            }
+            one = drainByInstances(clients.subList(0, 1), count, timeoutSeconds);
+            four = drainByInstances(clients, count, timeoutSeconds);
+        } finally {
+            clients.forEach(org.redisson.api.RedissonClient::shutdown);
+        }
+        return Measure.of(four.value()).with("one_instance_s", one.value()).with("speedup", one.value() / four.value())
+                .with("handled_twice", Long.parseLong(one.detail().getOrDefault("handled_twice", "0"))
+                        + Long.parseLong(four.detail().getOrDefault("handled_twice", "0")))
+                .with("messages", count).with("four", four.detail().toString().replace(", ", ";"))
+                .with("one", one.detail().toString().replace(", ", ";"));
+    }
+
+    private Measure drainByInstances(List<org.redisson.api.RedissonClient> clients, int count, long timeoutSeconds) throws Exception {
+        int instances = clients.size();
+        try (Run run = new Run("instances" + instances)) {
+            double writeRate = run.calibrate(Math.min(count, 20_000));
+            Instant due = run.sender.stats(QUEUE).serverTime().plusMillis(burstLeadMs(count, writeRate));
+            run.fill(QUEUE, count, 2, due, null, false);
+            java.util.concurrent.atomic.AtomicIntegerArray seen = new java.util.concurrent.atomic.AtomicIntegerArray(count);
+            LongAdder twice = new LongAdder();
+            AtomicLong last = new AtomicLong();
+            CountDownLatch done = new CountDownLatch(count);
+            MessageHandler<String> handler = (payload, ctx) -> {
+                if (seen.getAndIncrement(indexOf(payload)) > 0) {
+                    twice.increment();
+                } else {
+                    last.accumulateAndGet(System.nanoTime(), Math::max);
+                    done.countDown();
+                }
+            };
+            for (org.redisson.api.RedissonClient client : clients) {
+                DelayQueueConsumer c = DelayQueueClient.create(client, ClientOptions.builder().keyPrefix(run.prefix).build())
+                        .newConsumer(QUEUE, String.class, handler, consumerOptions());
+                run.consumers.add(c);
+                c.start();
+            }
+            if (!done.await(timeoutSeconds + Duration.between(Instant.now(), due).toSeconds(), TimeUnit.SECONDS)) {
+                return Measure.of(Double.NaN).with("error", instances + " instances timed out with "
+                        + (count - done.getCount()) + " of " + count + " handled");
+            }
+            double drain = (bench.clock.redisMs(last.get()) - due.toEpochMilli()) / 1000.0;
+            run.awaitSettled(60_000); // every handled message acknowledged: a late duplicate would show by now
+            return Measure.of(drain).with("instances", instances).with("handled_twice", twice.sum());
+        }
+    }
+
+    /**
+     * burst-drain-10m: {@code count} messages sent with sendAll (2 threads, calls of 5,000), all due at one
+     * instant. The value is the drain time; DETAIL has the send rate and Redis bytes per message (used_memory
+     * growth over the send). Nothing per message is kept in the JVM, so the default heap is enough.
+     */
+    Measure burstDrain10m(int count, long timeoutSeconds) throws Exception {
+        try (Run run = new Run("burst10m")) {
+            double writeRate = run.calibrate(Math.min(count, 100_000));
+            Instant due = run.sender.stats(QUEUE).serverTime().plusMillis(burstLeadMs(count, writeRate));
+            run.sender.send(QUEUE, payload("prime"), Duration.ofMillis(FAR_MS)); // the keys exist before "before"
+            Thread.sleep(100);
+            long before = bench.usedMemory();
+            long w0 = System.nanoTime();
+            run.fill(QUEUE, count, 2, due, null, false);
+            double writeSeconds = (System.nanoTime() - w0) / 1e9;
+            long after = bench.usedMemory();
+            Instant written = run.sender.stats(QUEUE).serverTime();
+            LongAdder handled = new LongAdder();
+            AtomicLong last = new AtomicLong();
+            Bench.CpuMeter cpu = bench.cpu();
+            run.start((payload, ctx) -> {
+                last.accumulateAndGet(System.nanoTime(), Math::max);
+                handled.increment();
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds
+                    + Math.max(0, Duration.between(written, due).toSeconds()));
+            while (handled.sum() < count && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            if (handled.sum() < count) {
+                return Measure.of(Double.NaN).with("error", "timed out with " + handled.sum() + " of " + count + " handled");
+            }
+            double drain = (bench.clock.redisMs(last.get()) - due.toEpochMilli()) / 1000.0;
+            Measure m = cpu.addTo(Measure.of(drain), "").with("messages", count)
+                    .with("send_rate_msg_s", count / writeSeconds).with("write_s", writeSeconds)
+                    .with("redis_bytes_per_msg", (after - before) / (double) count)
+                    .with("drain_rate_msg_s", count / drain)
                     .with("consumer", "concurrency=" + consumerOptions().concurrency() + ",batchSize="
                             + consumerOptions().batchSize());
             if (written.isAfter(due)) {

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 import org.redisson.api.RBlockingQueue;
 import org.redisson.api.RDelayedQueue;
+import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 /**
@@ -44,7 +45,7 @@ final class RedissonSide extends Side {
         final RBlockingQueue<String> target;
         final RDelayedQueue<String> delayed;
         final RBlockingQueue<String> consumerTarget;
-        RDelayedQueue<String> consumerDelayed;
+        final List<RDelayedQueue<String>> consumerDelayed = new ArrayList<>();
         final List<Thread> consumers = new ArrayList<>();
         volatile boolean stopping;
         final AtomicReference<Throwable> consumerError = new AtomicReference<>();
@@ -62,13 +63,19 @@ final class RedissonSide extends Side {
 
         /** Starts the consumer application: its delayed queue (transfer task) and the poll threads. */
         void startConsumers(Handler handler) {
-            consumerDelayed = consumer.getDelayedQueue(consumerTarget);
+            startConsumers(handler, consumer);
+        }
+
+        /** The same on another client: another application instance consuming the queue (consumers-4). */
+        void startConsumers(Handler handler, RedissonClient client) {
+            RBlockingQueue<String> queue = client == consumer ? consumerTarget : client.getBlockingQueue(name, StringCodec.INSTANCE);
+            consumerDelayed.add(client.getDelayedQueue(queue));
             int threads = bench.settings.integer("redisson-consumers");
             for (int i = 0; i < threads; i++) {
                 Thread t = new Thread(() -> {
                     while (!stopping) {
                         try {
-                            String value = consumerTarget.poll(1, TimeUnit.SECONDS);
+                            String value = queue.poll(1, TimeUnit.SECONDS);
                             if (value != null) {
                                 handler.handle(value);
                             }
@@ -121,6 +128,35 @@ final class RedissonSide extends Side {
             return overran;
         }
 
+        /**
+         * Waits until {@code done} reaches 0 within {@code waitMs}; gives up early when nothing was handled for
+         * 30 s while both Redisson structures are empty: a message lost on the way (BLPOP removed it, its reply
+         * never arrived) would otherwise hold the run for the whole timeout.
+         */
+        boolean awaitDrained(CountDownLatch done, long waitMs) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+            long last = done.getCount();
+            long lastChange = System.nanoTime();
+            while (System.nanoTime() < deadline) {
+                if (done.await(1, TimeUnit.SECONDS)) {
+                    return true;
+                }
+                if (done.getCount() != last) {
+                    last = done.getCount();
+                    lastChange = System.nanoTime();
+                } else if (System.nanoTime() - lastChange > TimeUnit.SECONDS.toNanos(30) && delayed.size() == 0
+                        && target.size() == 0) {
+                    return false;
+                }
+            }
+            return done.getCount() == 0;
+        }
+
+        /** The start of an error text when messages were lost rather than slow (see {@link #awaitDrained}). */
+        String lost(CountDownLatch done) {
+            return delayed.size() == 0 && target.size() == 0 ? done.getCount() + " messages lost (Redisson's queues are empty); " : "";
+        }
+
         void check() {
             if (consumerError.get() != null) {
                 throw new IllegalStateException("Redisson consumer failed: " + consumerError.get(), consumerError.get());
@@ -134,9 +170,7 @@ final class RedissonSide extends Side {
                 t.join(5_000);
             }
             delayed.destroy();
-            if (consumerDelayed != null) {
-                consumerDelayed.destroy();
-            }
+            consumerDelayed.forEach(RDelayedQueue::destroy);
             producer.getKeys().unlink(name, "redisson_delay_queue_timeout:{" + name + "}",
                     "redisson_delay_queue:{" + name + "}");
         }
@@ -170,9 +204,9 @@ final class RedissonSide extends Side {
                 done.countDown();
             });
             long waitMs = Math.max(0, dueLocalMs - System.currentTimeMillis()) + timeoutSeconds * 1000;
-            if (!done.await(waitMs, TimeUnit.MILLISECONDS)) {
+            if (!run.awaitDrained(done, waitMs)) {
                 run.check();
-                return Measure.of(Double.NaN).with("error", "gave up after " + timeoutSeconds + " s with "
+                return Measure.of(Double.NaN).with("error", run.lost(done) + "gave up after " + timeoutSeconds + " s with "
                         + (count - done.getCount()) + " of " + count + " handled");
             }
             run.check();
@@ -186,6 +220,132 @@ final class RedissonSide extends Side {
                     .with("consumers", bench.settings.integer("redisson-consumers") + " threads poll(1s)");
             if (overran) {
                 m.with("warning", "writing ended after the due instant; drain time is understated");
+            }
+            return m;
+        }
+    }
+
+    /** The write rate of {@link Run#fill} (msg/s), measured on a scratch queue. */
+    private double calibrate(int count) throws Exception {
+        try (Run calibration = new Run("calibration")) {
+            int probe = Math.min(count, 10_000);
+            long c0 = System.nanoTime();
+            calibration.fill(calibration.delayed, probe, 0, FAR_MS);
+            return probe / ((System.nanoTime() - c0) / 1e9);
+        }
+    }
+
+    /** lateness-under-burst as {@link OursSide#latenessUnderBurst}: two delayed queues, each with its poll threads, one application. */
+    Measure latenessUnderBurst(int rate, int delayMs, int burst, long timeoutSeconds) throws Exception {
+        double writeRate = calibrate(burst);
+        try (Run a = new Run("underburst-a"); Run b = new Run("underburst-b")) {
+            java.util.concurrent.ConcurrentLinkedQueue<double[]> samples = new java.util.concurrent.ConcurrentLinkedQueue<>();
+            RedisClock clock = bench.clock;
+            a.startConsumers(value -> {
+                long nowStamp = System.nanoTime();
+                double due = clock.fromLocalMs(Long.parseLong(value.substring(1, value.indexOf(':'))));
+                samples.add(new double[] {due, clock.redisMs(nowStamp) - due});
+            });
+            AtomicLong lastB = new AtomicLong();
+            CountDownLatch drained = new CountDownLatch(burst);
+            b.startConsumers(value -> {
+                lastB.accumulateAndGet(System.nanoTime(), Math::max);
+                drained.countDown();
+            });
+            Thread.sleep(200);
+            try (SteadySender steady = new SteadySender(rate, i -> {
+                long due = System.currentTimeMillis() + delayMs;
+                a.delayed.offer(payload("L" + due + ":" + i + ":"), due - System.currentTimeMillis(), TimeUnit.MILLISECONDS);
+            })) {
+                long dueLocalMs = System.currentTimeMillis() + Math.max(burstLeadMs(burst, writeRate), delayMs + 1_000L);
+                boolean overran = b.fill(b.delayed, burst, dueLocalMs, 0);
+                long waitMs = Math.max(0, dueLocalMs - System.currentTimeMillis()) + timeoutSeconds * 1000;
+                if (!b.awaitDrained(drained, waitMs)) {
+                    b.check();
+                    return Measure.of(Double.NaN).with("error", b.lost(drained) + "burst gave up after " + timeoutSeconds + " s with "
+                            + (burst - drained.getCount()) + " of " + burst + " handled");
+                }
+                double dueMs = clock.fromLocalMs(dueLocalMs);
+                double drainedMs = clock.redisMs(lastB.get());
+                double windowEnd = Math.max(drainedMs, dueMs + 1_000);
+                while (clock.nowMs() + delayMs <= windowEnd + 50) {
+                    Thread.sleep(10);
+                }
+                steady.stop();
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs + 30_000L);
+                while (samples.size() < steady.sent() && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                a.check();
+                b.check();
+                if (samples.size() < steady.sent()) {
+                    return Measure.of(Double.NaN).with("error", "only " + samples.size() + " of " + steady.sent()
+                            + " steady messages handled");
+                }
+                Measure m = underBurstMeasure(samples, dueMs, drainedMs, burst, steady.maxBehindMs());
+                if (overran) {
+                    m.with("warning", "writing the burst ended after its due instant");
+                }
+                return m;
+            }
+        }
+    }
+
+    /** consumers-4 as {@link OursSide#consumers4}: each instance its own client, delayed queue (transfer task) and poll threads. */
+    Measure consumers4(int count, long timeoutSeconds) throws Exception {
+        // the same four clients (four application instances) for both drains, the first alone in the first
+        List<RedissonClient> clients = new ArrayList<>();
+        Measure one;
+        Measure four;
+        try {
+            for (int i = 0; i < 4; i++) {
+                clients.add(bench.client());
+            }
+            one = drainByInstances(clients.subList(0, 1), count, timeoutSeconds);
+            four = drainByInstances(clients, count, timeoutSeconds);
+        } finally {
+            clients.forEach(RedissonClient::shutdown);
+        }
+        return Measure.of(four.value()).with("one_instance_s", one.value()).with("speedup", one.value() / four.value())
+                .with("handled_twice", Long.parseLong(one.detail().getOrDefault("handled_twice", "0"))
+                        + Long.parseLong(four.detail().getOrDefault("handled_twice", "0")))
+                .with("messages", count).with("four", four.detail().toString().replace(", ", ";"))
+                .with("one", one.detail().toString().replace(", ", ";"));
+    }
+
+    private Measure drainByInstances(List<RedissonClient> clients, int count, long timeoutSeconds) throws Exception {
+        int instances = clients.size();
+        double writeRate = calibrate(count);
+        try (Run run = new Run("instances" + instances)) {
+            long dueLocalMs = System.currentTimeMillis() + burstLeadMs(count, writeRate);
+            boolean overran = run.fill(run.delayed, count, dueLocalMs, 0);
+            java.util.concurrent.atomic.AtomicIntegerArray seen = new java.util.concurrent.atomic.AtomicIntegerArray(count);
+            LongAdder twice = new LongAdder();
+            AtomicLong last = new AtomicLong();
+            CountDownLatch done = new CountDownLatch(count);
+            Run.Handler handler = value -> {
+                if (seen.getAndIncrement(indexOf(value)) > 0) {
+                    twice.increment();
+                } else {
+                    last.accumulateAndGet(System.nanoTime(), Math::max);
+                    done.countDown();
+                }
+            };
+            for (RedissonClient client : clients) {
+                run.startConsumers(handler, client);
+            }
+            long waitMs = Math.max(0, dueLocalMs - System.currentTimeMillis()) + timeoutSeconds * 1000;
+            if (!run.awaitDrained(done, waitMs)) {
+                run.check();
+                return Measure.of(Double.NaN).with("error", run.lost(done) + instances + " instances gave up after " + timeoutSeconds
+                        + " s with " + (count - done.getCount()) + " of " + count + " handled");
+            }
+            run.check();
+            double drain = (bench.clock.redisMs(last.get()) - bench.clock.fromLocalMs(dueLocalMs)) / 1000.0;
+            Thread.sleep(1_000); // a late duplicate would show by now
+            Measure m = Measure.of(drain).with("instances", instances).with("handled_twice", twice.sum());
+            if (overran) {
+                m.with("warning", "writing ended after the due instant");
             }
             return m;
         }

@@ -12,19 +12,25 @@ import java.util.Set;
 final class Settings {
 
     static final List<String> ALL_SCENARIOS = List.of("burst-drain-50k", "burst-drain-1m", "replace-by-id-20k",
-            "steady-lateness-p99", "enqueue-rate", "enqueue-batch-rate", "end-to-end-rate", "end-to-end-rate-observed",
-            "redis-bytes-per-message");
+            "steady-lateness-p99", "enqueue-rate-1", "enqueue-rate-8", "enqueue-rate-32", "enqueue-batch-rate",
+            "end-to-end-rate", "end-to-end-rate-observed", "redis-bytes-per-message", "lateness-under-burst", "consumers-4");
 
-    /** Scenarios run only when named: outbox-tx-rate needs a PostgreSQL (embedded, started from Maven artifacts). */
-    static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate");
+    /**
+     * Scenarios run only when named: outbox-tx-rate needs a PostgreSQL (embedded, started from Maven artifacts);
+     * burst-drain-10m takes many minutes and about 3 GB of Redis memory.
+     */
+    static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate", "burst-drain-10m");
 
     /** Flag name to default value and description, in help order. */
     private static final Map<String, String[]> FLAGS = new LinkedHashMap<>();
 
     static {
-        flag("scenarios", "all", "comma-separated scenarios to run: " + String.join(",", ALL_SCENARIOS));
+        flag("scenarios", "all", "comma-separated scenarios to run: " + String.join(",", ALL_SCENARIOS)
+                + "; only when named: " + String.join(",", EXTRA_SCENARIOS));
         flag("redis-url", "", "Redis to use: redis://host:port, or 'embedded'; default: DELAYQUEUE_REDIS_URL, else embedded");
-        flag("threads", "8", "producer threads for enqueue-rate, enqueue-batch-rate and replace-by-id");
+        flag("rounds", "5", "rounds of each scenario in one JVM, alternating the engines (ours, redisson, ours, ...); "
+                + "RESULT carries the medians, a DETAIL line every round");
+        flag("threads", "8", "producer threads for enqueue-batch-rate and replace-by-id (enqueue-rate-N uses N)");
         flag("concurrency", "256", "our consumer: handlers running at once (ConsumerOptions.concurrency)");
         flag("batch-size", "256", "our consumer: most messages claimed per round trip (ConsumerOptions.batchSize)");
         flag("redisson-consumers", "8", "Redisson: threads looping on RBlockingQueue.poll(1 s)");
@@ -34,10 +40,10 @@ final class Settings {
         flag("redisson-timeout", "900", "seconds after which a Redisson drain is given up (reported NaN)");
         flag("replace-pending", "20000", "replace-by-id: messages pending while ids are re-sent");
         flag("replace-seconds", "5", "replace-by-id: measured seconds (after 1 s of warm-up)");
-        flag("lateness-rate", "1000", "steady-lateness: messages sent per second");
+        flag("lateness-rate", "1000", "steady-lateness and lateness-under-burst: messages sent per second");
         flag("lateness-seconds", "20", "steady-lateness: seconds of sending");
-        flag("lateness-delay-ms", "2000", "steady-lateness: delay of each message");
-        flag("enqueue-count", "100000", "enqueue-rate: single sends in total over --threads threads");
+        flag("lateness-delay-ms", "2000", "steady-lateness and lateness-under-burst: delay of each message");
+        flag("enqueue-count", "50000", "enqueue-rate-1, -8, -32: single sends in total over the scenario's threads");
         flag("batch-count", "500000", "enqueue-batch-rate: messages in total over --threads threads");
         flag("send-batch", "1000", "enqueue-batch-rate: messages per sendAll call");
         flag("e2e-seconds", "20", "end-to-end-rate: seconds of sending");
@@ -49,11 +55,17 @@ final class Settings {
         flag("trace-sampling", "1.0", "end-to-end-rate-observed: the fraction of traces Brave samples (1.0: every "
                 + "message's spans, the worst case; Spring Boot's default management.tracing.sampling.probability is 0.1)");
         flag("memory-count", "100000", "redis-bytes-per-message: pending messages");
-        flag("outbox-seconds", "10", "outbox-tx-rate: seconds of each round (3 rounds off and 3 on, alternating)");
+        flag("under-burst-size", "50000", "lateness-under-burst: messages of queue B due at one instant while queue A "
+                + "runs --lateness-rate msg/s with --lateness-delay-ms delays");
+        flag("consumers4-size", "200000", "consumers-4: messages due at one instant, drained by 1 and by 4 instances");
+        flag("redisson-consumers4", "false", "consumers-4: measure Redisson too (its drain of --consumers4-size takes "
+                + "minutes per round)");
+        flag("burst10m-size", "10000000", "burst-drain-10m (only when named): messages sent with sendAll, due at one "
+                + "instant; ours only");
+        flag("outbox-seconds", "10", "outbox-tx-rate: seconds of each of its 3 phases off and 3 on (alternating), in every one of --rounds");
         flag("outbox-threads", "8", "outbox-tx-rate: threads committing transactions");
         flag("postgres-url", "", "outbox-tx-rate: JDBC URL with credentials; default: DELAYQUEUE_POSTGRES_URL, else an embedded PostgreSQL 14");
         flag("sides", "ours,redisson", "which engines to measure: ours,redisson (e.g. 'ours' while profiling)");
-        flag("repeat", "1", "run each scenario this many times in a row (a RESULT line each), to see the spread in one warm JVM");
         flag("warmup", "true", "run a short untimed pass of both engines first (JIT, script cache, connections)");
     }
 
@@ -103,6 +115,14 @@ final class Settings {
             String v = values.get(name);
             if (FLAGS.get(name)[0].matches("\\d+") && (!v.matches("\\d+") || Long.parseLong(v) <= 0)) {
                 throw new IllegalArgumentException("--" + name + " must be a positive integer, was '" + v + "'");
+            }
+            if (FLAGS.get(name)[0].matches("true|false") && !v.matches("true|false")) {
+                throw new IllegalArgumentException("--" + name + " must be true or false, was '" + v + "'");
+            }
+        }
+        for (String side : values.get("sides").split(",", -1)) {
+            if (!side.equals("ours") && !side.equals("redisson")) {
+                throw new IllegalArgumentException("--sides must list ours and/or redisson, was '" + values.get("sides") + "'");
             }
         }
         traceSampling = fraction("trace-sampling");

@@ -177,6 +177,102 @@ abstract class Side {
         return 1_500 + (long) (1_500.0 * count / Math.max(1_000, ratePerSec));
     }
 
+    /**
+     * The steady stream of lateness-under-burst: {@code send} called {@code rate} times a second from one
+     * named thread until {@link #stop}; {@link #sent} counts the calls made.
+     */
+    static final class SteadySender implements AutoCloseable {
+        private final Thread thread;
+        private volatile boolean stopping;
+        private volatile int sent;
+        private volatile long maxBehindNanos;
+        private volatile @org.jspecify.annotations.Nullable Throwable error;
+
+        SteadySender(int rate, OursSide.IntSender send) {
+            thread = new Thread(() -> {
+                long start = System.nanoTime();
+                try {
+                    for (int i = 0; !stopping; i++) {
+                        long target = start + (long) (i * (1e9 / rate));
+                        sleepUntil(target);
+                        maxBehindNanos = Math.max(maxBehindNanos, System.nanoTime() - target);
+                        send.send(i);
+                        sent = i + 1;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (Exception | AssertionError e) {
+                    error = e;
+                }
+            }, "bench-steady-sender");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        /** Stops sending, waits for the thread; throws what a send threw. */
+        void stop() throws InterruptedException {
+            stopping = true;
+            thread.join(30_000);
+            if (error != null) {
+                throw new IllegalStateException("steady send failed: " + error, error);
+            }
+        }
+
+        int sent() {
+            return sent;
+        }
+
+        long maxBehindMs() {
+            return TimeUnit.NANOSECONDS.toMillis(maxBehindNanos);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stopping = true;
+            thread.join(30_000);
+        }
+    }
+
+    /**
+     * The figure of lateness-under-burst: p99 lateness of the steady queue's messages due from the burst's
+     * due instant until the burst is drained (at least one second: a drain faster than that still has a
+     * second of steady messages measured). {@code samples} holds {dueMs, lateMs} pairs on the Redis clock.
+     */
+    static Measure underBurstMeasure(java.util.Collection<double[]> samples, double burstDueMs, double drainedMs,
+            int burst, long behindMs) {
+        double windowEnd = Math.max(drainedMs, burstDueMs + 1_000);
+        double[] during = new double[samples.size()];
+        double[] before = new double[samples.size()];
+        int nd = 0;
+        int nb = 0;
+        long early = 0;
+        for (double[] s : samples) {
+            if (s[1] < 0) {
+                early++;
+            }
+            if (s[0] >= burstDueMs && s[0] <= windowEnd) {
+                during[nd++] = s[1];
+            } else if (s[0] < burstDueMs) {
+                before[nb++] = s[1];
+            }
+        }
+        if (nd == 0) {
+            return Measure.of(Double.NaN).with("error", "no steady message fell due during the burst's drain");
+        }
+        double[] d = sortedCopy(during, nd);
+        double[] b = sortedCopy(before, nb);
+        return Measure.of(percentile(d, nd, 99)).with("p50_ms", percentile(d, nd, 50)).with("max_ms", d[nd - 1])
+                .with("steady_during_drain", nd).with("p99_before_burst_ms", percentile(b, nb, 99))
+                .with("burst", burst).with("burst_drain_s", (drainedMs - burstDueMs) / 1000.0)
+                .with("window_s", (windowEnd - burstDueMs) / 1000.0).with("early", early)
+                .with("steady_messages", samples.size()).with("producer_max_behind_ms", behindMs);
+    }
+
+    /** The number in a payload made by {@code payload("m-" + i + "-")}. */
+    static int indexOf(String payload) {
+        return Integer.parseInt(payload, 2, payload.indexOf('-', 2), 10);
+    }
+
     /** Converts handler-start stamps to Redis-clock lateness (ms) against {@code dueRedisMs}, in place order. */
     double[] lateness(long[] stamps, int n, double dueRedisMs) {
         double[] late = new double[n];

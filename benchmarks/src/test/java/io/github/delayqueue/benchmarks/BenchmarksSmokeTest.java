@@ -25,16 +25,28 @@ class BenchmarksSmokeTest {
     private static final Pattern RESULT = Pattern.compile(
             "RESULT scenario=(\\S+) ours=(\\S+) redisson=(\\S+) unit=(\\S+) better=(\\S+)");
 
+    /** Every scenario: the default run's and burst-drain-10m (outbox-tx-rate has its own test: it needs a PostgreSQL). */
+    private static final List<String> ALL = new ArrayList<>(Settings.ALL_SCENARIOS);
+
+    static {
+        ALL.add("burst-drain-10m");
+    }
+
+    private static final String SCENARIOS = String.join(",", ALL);
+
     @Test
     @Timeout(120)
     void everyScenarioPrintsAParseableResult() throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         long t0 = System.nanoTime();
         try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-            Benchmarks.run(out, "--redis-url=embedded", "--warmup=false", "--burst50k-size=500", "--burst1m-size=1000",
+            Benchmarks.run(out, "--redis-url=embedded", "--warmup=false", "--rounds=1", "--scenarios=" + SCENARIOS,
+                    "--burst50k-size=500", "--burst1m-size=1000",
                     "--replace-pending=500", "--replace-seconds=1", "--lateness-rate=100", "--lateness-seconds=1",
                     "--lateness-delay-ms=200", "--enqueue-count=500", "--batch-count=2000", "--send-batch=200",
-                    "--e2e-seconds=1", "--memory-count=1000", "--redisson-consumers=2", "--threads=4");
+                    "--e2e-seconds=1", "--memory-count=1000", "--redisson-consumers=2", "--threads=4",
+                    "--under-burst-size=500", "--consumers4-size=1000", "--redisson-consumers4=true",
+                    "--burst10m-size=2000");
         }
         String output = bytes.toString(StandardCharsets.UTF_8);
         System.out.println(output); // kept in the surefire report
@@ -55,11 +67,27 @@ class BenchmarksSmokeTest {
                     + "\n" + output);
             seen.add(scenario);
         }
-        assertEquals(Settings.ALL_SCENARIOS, seen, "one RESULT line per scenario, in order\n" + output);
+        assertEquals(ALL, seen, "one RESULT line per scenario, in order\n" + output);
         assertTrue(output.contains("DETAIL scenario=steady-lateness-p99 side=ours p50_ms="), output);
-        for (String scenario : Settings.ALL_SCENARIOS) { // the markdown table for docs/benchmarks.md
+        assertTrue(output.contains("# rounds: 1 per scenario"), output);
+        for (String scenario : ALL) {
+            assertTrue(output.contains("\nDETAIL scenario=" + scenario + " rounds=ours:"), "rounds of " + scenario + "\n" + output);
+            // the markdown table for docs/benchmarks.md
             assertTrue(output.contains("\n| `" + scenario + "` | "), "table row of " + scenario + "\n" + output);
         }
+        for (String scenario : List.of("burst-drain-50k", "enqueue-rate-1", "enqueue-rate-8", "enqueue-rate-32",
+                "lateness-under-burst", "consumers-4")) { // measured against Redisson
+            assertTrue(output.contains("\nDETAIL scenario=" + scenario + " rounds=redisson:"), scenario + "\n" + output);
+        }
+        assertTrue(output.contains("\nDETAIL scenario=end-to-end-rate-observed rounds=plain:"), output);
+        Matcher twice = Pattern.compile("DETAIL scenario=consumers-4 side=(ours|redisson) .* handled_twice=(\\d+) ")
+                .matcher(output);
+        int sidesSeen = 0; // the total of both drains (" handled_twice=", not the per-drain "{...;handled_twice=")
+        while (twice.find()) {
+            assertEquals("0", twice.group(2), twice.group(1) + " handled a message twice\n" + output);
+            sidesSeen++;
+        }
+        assertEquals(2, sidesSeen, output);
         assertTrue(took.toSeconds() < 60, "smoke run took " + took);
     }
 }

@@ -1,7 +1,9 @@
 package io.github.delayqueue.benchmarks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -18,5 +20,57 @@ class SettingsTest {
                     () -> new Settings("--trace-sampling=" + bad));
             assertEquals("--trace-sampling must be a number from 0 to 1, was '" + bad + "'", e.getMessage());
         }
+    }
+
+    @Test
+    void roundsArePositive() {
+        assertEquals(5, new Settings().integer("rounds"));
+        assertEquals(1, new Settings("--rounds=1").integer("rounds"));
+        for (String bad : new String[] { "0", "-1", "x", "" }) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new Settings("--rounds=" + bad));
+            assertEquals("--rounds must be a positive integer, was '" + bad + "'", e.getMessage());
+        }
+    }
+
+    @Test
+    void repeatIsGoneAndEnqueueRateIsSplitByThreads() {
+        assertEquals("unknown flag --repeat (see --help)",
+                assertThrows(IllegalArgumentException.class, () -> new Settings("--repeat=3")).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new Settings("--scenarios=enqueue-rate"));
+        assertTrue(new Settings("--scenarios=enqueue-rate-1,enqueue-rate-32").scenarios.contains("enqueue-rate-32"));
+        assertTrue(new Settings().scenarios.containsAll(java.util.List.of("enqueue-rate-1", "enqueue-rate-8",
+                "enqueue-rate-32", "lateness-under-burst", "consumers-4")));
+    }
+
+    @Test
+    void burstDrain10mRunsOnlyWhenNamed() {
+        assertFalse(new Settings().scenarios.contains("burst-drain-10m"));
+        assertTrue(new Settings("--scenarios=burst-drain-10m").scenarios.contains("burst-drain-10m"));
+    }
+
+    @Test
+    void booleanFlagsAreTrueOrFalse() {
+        assertTrue(new Settings("--redisson-consumers4").bool("redisson-consumers4"));
+        assertFalse(new Settings("--redisson-consumers4=false").bool("redisson-consumers4"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new Settings("--redisson-consumers4=yes"));
+        assertEquals("--redisson-consumers4 must be true or false, was 'yes'", e.getMessage());
+    }
+
+    @Test
+    void sidesAreOursOrRedisson() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new Settings("--sides=ours,redison"));
+        assertEquals("--sides must list ours and/or redisson, was 'ours,redison'", e.getMessage());
+    }
+
+    @Test
+    void theMedianCountsAFailedRoundAsTheWorst() {
+        assertEquals(3.0, Benchmarks.median(new double[] { 5, 1, 3 }, true));
+        assertEquals(2.0, Benchmarks.median(new double[] { 1, 3 }, true));
+        // lower is better: a failed round (NaN) sorts last; higher is better: first
+        assertEquals(5.0, Benchmarks.median(new double[] { Double.NaN, 1, 5 }, true));
+        assertEquals(1.0, Benchmarks.median(new double[] { Double.NaN, 1, 5 }, false));
+        assertTrue(Double.isNaN(Benchmarks.median(new double[] { Double.NaN, Double.NaN, 5 }, true)));
+        assertTrue(Double.isNaN(Benchmarks.median(new double[] { Double.NaN, 1 }, false)));
+        assertTrue(Double.isNaN(Benchmarks.median(new double[0], false)));
     }
 }
