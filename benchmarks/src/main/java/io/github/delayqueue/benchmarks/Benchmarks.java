@@ -192,6 +192,18 @@ public final class Benchmarks {
                         results.add(compare(scenario, "s", true, () -> ours.burstDrain10m(n, 1800), null));
                         break;
                     }
+                    case "end-to-end-rate-cluster": {
+                        // issue 20: prints its own RESULT and DETAIL lines (one queue of 1 and of 6 partitions on 3
+                        // masters it starts); the RESULT line goes into the table as well
+                        List<String> lines = ClusterRate.run(out, settings.integer("cluster-seconds"),
+                                settings.integer("e2e-producers"), settings.integer("e2e-batch"),
+                                settings.integer("e2e-backlog"), settings.integer("rounds"));
+                        double sixPartitions = Double.parseDouble(lines.get(0).replaceAll(".* ours=(\\S+) .*", "$1"));
+                        clusterEven = lines.stream().anyMatch(l -> l.contains(" partitions=6 ")
+                                && l.contains("even_within_15pct=true"));
+                        results.add(new Result(scenario, sixPartitions, Double.NaN, "msg/s", Double.NaN));
+                        break;
+                    }
                     case "outbox-tx-rate": {
                         // not against Redisson: the starter's sends in JDBC transactions, outbox off and on
                         results.add(compare(scenario, "tx/s", false, () -> OutboxTxRate.run(bench, settings.get("postgres-url"),
@@ -236,6 +248,9 @@ public final class Benchmarks {
     record Target(String text, boolean met) {
     }
 
+    /** Whether end-to-end-rate-cluster's 6-partition variant spread the script calls evenly over the masters. */
+    private boolean clusterEven;
+
     Target target(Result r) {
         switch (r.scenario()) {
             case "burst-drain-50k":
@@ -272,6 +287,8 @@ public final class Benchmarks {
             }
             case "burst-drain-10m":
                 return new Target("≤ 90 s", r.ours() <= 90);
+            case "end-to-end-rate-cluster":
+                return new Target("6 partitions: each master ±15% of a third of the script calls", clusterEven);
             case "outbox-tx-rate":
                 return new Target("none (outbox on; off in DETAIL)", true);
             default:

@@ -19,7 +19,7 @@ final class Settings {
      * Scenarios run only when named: outbox-tx-rate needs a PostgreSQL (embedded, started from Maven artifacts);
      * burst-drain-10m takes many minutes and about 3 GB of Redis memory.
      */
-    static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate", "burst-drain-10m");
+    static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate", "burst-drain-10m", "end-to-end-rate-cluster");
 
     /** Flag name to default value and description, in help order. */
     private static final Map<String, String[]> FLAGS = new LinkedHashMap<>();
@@ -47,6 +47,8 @@ final class Settings {
         flag("batch-count", "500000", "enqueue-batch-rate: messages in total over --threads threads");
         flag("send-batch", "1000", "enqueue-batch-rate: messages per sendAll call");
         flag("e2e-seconds", "20", "end-to-end-rate: seconds of sending");
+        flag("cluster-seconds", "10", "end-to-end-rate-cluster (only when named): seconds measured per round, on a "
+                + "cluster of 3 masters it starts (1 partition and 6 alternating, with the e2e producers, batch and backlog)");
         flag("e2e-producers", "2", "end-to-end-rate: producer threads");
         flag("e2e-batch", "100", "end-to-end-rate: messages per send (ours: sendAll; Redisson: pipelined offerAsync)");
         flag("e2e-backlog", "20000", "end-to-end-rate: producers pause while more than this are sent but not handled");
