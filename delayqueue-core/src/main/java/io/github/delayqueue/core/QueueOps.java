@@ -418,8 +418,9 @@ final class QueueOps {
      *
      * <p>Two calls under way rather than one: with one, a sender that queues while a call runs waits for
      * it, so two senders took turns and were no faster than one, and eight alternated between two halves.
-     * Measured on the 2-core benchmark box ({@code benchmarks.jar --sides=ours --scenarios=enqueue-rate
-     * --enqueue-count=40000 --repeat=3 --threads=N}, means of three): one call under way gave 7.5k, 12.6k
+     * Measured on the 2-core benchmark box with the harness of the time ({@code benchmarks.jar --sides=ours
+     * --scenarios=enqueue-rate --enqueue-count=40000 --repeat=3 --threads=N}, means of three; the scenario is now
+     * {@code enqueue-rate-<threads>} and {@code --rounds} replaced {@code --repeat}): one call under way gave 7.5k, 12.6k
      * and 20.4k msg/s with 2, 4 and 8 senders; two gave 10.9k, 17.6k and 29.9k; four gave 10.9k, 12.0k
      * and 17.0k (mostly calls of one or two messages: the per-call cost again).
      *
