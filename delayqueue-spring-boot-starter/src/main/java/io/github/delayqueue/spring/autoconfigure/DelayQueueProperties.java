@@ -41,7 +41,7 @@ public class DelayQueueProperties {
     private final Metrics metrics = new Metrics();
 
     /**
-     * Per-queue settings, keyed by queue code: key-prefix, consumer-enabled, max-payload-size and every
+     * Per-queue settings, keyed by queue code: key-prefix, consumer-enabled, max-payload-size, partitions and every
      * setting of delayqueue.consumer except enabled (concurrency, batch-size, visibility-timeout,
      * handler-timeout, max-poll-interval, shutdown-timeout, retry.*, dead-letter.*). Unset values inherit the
      * global ones. Use brackets for codes with dots: 'delayqueue.queues[orders.timeout].concurrency'.
