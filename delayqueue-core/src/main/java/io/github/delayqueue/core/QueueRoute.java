@@ -39,10 +39,6 @@ final class QueueRoute {
         this.checkKeys = List.of(QueueKeys.partitionsKey(prefix, queue), base.get(1), base.get(2), base.get(5));
     }
 
-    String queue() {
-        return queue;
-    }
-
     int count() {
         return parts.length;
     }
