@@ -69,7 +69,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     private volatile State state = State.NEW;
     private volatile @Nullable Throwable failure;
     private @Nullable Thread pollerThread;
-    private @Nullable Poller poller;
+    private volatile @Nullable Poller poller;
     private @Nullable Settler settler;
     private @Nullable LeaseKeeper keeper;
     private @Nullable WakeUps wakeUps;
@@ -150,6 +150,15 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     @Override
     public @Nullable Throwable failure() {
         return failure;
+    }
+
+    /**
+     * Whether this consumer's poller sleeps until at least {@code serverMs} (server clock), waiting for a wake-up:
+     * tests wait for this state instead of sleeping a fixed time and hoping.
+     */
+    boolean sleepsPast(long serverMs) {
+        Poller current = poller;
+        return current != null && current.sleepingUntilServerMs() >= serverMs;
     }
 
     /**

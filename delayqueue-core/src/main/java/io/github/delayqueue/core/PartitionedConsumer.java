@@ -64,6 +64,16 @@ final class PartitionedConsumer implements DelayQueueConsumer {
         return active;
     }
 
+    /** Whether the poller of every partition sleeps until at least {@code serverMs}; see {@link ConsumerEngine#sleepsPast}. */
+    boolean sleepsPast(long serverMs) {
+        for (DelayQueueConsumer engine : engines) {
+            if (!(engine instanceof ConsumerEngine<?> partition) || !partition.sleepsPast(serverMs)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     @Override
     public @Nullable Throwable failure() {
         for (DelayQueueConsumer engine : engines) {

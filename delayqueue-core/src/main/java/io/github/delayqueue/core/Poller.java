@@ -323,6 +323,19 @@ final class Poller {
         }
     }
 
+    /**
+     * The server time (ms) this poller sleeps until, or {@link Long#MIN_VALUE} while it is not sleeping on a due
+     * time (claiming, dispatching, backing off). For tests that must know the poller waits for a wake-up.
+     */
+    long sleepingUntilServerMs() {
+        lock.lock();
+        try {
+            return sleepingUntilServerMs;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Sleeps {@code millis} unless stopped; unlike {@link #await}, wake-ups and freed slots do not end it. */
     private void pause(long millis) throws InterruptedException {
         long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
