@@ -71,6 +71,6 @@ class ClaimBudgetTest {
      * millisecond finds nothing yet: wait until the messages are due before claiming by hand.
      */
     private static void awaitDue(DelayQueueClient client, String queue, int count) {
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).ready() == count);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).ready() == count);
     }
 }

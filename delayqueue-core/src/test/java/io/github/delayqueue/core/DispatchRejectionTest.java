@@ -97,7 +97,7 @@ class DispatchRejectionTest {
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(attempts).containsOnly(Map.entry("a", 1), Map.entry("b", 1), Map.entry("c", 1)));
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).inFlight() == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).inFlight() == 0);
         assertThat(client.stats(queue).pending()).isZero();
         assertThat(client.deadLetters(queue, 10)).isEmpty();
     }

@@ -82,15 +82,15 @@ class EngineLoopErrorTest {
         RScoredSortedSet<String> inflight = redis.redisson()
                 .getScoredSortedSet(QueueKeys.of(redis.prefix(), queue).keys().get(2).toString(), StringCodec.INSTANCE);
         client.send(queue, "victim", Duration.ZERO, SendOptions.id("victim"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> started.contains("victim#1"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> started.contains("victim#1"));
         inflight.clear(); // its lease is gone: the keeper's next extension fails and warns
-        await().atMost(Duration.ofSeconds(5)).untilTrue(thrown);
+        await().atMost(Duration.ofSeconds(20)).untilTrue(thrown);
 
         client.send(queue, "witness", Duration.ZERO, SendOptions.id("witness"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> started.contains("witness#1"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> started.contains("witness#1"));
         Double first = inflight.getScore(inflight.first());
         // the keeper extends the witness's lease (every 200 ms) long past its first 600 ms
-        await().atMost(Duration.ofSeconds(5)).until(() -> inflight.getScore(inflight.first()) >= first + 1_000);
+        await().atMost(Duration.ofSeconds(20)).until(() -> inflight.getScore(inflight.first()) >= first + 1_000);
         assertThat(started).containsExactly("victim#1", "witness#1"); // never redelivered while it runs
         assertThat(errors).anyMatch(m -> m.contains("extending leases failed"));
     }

@@ -87,7 +87,7 @@ class EnvelopeFormat1CompatibilityTest {
             assertThat(contexts.get(0).enqueuedAt().toEpochMilli()).isEqualTo(1_700_000_000_123L);
             assertThat(contexts.get(0).id()).isEqualTo("old-1");
 
-            await().atMost(Duration.ofSeconds(5)).until(() -> this.client.stats("mixed").dead() == 1);
+            await().atMost(Duration.ofSeconds(20)).until(() -> this.client.stats("mixed").dead() == 1);
             assertThat(this.client.requeueDeadLetters("mixed", List.of(this.client.deadLetters("mixed", 1).get(0).key()))).isEqualTo(1);
             await().atMost(Duration.ofSeconds(10)).until(() -> order.size() == 5);
             assertThat(order.get(4)).isEqualTo("old-2");

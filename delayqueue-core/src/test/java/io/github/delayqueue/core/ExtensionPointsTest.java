@@ -80,15 +80,15 @@ class ExtensionPointsTest {
                 recording("inner", events))).build());
         consumer.start();
         client.send(queue, "good", Duration.ZERO, SendOptions.id("good"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> events.contains("inner:ACKNOWLEDGED:good"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> events.contains("inner:ACKNOWLEDGED:good"));
         assertThat(events).containsSubsequence("outer:before:good#1", "inner:before:good#1", "handler:good",
                 "inner:after:good", "outer:after:good", "outer:ACKNOWLEDGED:good", "inner:ACKNOWLEDGED:good");
 
         client.send(queue, "bad", Duration.ZERO, SendOptions.id("bad"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> events.contains("outer:ACKNOWLEDGED:bad"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> events.contains("outer:ACKNOWLEDGED:bad"));
         assertThat(events).containsSubsequence("outer:RETRIED:bad:IllegalStateException",
                 "outer:RETRIED:bad:IllegalStateException", "outer:before:bad#3", "outer:ACKNOWLEDGED:bad");
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).inFlight() == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).inFlight() == 0);
     }
 
     @Test
@@ -105,7 +105,7 @@ class ExtensionPointsTest {
         consumer.start();
         client.send(queue, "plain", Duration.ZERO, SendOptions.id("plain"));
         client.send(queue, "wrapped", Duration.ZERO, SendOptions.id("wrapped"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 2);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).dead() == 2);
         assertThat(calls.get()).isEqualTo(2);
         assertThat(client.deadLetters(queue, 10)).allSatisfy(dead -> assertThat(dead.attempts()).isEqualTo(1));
     }

@@ -71,7 +71,7 @@ class IdentityTest {
         String second = client.send(QUEUE, "second", Duration.ofMillis(50), SendOptions.id("absent:1"));
 
         assertThat(first).isEqualTo("absent:1").isEqualTo(second);
-        await().atMost(Duration.ofSeconds(5)).until(() -> received.stream().anyMatch(r -> r.startsWith("absent:1=")));
+        await().atMost(Duration.ofSeconds(20)).until(() -> received.stream().anyMatch(r -> r.startsWith("absent:1=")));
         await().during(Duration.ofMillis(300)).until(() -> true);
         assertThat(received).filteredOn(r -> r.startsWith("absent:1=")).containsExactly("absent:1=first@1");
     }
@@ -82,7 +82,7 @@ class IdentityTest {
         long before = client.stats(QUEUE).serverTime().toEpochMilli();
         client.send(QUEUE, "new", Duration.ofMillis(700), SendOptions.id("replace:1").replaceExisting());
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> received.stream().anyMatch(r -> r.startsWith("replace:1=")));
+        await().atMost(Duration.ofSeconds(20)).until(() -> received.stream().anyMatch(r -> r.startsWith("replace:1=")));
         long deliveredAt = client.stats(QUEUE).serverTime().toEpochMilli();
         assertThat(deliveredAt - before).as("delivered at the replaced due time, not the old one").isGreaterThanOrEqualTo(700);
         await().during(Duration.ofMillis(300)).until(() -> true);
@@ -98,7 +98,7 @@ class IdentityTest {
         assertThat(client.cancel(QUEUE, "never-sent")).isFalse();
 
         client.send(QUEUE, "marker", Duration.ofMillis(600), SendOptions.id("cancel:marker"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> received.contains("cancel:marker=marker@1"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> received.contains("cancel:marker=marker@1"));
         assertThat(received).noneMatch(r -> r.startsWith("cancel:1="));
     }
 
@@ -109,16 +109,16 @@ class IdentityTest {
         assertThat(client.reschedule(QUEUE, "resched:1", Duration.ofMillis(200))).isTrue();
         assertThat(client.reschedule(QUEUE, "never-sent", Duration.ofMillis(200))).isFalse();
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> received.contains("resched:1=later@1"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> received.contains("resched:1=later@1"));
         assertThat(client.reschedule(QUEUE, "resched:1", Duration.ofMillis(200))).as("already delivered").isFalse();
     }
 
     @Test
     void idsAreReusableOnceDelivered() {
         client.send(QUEUE, "one", Duration.ZERO, SendOptions.id("reuse:1"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> received.contains("reuse:1=one@1"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(QUEUE).inFlight() == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> received.contains("reuse:1=one@1"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(QUEUE).inFlight() == 0);
         client.send(QUEUE, "two", Duration.ZERO, SendOptions.id("reuse:1"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> received.contains("reuse:1=two@1"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> received.contains("reuse:1=two@1"));
     }
 }

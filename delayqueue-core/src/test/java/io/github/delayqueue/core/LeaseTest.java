@@ -52,7 +52,7 @@ class LeaseTest {
      * millisecond finds nothing yet: wait until the messages are due before claiming by hand.
      */
     private void awaitDue(String queue, int count) {
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).ready() == count);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).ready() == count);
     }
 
     private QueueOps ops(String queue) {
@@ -78,7 +78,7 @@ class LeaseTest {
         }, ConsumerOptions.builder().visibilityTimeout(Duration.ofSeconds(5)).build());
         consumer.start();
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> attempts.size() == 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> attempts.size() == 1);
         assertThat(attempts).containsExactly(2);
         // the first delivery wakes up and acks: it must not touch the newer delivery
         boolean[] applied = ops(queue).settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.ACK, stale.member(), 1, 0, null)));
@@ -86,7 +86,7 @@ class LeaseTest {
         assertThat(client.stats(queue).inFlight()).isEqualTo(1);
 
         release.countDown();
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).inFlight() == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).inFlight() == 0);
         assertThat(client.stats(queue).pending()).isZero();
         assertThat(attempts).containsExactly(2);
     }
@@ -98,7 +98,7 @@ class LeaseTest {
         awaitDue(queue, 1);
         QueueOps ops = ops(queue);
         QueueOps.Claimed first = ops.claim(1, 100, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages().get(0);
-        await().atMost(Duration.ofSeconds(3)).until(() -> ops.claim(1, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages().size() == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> ops.claim(1, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages().size() == 1);
 
         assertThat(ops.extend(60_000, List.of(first.member(), "1"))).containsExactly(false);
         assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.RETRY, first.member(), 1, 0, "x"),
@@ -184,14 +184,16 @@ class LeaseTest {
         AtomicInteger finished = new AtomicInteger();
         consumer = client.newConsumer(queue, String.class, (payload, context) -> {
             starts.incrementAndGet();
-            Thread.sleep(2_000); // four visibility timeouts
+            Thread.sleep(5_000); // two and a half visibility timeouts
             finished.incrementAndGet();
-        }, ConsumerOptions.builder().visibilityTimeout(Duration.ofMillis(500)).build());
+            // the keeper extends every third of the lease: an extension must run over a second late to lose it, which
+            // a loaded machine does not reach (500 ms leases renewed every 166 ms did)
+        }, ConsumerOptions.builder().visibilityTimeout(Duration.ofSeconds(2)).build());
         consumer.start();
         client.send(queue, "slow job", Duration.ZERO);
 
-        await().atMost(Duration.ofSeconds(6)).until(() -> finished.get() == 1);
-        await().atMost(Duration.ofSeconds(3)).until(() -> client.stats(queue).inFlight() == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> finished.get() == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.stats(queue).inFlight() == 0);
         assertThat(starts.get()).isEqualTo(1);
         assertThat(client.stats(queue).pending()).isZero();
     }
@@ -217,8 +219,8 @@ class LeaseTest {
         consumer.start();
         client.send(queue, "hangs once", Duration.ZERO);
 
-        await().atMost(Duration.ofSeconds(6)).until(() -> attempts.contains(2));
-        await().atMost(Duration.ofSeconds(3)).until(() -> client.stats(queue).inFlight() == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> attempts.contains(2));
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.stats(queue).inFlight() == 0);
         assertThat(client.stats(queue).pending()).isZero();
         assertThat(client.stats(queue).dead()).isZero();
         never.countDown();
@@ -237,7 +239,7 @@ class LeaseTest {
                 .build());
         consumer.start();
         client.send(queue, "long job", Duration.ZERO, SendOptions.id("long:1"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> attempts.size() == 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> attempts.size() == 1);
 
         // the lease runs out while the handler still runs (as after a Redis outage longer than the lease):
         // the same consumer claims the message again
@@ -246,14 +248,14 @@ class LeaseTest {
         String member = inflight.first();
         inflight.add(0, member);
         try {
-            await().atMost(Duration.ofSeconds(5)).until(() -> attempts.size() == 2);
+            await().atMost(Duration.ofSeconds(20)).until(() -> attempts.size() == 2);
             assertThat(attempts).containsExactly(1, 2);
             assertThat(consumer.activeHandlers()).as("both deliveries are tracked (timeouts, shutdown)").isEqualTo(2);
         } finally {
             release.countDown();
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> consumer.activeHandlers() == 0);
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).inFlight() == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> consumer.activeHandlers() == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).inFlight() == 0);
         assertThat(client.stats(queue).pending()).isZero();
     }
 }

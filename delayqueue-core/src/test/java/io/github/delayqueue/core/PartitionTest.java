@@ -151,7 +151,7 @@ class PartitionTest {
         for (int i = 0; i < 12; i++) {
             dyingClient.send(dying, "d" + i, Duration.ZERO, SendOptions.id("d" + i));
             int sent = i + 1;
-            await().atMost(Duration.ofSeconds(5)).until(() -> dyingClient.stats(dying).dead() == sent);
+            await().atMost(Duration.ofSeconds(20)).until(() -> dyingClient.stats(dying).dead() == sent);
         }
         consumers.get(0).stop();
         List<DeadLetter> dead = dyingClient.deadLetters(dying, 0, 100);
@@ -250,12 +250,12 @@ class PartitionTest {
         for (int i = 0; i < 30; i++) {
             client.send(queue, "p" + i, Duration.ZERO);
         }
-        await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2)).until(handled::isEmpty);
+        await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(10)).until(handled::isEmpty);
         assertThat(client.stats(queue).ready()).isEqualTo(30);
 
         client.resume(queue);
         assertThat(client.isPaused(queue)).isFalse();
-        await().atMost(Duration.ofSeconds(5)).until(() -> handled.size() == 30);
+        await().atMost(Duration.ofSeconds(20)).until(() -> handled.size() == 30);
     }
 
     @Test
@@ -292,7 +292,7 @@ class PartitionTest {
                 .hasMessageContaining("this client has 1");
         // a consumer with the wrong count stops claiming and says why
         DelayQueueConsumer wrong = start(two, queue, ConsumerOptions.DEFAULTS, (p, c) -> { });
-        await().atMost(Duration.ofSeconds(5)).until(() -> wrong.failure() != null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> wrong.failure() != null);
         assertThat(wrong.failure()).isInstanceOf(PartitionCountException.class);
         // nothing was written by the refused clients
         assertThat(three.stats(queue).pending()).isEqualTo(1);

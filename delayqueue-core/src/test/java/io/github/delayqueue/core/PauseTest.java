@@ -122,7 +122,7 @@ class PauseTest {
         assertThat(started.await(15, TimeUnit.SECONDS)).isTrue();
         client.pause(queue);
         client.send(queue, "held", Duration.ZERO);
-        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(10))
                 .until(() -> client.stats(queue).inFlight() == 1 && client.stats(queue).ready() == 1);
 
         release.countDown();
@@ -150,7 +150,7 @@ class PauseTest {
         consume(client, queue, ConsumerOptions.builder().maxPollInterval(Duration.ofMillis(100)).build(),
                 (payload, context) -> handled.add(payload + "#" + context.attempt()));
         await().atMost(DEADLINE).until(() -> client.stats(queue).inFlight() == 0 && client.stats(queue).ready() == 1);
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(handled::isEmpty);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(10)).until(handled::isEmpty);
 
         client.resume(queue);
         await().atMost(DEADLINE).until(() -> handled.contains("orphan#2"));

@@ -72,7 +72,7 @@ class PreparedSendRestoreTest {
                 new PreparedSend.Message("restore:2", SendMode.REPLACE, null, messages.get(1).dueAt(), messages.get(1).body()));
         assertThat(client.send(client.restore(QUEUE, stored))).containsExactly("restore:1", "restore:2");
 
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(received).contains(
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(received).contains(
                 "restore:1=Order[id=o-1, cents=100]{tenant=acme}", "restore:2=Order[id=o-2, cents=200]{}"));
     }
 

@@ -96,7 +96,7 @@ class RetryAndDeadLetterTest {
         client.send(queue, List.of("not", "an", "order"), Duration.ZERO, SendOptions.id("bad:1"));
         client.send(queue, new Order(1, "NEW"), Duration.ofMillis(100), SendOptions.id("good:1"));
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 1 && calls.get() == 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).dead() == 1 && calls.get() == 1);
         DeadLetter letter = client.deadLetters(queue, 10).get(0);
         assertThat(letter.id()).isEqualTo("bad:1");
         assertThat(letter.attempts()).isEqualTo(1);
@@ -116,7 +116,7 @@ class RetryAndDeadLetterTest {
         consumer.start();
         client.send(queue, "fine", Duration.ofMillis(50));
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 1 && calls.get() == 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).dead() == 1 && calls.get() == 1);
         DeadLetter letter = client.deadLetters(queue, 10).get(0);
         assertThat(letter.reason()).contains("unknown envelope format");
         assertThat(letter.payload()).isEqualTo("garbage that is no envelope");
@@ -137,22 +137,22 @@ class RetryAndDeadLetterTest {
         for (int i = 0; i < 5; i++) {
             client.send(queue, "m" + i, Duration.ZERO, SendOptions.id("m" + i));
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 5);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).dead() == 5);
 
         healthy.set(true);
         assertThat(client.requeueDeadLetters(queue, List.of(keyOf(queue, "m0"), "--------:unknown"))).isEqualTo(1);
-        await().atMost(Duration.ofSeconds(5)).until(() -> handled.contains("m0@1"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> handled.contains("m0@1"));
         assertThat(client.purgeDeadLetters(queue, List.of(keyOf(queue, "m1")))).isEqualTo(1);
         assertThat(client.stats(queue).dead()).isEqualTo(3);
 
         assertThat(client.requeueAllDeadLetters(queue)).isEqualTo(3);
-        await().atMost(Duration.ofSeconds(5)).until(() -> handled.size() == 4);
+        await().atMost(Duration.ofSeconds(20)).until(() -> handled.size() == 4);
         assertThat(handled).containsExactlyInAnyOrder("m0@1", "m2@1", "m3@1", "m4@1");
         assertThat(client.stats(queue).dead()).isZero();
 
         healthy.set(false);
         client.send(queue, "m9", Duration.ZERO, SendOptions.id("m9"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).dead() == 1);
         assertThat(client.purgeAllDeadLetters(queue)).isEqualTo(1);
         assertThat(client.deadLetters(queue, 10)).isEmpty();
     }
@@ -170,9 +170,9 @@ class RetryAndDeadLetterTest {
         }, ConsumerOptions.builder().retry(new RetryPolicy(1, Duration.ofMillis(10), 1, Duration.ofMillis(10), 0)).build());
         consumer.start();
         client.send(queue, "first", Duration.ZERO, SendOptions.id("job-1"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).dead() == 1);
         client.send(queue, "second", Duration.ZERO, SendOptions.id("job-1"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 2);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).dead() == 2);
 
         List<DeadLetter> letters = client.deadLetters(queue, 10);
         assertThat(letters).extracting(DeadLetter::id).containsExactly("job-1", "job-1");
@@ -186,7 +186,7 @@ class RetryAndDeadLetterTest {
         assertThat(client.deadLetters(queue, 10)).extracting(DeadLetter::payload).containsExactly("\"first\"");
         healthy.set(true);
         assertThat(client.requeueDeadLetters(queue, List.of(letters.get(0).key()))).isEqualTo(1);
-        await().atMost(Duration.ofSeconds(5)).until(() -> handled.contains("first"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> handled.contains("first"));
         assertThat(client.stats(queue).dead()).isZero();
     }
 
@@ -284,7 +284,7 @@ class RetryAndDeadLetterTest {
         }, ConsumerOptions.builder().retry(new RetryPolicy(1, Duration.ofMillis(10), 1, Duration.ofMillis(10), 0)).build());
         consumer.start();
         client.send(queue, "first", Duration.ZERO, SendOptions.id("x"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.stats(queue).dead() == 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).dead() == 1);
         consumer.stop();
         consumer = null;
         client.send(queue, "second", Duration.ofHours(1), SendOptions.id("x"));

@@ -47,7 +47,7 @@ class ShutdownTest {
         for (int i = 0; i < 10; i++) {
             client.send(queue, "m" + i, Duration.ZERO);
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> started.get() == 4);
+        await().atMost(Duration.ofSeconds(20)).until(() -> started.get() == 4);
 
         CompletableFuture<Void> stopping = consumer.stopAsync();
         assertThat(consumer.isRunning()).isFalse();
@@ -65,7 +65,7 @@ class ShutdownTest {
         DelayQueueConsumer successor = client.newConsumer(queue, String.class, (p, c) -> next.incrementAndGet(),
                 ConsumerOptions.DEFAULTS);
         successor.start();
-        await().atMost(Duration.ofSeconds(5)).until(() -> next.get() == 6);
+        await().atMost(Duration.ofSeconds(20)).until(() -> next.get() == 6);
         successor.stop();
     }
 
@@ -80,7 +80,7 @@ class ShutdownTest {
                 .build());
         consumer.start();
         client.send(queue, "long", Duration.ZERO, SendOptions.id("long:1"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> started.get() == 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> started.get() == 1);
 
         consumer.stopAsync().get(5, TimeUnit.SECONDS);
         assertThat(client.stats(queue).inFlight()).as("left in flight, not acknowledged").isEqualTo(1);
@@ -89,7 +89,7 @@ class ShutdownTest {
         DelayQueueConsumer successor = client.newConsumer(queue, String.class,
                 (p, c) -> attempt.set(c.attempt()), ConsumerOptions.DEFAULTS);
         successor.start();
-        await().atMost(Duration.ofSeconds(5)).until(() -> attempt.get() == 2);
+        await().atMost(Duration.ofSeconds(20)).until(() -> attempt.get() == 2);
         successor.stop();
     }
 
@@ -110,11 +110,11 @@ class ShutdownTest {
         }, ConsumerOptions.builder().shutdownTimeout(Duration.ofMillis(300)).build());
         consumer.start();
         client.send(queue, "work", Duration.ZERO, SendOptions.id("cut:1"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> started.get() == 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> started.get() == 1);
 
         consumer.stopAsync().get(10, TimeUnit.SECONDS);
         // the stop interrupts the handler and does not wait for it to return: wait for that here
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(
                 () -> assertThat(returned.get()).as("the handler saw the interrupt and returned").isEqualTo(1));
         // an acknowledgement, if one were sent, would follow the return: it must not arrive
         await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
@@ -140,7 +140,7 @@ class ShutdownTest {
                 .retry(new RetryPolicy(1, Duration.ofSeconds(1), 2.0, Duration.ofMinutes(5), 0.2)).build());
         consumer.start();
         client.send(queue, "work", Duration.ZERO, SendOptions.id("wrap:1"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> started.get() == 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> started.get() == 1);
 
         consumer.stopAsync().get(10, TimeUnit.SECONDS);
         QueueStats stats = client.stats(queue);

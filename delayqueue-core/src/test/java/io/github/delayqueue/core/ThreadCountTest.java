@@ -59,7 +59,7 @@ class ThreadCountTest {
         } finally {
             consumers.forEach(DelayQueueConsumer::stop);
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> threads("delayqueue-poller-threads-\\d+-\\d+") == 0
+        await().atMost(Duration.ofSeconds(20)).until(() -> threads("delayqueue-poller-threads-\\d+-\\d+") == 0
                 && threads("delayqueue-lease-\\d+") == keepersBefore && threads("delayqueue-settler-\\d+") == settlersBefore);
     }
 }
