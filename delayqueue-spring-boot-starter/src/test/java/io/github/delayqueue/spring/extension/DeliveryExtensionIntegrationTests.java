@@ -28,7 +28,7 @@ import static org.awaitility.Awaitility.await;
 class DeliveryExtensionIntegrationTests {
 
     private static final String PREFIX = TestRedis.uniquePrefix();
-    private static final Duration DEADLINE = Duration.ofSeconds(10);
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {

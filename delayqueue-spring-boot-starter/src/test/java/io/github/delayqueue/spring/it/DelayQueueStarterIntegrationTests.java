@@ -42,7 +42,7 @@ import static org.awaitility.Awaitility.await;
 class DelayQueueStarterIntegrationTests {
 
     static final String PREFIX = TestRedis.uniquePrefix();
-    private static final Duration DEADLINE = Duration.ofSeconds(10);
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
