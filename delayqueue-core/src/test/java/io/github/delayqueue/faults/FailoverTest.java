@@ -405,6 +405,8 @@ class FailoverTest {
                             + lostAckedBeforeKillMsMax + " failure_causes=" + failures.keySet() + " dead="
                             + producer.stats(queue).dead()
                             + (partitions > 1 ? " failed_partitions=" + failedPartitions
+                                    + " failed_partition_first_delivery_after_promotion_ms="
+                                    + (failedResumedAt == Long.MAX_VALUE ? -1 : (failedResumedAt - promotedAt) / 1_000_000)
                                     + " other_partitions_due_after_kill_delivered_before_promotion="
                                     + othersDeliveredDuringFailover : ""));
 
