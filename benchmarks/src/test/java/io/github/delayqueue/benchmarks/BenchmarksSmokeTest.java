@@ -1,6 +1,7 @@
 package io.github.delayqueue.benchmarks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -18,7 +19,11 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Every scenario, both engines, tiny sizes, on an embedded Redis of its own: checks that the benchmark
  * runs end to end and prints a parseable RESULT line per scenario with a finite positive figure for
- * our engine. The full-size run is manual (see the module's pom).
+ * our engine (a scenario whose messages were not all handled has none), that four competing consumers
+ * of ours handled no message twice, and that our keys hold the messages of the memory scenario. Redisson's figures are printed, not checked (its behaviour is not
+ * ours to test), and so is how long the run took: timing belongs to the full-size run, which is manual
+ * (see the module's pom). "Never early" is not checked here: the benchmark measures it against an
+ * estimate of the Redis clock; the engine's own tests check it against the clock each claim returns.
  */
 class BenchmarksSmokeTest {
 
@@ -35,7 +40,7 @@ class BenchmarksSmokeTest {
     private static final String SCENARIOS = String.join(",", ALL);
 
     @Test
-    @Timeout(120)
+    @Timeout(600) // a hang, not a slow machine: the run takes about a minute on a loaded 2-core one
     void everyScenarioPrintsAParseableResult() throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         long t0 = System.nanoTime();
@@ -63,8 +68,14 @@ class BenchmarksSmokeTest {
             double ours = Double.parseDouble(m.group(2));
             Double.parseDouble(m.group(3)); // NaN allowed
             Double.parseDouble(m.group(5));
-            assertTrue(Double.isFinite(ours) && ours > 0, scenario + ": ours must be finite and positive: " + line
-                    + "\n" + output);
+            if (scenario.equals("redis-bytes-per-message")) {
+                // the server's used_memory delta over 1,000 messages: memory that earlier scenarios' keys give back
+                // meanwhile can outweigh it (-1,244 bytes a message at load 17); our keys' own size is checked below
+                assertTrue(Double.isFinite(ours), scenario + ": ours must be finite: " + line + "\n" + output);
+            } else {
+                assertTrue(Double.isFinite(ours) && ours > 0, scenario + ": ours must be finite and positive: " + line
+                        + "\n" + output);
+            }
             seen.add(scenario);
         }
         assertEquals(ALL, seen, "one RESULT line per scenario, in order\n" + output);
@@ -80,14 +91,21 @@ class BenchmarksSmokeTest {
             assertTrue(output.contains("\nDETAIL scenario=" + scenario + " rounds=redisson:"), scenario + "\n" + output);
         }
         assertTrue(output.contains("\nDETAIL scenario=end-to-end-rate-observed rounds=plain:"), output);
-        Matcher twice = Pattern.compile("DETAIL scenario=consumers-4 side=(ours|redisson) .* handled_twice=(\\d+) ")
-                .matcher(output);
-        int sidesSeen = 0; // the total of both drains (" handled_twice=", not the per-drain "{...;handled_twice=")
-        while (twice.find()) {
-            assertEquals("0", twice.group(2), twice.group(1) + " handled a message twice\n" + output);
-            sidesSeen++;
-        }
-        assertEquals(2, sidesSeen, output);
-        assertTrue(took.toSeconds() < 60, "smoke run took " + took);
+        // ours, the total of both drains (" handled_twice=", not the per-drain "{...;handled_twice=")
+        assertEquals(0, oursDetail(output, "consumers-4", "handled_twice"), "four consumers handled a message twice\n"
+                + output);
+        assertTrue(oursDetail(output, "redis-bytes-per-message", "memory_usage_of_keys_per_msg") > 0,
+                "MEMORY USAGE of our keys per message\n" + output);
+        System.out.println("smoke run took " + took);
+    }
+
+    /** The value of {@code key} on our side's one summary DETAIL line of {@code scenario} (the one with " side=ours "). */
+    private static double oursDetail(String output, String scenario, String key) {
+        Matcher m = Pattern.compile("\nDETAIL scenario=" + Pattern.quote(scenario) + " side=ours .* " + Pattern.quote(key)
+                + "=([0-9.]+)(?: |$)", Pattern.MULTILINE).matcher(output);
+        assertTrue(m.find(), "no " + key + " on our DETAIL line of " + scenario + "\n" + output);
+        double value = Double.parseDouble(m.group(1));
+        assertFalse(m.find(), "two DETAIL lines of ours for " + scenario + "\n" + output);
+        return value;
     }
 }

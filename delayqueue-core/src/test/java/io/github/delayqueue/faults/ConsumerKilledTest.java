@@ -137,8 +137,11 @@ class ConsumerKilledTest {
             assertThat(survivorRepeats).as("the survivor handles each message once").isZero();
             assertThat(inFlightAtKill).as("the kill landed mid-stream, with messages in flight").isNotEmpty();
             assertThat(reclaimed).as("the dead consumer's in-flight messages were redelivered").isPositive();
-            assertThat(recoverMs).as("in-flight messages come back within the visibility timeout (+ slack)")
-                    .isLessThan(VISIBILITY_MS + 2_500);
+            // the survivor starts after the kill and first works through the backlog due meanwhile, so on a loaded
+            // machine the figure grows (about the 1 s lease when quiet, 3.2 to 6.9 s at load 17 with two busy loops
+            // beside, see the FAULT line); a lease that never ran out, or was only reaped by some slow sweep, crosses this
+            assertThat(recoverMs).as("in-flight messages come back once their leases run out")
+                    .isLessThan(VISIBILITY_MS + 15_000);
             QueueStats end = client.stats(queue);
             assertThat(end.dead()).isZero();
         } finally {

@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +36,7 @@ import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.RetryPolicy;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.SendRequest;
+import io.github.delayqueue.testing.RedisProcesses;
 import io.github.delayqueue.testing.TestRedis;
 
 /**
@@ -157,9 +160,15 @@ class RestrictedAclTest {
                     .retry(new RetryPolicy(3, Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0)).build());
             consumer.start();
             try {
-                // the first claim (at start) finds nothing and sleeps for an hour: only a wake-up delivers these
-                await().atMost(Duration.ofSeconds(5)).until(() -> restricted.stats(queue).inFlight() == 0);
-                await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1)).until(() -> true);
+                // the first claim (at start) finds nothing and sleeps for an hour: only a wake-up delivers these. Sent
+                // before that claim, x would be its next due time and delivered without one; sent before the SUBSCRIBE,
+                // its wake-up would be missed: wait until the consumer listens and its poller sleeps
+                String channel = prefix + ":{" + queue + "}:wake";
+                await("the consumer subscribed to " + channel).atMost(Duration.ofSeconds(10))
+                        .until(() -> minimal.getTopic(channel, StringCodec.INSTANCE).countListeners() == 1
+                                && subscribers(channel) == 1);
+                await("the poller asleep in its hour-long wait").atMost(Duration.ofSeconds(10))
+                        .until(() -> pollerAsleep(queue));
                 restricted.send(queue, "x", Duration.ofMillis(50), SendOptions.id("x"));
                 await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() == 2);
                 await().atMost(Duration.ofSeconds(5)).until(() -> restricted.stats(queue).pending() == 0);
@@ -182,6 +191,27 @@ class RestrictedAclTest {
             minimal.shutdown();
             command("ACL", "DELUSER", user);
         }
+    }
+
+    /** Subscribers of {@code channel} on the test server ({@code PUBSUB NUMSUB}, as its default user). */
+    private static long subscribers(String channel) {
+        URI url = URI.create(TestRedis.url());
+        List<?> reply = (List<?>) RedisProcesses.call(url.getHost(), url.getPort(), "PUBSUB", "NUMSUB", channel);
+        return ((Number) reply.get(1)).longValue();
+    }
+
+    /**
+     * Whether the poller of {@code queue} ({@code delayqueue-poller-<queue>-<n>}) sleeps in its timed wait for the next
+     * due time, a wake-up or its poll interval: parked with a timeout inside {@code Poller.awaitNanos}, not claiming.
+     */
+    private static boolean pollerAsleep(String queue) {
+        List<Thread> pollers = FaultSupport.engineThreads(queue, "poller");
+        if (pollers.size() != 1 || pollers.get(0).getState() != Thread.State.TIMED_WAITING) {
+            return false;
+        }
+        return Arrays.stream(pollers.get(0).getStackTrace()).anyMatch(
+                frame -> frame.getClassName().equals("io.github.delayqueue.core.Poller")
+                        && frame.getMethodName().equals("awaitNanos"));
     }
 
     /** The rules of docs/redis-layout.md for {@code user} and key prefix {@code prefix}. */
