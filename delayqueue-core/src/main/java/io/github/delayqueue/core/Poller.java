@@ -96,6 +96,12 @@ final class Poller {
         // With a backlog, claim at least this many at once (waiting up to BACKLOG_WAIT_MS for free slots):
         // claiming each slot as it frees costs a round trip and a script call per message.
         int minClaim = Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
+        // The pollers of a partitioned queue share the consumer's slots, and a claim holds what it took until Redis
+        // answers: a partition whose master stops answering held every slot for the client's timeout and retries, and
+        // the whole queue stopped (PartitionsOnClusterTest). One claim takes at most an even share; a busy partition
+        // still fills every free slot, by claiming again.
+        int claimCap = partitions == 1 ? Integer.MAX_VALUE : Math.max(1, (options.concurrency() + partitions - 1) / partitions);
+        minClaim = Math.min(minClaim, claimCap);
         // back-pressure: while settling fails or lags, claim nothing more, so finished deliveries waiting to
         // be settled stay bounded (at most this plus the running handlers), whatever Redis answers. Four
         // batches: a healthy settler under a burst holds up to two (one being written, one piling up), and a
@@ -146,7 +152,7 @@ final class Poller {
                     awaitSlots(minClaim, BACKLOG_WAIT_MS);
                     free = slots.available();
                 }
-                int wanted = Math.min(options.batchSize(), free);
+                int wanted = Math.min(Math.min(options.batchSize(), free), claimCap);
                 if (wanted == 0 || !slots.take(wanted)) {
                     continue; // the poller of another partition took them first
                 }
