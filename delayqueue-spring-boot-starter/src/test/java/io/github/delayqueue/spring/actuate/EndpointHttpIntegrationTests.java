@@ -6,7 +6,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueTemplate;
@@ -16,6 +20,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -100,7 +106,7 @@ class EndpointHttpIntegrationTests {
         Response response = get("/actuator/delayqueue");
         assertThat(response.status()).isEqualTo(200);
         JsonNode queues = response.body().get("queues");
-        assertThat(queues.propertyNames()).containsExactly("FAILING", "OUTBOX", "WORK"); // sorted by code
+        assertThat(queues.propertyNames()).containsExactly("CHARGES", "FAILING", "OUTBOX", "WORK"); // sorted by code
         JsonNode work = queues.get("WORK");
         assertThat(work.get("paused").asBoolean()).isFalse();
         for (String field : new String[] { "pending", "ready", "inFlight", "dead", "latenessMillis" }) {
@@ -108,7 +114,7 @@ class EndpointHttpIntegrationTests {
         }
         assertThat(work.get("serverTime").asString()).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
         JsonNode consumers = response.body().get("consumers");
-        assertThat(consumers.propertyNames()).containsExactlyInAnyOrder("WORK", "FAILING"); // OUTBOX has no handler
+        assertThat(consumers.propertyNames()).containsExactlyInAnyOrder("WORK", "FAILING", "CHARGES"); // OUTBOX has none
         JsonNode consumer = consumers.get("WORK");
         assertThat(consumer.get("state").asString()).isEqualTo("RUNNING");
         assertThat(consumer.get("concurrency").asInt()).isEqualTo(2);
@@ -165,6 +171,53 @@ class EndpointHttpIntegrationTests {
         assertThat(deleted.body().get("action").asString()).isEqualTo("delete");
         assertThat(this.admin.stats(Queues.FAILING).dead()).isZero();
         assertThat(delete("/actuator/delayqueue/FAILING/dead-letters/" + last).body().get("changed").asLong()).isZero();
+    }
+
+    /**
+     * With payloads hidden, a dead letter's reason says which type and field failed and how, never a value: not the
+     * one Jackson quotes, not the token of malformed JSON, not the text of a corrupt envelope or its headers.
+     */
+    @Test
+    void aReasonNamesTheTypeAndTheFieldButNoValueOfThePayload() throws Exception {
+        String secret = "4111-1111-SECRET";
+        this.template.send(Queues.CHARGES, Map.of("customer", "carol", "amountCents", secret), Duration.ZERO,
+                SendOptions.id("charge-wrong-type"));
+        // what a corruption or another tool may leave, written with plain Redis commands
+        long now = this.admin.stats(Queues.CHARGES).serverTime().toEpochMilli();
+        RedissonClient redis = TestRedis.newClient();
+        try {
+            plant(redis, "charge-not-json", "1:%s:" + now + ":0:{\"customer\": " + secret + "}");
+            plant(redis, "charge-headers-past-the-end", "1:%s:" + now + ":99:{\"authorization\":\"" + secret + "\"}{}");
+            String headers = "{\"authorization\": [\"" + secret + "\"]}";
+            plant(redis, "charge-headers-not-strings", "1:%s:" + now + ":" + headers.length() + ":" + headers + "{}");
+            plant(redis, "charge-unknown-format", secret + ":not an envelope");
+        } finally {
+            redis.shutdown();
+        }
+        await().atMost(DEADLINE).until(() -> this.admin.deadLetters(Queues.CHARGES, 10).size() == 5);
+
+        Map<String, String> reasons = new HashMap<>();
+        for (DeadLetter dead : this.admin.deadLetters(Queues.CHARGES, 10)) {
+            reasons.put(dead.id(), dead.reason());
+        }
+        assertThat(reasons.values()).allSatisfy(reason -> assertThat(reason).doesNotContain("4111").doesNotContain("SECRET"));
+        assertThat(get("/actuator/delayqueue/CHARGES").raw()).contains("charge-wrong-type").doesNotContain("4111");
+        assertThat(reasons.get("charge-wrong-type")).contains(EndpointApp.Charge.class.getName()).contains("amountCents")
+                .contains("int");
+        assertThat(reasons.get("charge-not-json")).contains(EndpointApp.Charge.class.getName()).contains("line 1");
+        assertThat(reasons.get("charge-headers-past-the-end")).contains("corrupt envelope").contains("headers");
+        assertThat(reasons.get("charge-headers-not-strings")).contains("corrupt envelope").contains("authorization");
+        assertThat(reasons.get("charge-unknown-format")).contains("unknown envelope format");
+    }
+
+    private static final AtomicLong SEQUENCE = new AtomicLong(0x5e0000000000L);
+
+    /** A format-1 entry, due long ago, with its sequence put where {@code %s} stands (if anywhere). */
+    private static void plant(RedissonClient redis, String id, String stored) {
+        String seq = String.format("%012x", SEQUENCE.incrementAndGet());
+        String base = PREFIX + ":{" + Queues.CHARGES.code() + "}:";
+        redis.getMap(base + "messages", StringCodec.INSTANCE).put(id, stored.replace("%s", seq));
+        redis.getScoredSortedSet(base + "delayed", StringCodec.INSTANCE).add(0, seq + id);
     }
 
     @Test
