@@ -6,7 +6,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -39,8 +41,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The {@code delayqueue} endpoint through real HTTP, in a Boot application on a random port against the
- * embedded Redis, with a second instance of the application (no web server) on the same Redis and key prefix:
- * reads, the write operations, bad input, and a pause that holds both instances until the resume.
+ * embedded Redis with its writes allowed ({@code management.endpoint.delayqueue.access=unrestricted}), and a
+ * second instance of the application on the same Redis and key prefix with the default access (read-only):
+ * reads, the write operations, bad input, writes without JSON, and a pause that holds both instances until the
+ * resume.
  */
 @SpringBootTest(classes = EndpointApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class EndpointHttpIntegrationTests {
@@ -59,6 +63,7 @@ class EndpointHttpIntegrationTests {
         registry.add("spring.data.redis.url", TestRedis::url);
         registry.add("delayqueue.key-prefix", () -> PREFIX);
         registry.add("endpoint-test.instance", () -> "first");
+        registry.add("management.endpoint.delayqueue.access", () -> "unrestricted");
         for (String property : PROPERTIES) {
             String[] pair = property.split("=", 2);
             registry.add(pair[0], () -> pair[1]);
@@ -67,10 +72,10 @@ class EndpointHttpIntegrationTests {
 
     @BeforeAll
     static void startSecondInstance() {
-        second = new SpringApplicationBuilder(EndpointApp.class).web(WebApplicationType.NONE)
+        second = new SpringApplicationBuilder(EndpointApp.class).web(WebApplicationType.SERVLET)
                 .properties(PROPERTIES)
                 .properties("spring.data.redis.url=" + TestRedis.url(), "delayqueue.key-prefix=" + PREFIX,
-                        "endpoint-test.instance=second")
+                        "endpoint-test.instance=second", "server.port=0")
                 .run();
     }
 
@@ -277,6 +282,60 @@ class EndpointHttpIntegrationTests {
     }
 
     @Test
+    void byDefaultTheEndpointIsReadOnly() throws Exception {
+        String other = "http://localhost:" + second.getEnvironment().getProperty("local.server.port");
+        assertThat(send(HttpRequest.newBuilder(URI.create(other + "/actuator/delayqueue")).GET()).status()).isEqualTo(200);
+        Response pause = send(json(HttpRequest.newBuilder(URI.create(other + "/actuator/delayqueue/WORK/pause"))));
+        assertThat(pause.status()).isEqualTo(404); // not mapped at all
+        Response requeue = send(json(HttpRequest.newBuilder(URI.create(other + "/actuator/delayqueue/FAILING/requeue-dead-letters"))));
+        assertThat(requeue.status()).isEqualTo(404);
+        this.template.send(Queues.OUTBOX, "kept", Duration.ofHours(1), SendOptions.id("kept-read-only"));
+        Response cancel = send(HttpRequest.newBuilder(URI.create(other + "/actuator/delayqueue/OUTBOX/messages/kept-read-only")).DELETE());
+        assertThat(cancel.status()).isIn(404, 405); // the path is a read's (one queue) in part: Spring may say 405
+        assertThat(this.admin.isPaused(Queues.WORK)).isFalse();
+        assertThat(this.admin.cancel(Queues.OUTBOX, "kept-read-only")).isTrue(); // still there
+    }
+
+    /**
+     * A write needs Content-Type application/json. What a page on another origin may send without a CORS
+     * preflight (an HTML form: form-encoded, multipart, text/plain; a {@code no-cors} fetch: the same, or nothing)
+     * is a 415 and changes nothing; {@code DashboardForgeryBrowserTests} sends them from Chromium.
+     */
+    @Test
+    void aWriteWithoutJsonIsRefusedAndChangesNothing() throws Exception {
+        URI pause = uri("/actuator/delayqueue/WORK/pause");
+        List<HttpRequest.Builder> forgeable = List.of(
+                HttpRequest.newBuilder(pause).POST(HttpRequest.BodyPublishers.noBody()),
+                HttpRequest.newBuilder(pause).header("Content-Type", "text/plain;charset=UTF-8")
+                        .POST(HttpRequest.BodyPublishers.ofString("{}")),
+                HttpRequest.newBuilder(pause).header("Content-Type", "application/x-www-form-urlencoded")
+                        .POST(HttpRequest.BodyPublishers.ofString("note=x")),
+                HttpRequest.newBuilder(pause).header("Content-Type", "multipart/form-data; boundary=b")
+                        .POST(HttpRequest.BodyPublishers.ofString("--b\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nx\r\n--b--\r\n")));
+        for (HttpRequest.Builder request : forgeable) {
+            assertThat(send(request).status()).isEqualTo(415);
+        }
+        this.template.send(Queues.OUTBOX, "kept", Duration.ofHours(1), SendOptions.id("kept-no-json"));
+        assertThat(send(HttpRequest.newBuilder(uri("/actuator/delayqueue/OUTBOX/messages/kept-no-json/run-now"))
+                .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("{}"))).status()).isEqualTo(415);
+        assertThat(this.admin.isPaused(Queues.WORK)).isFalse();
+        assertThat(this.admin.pending(Queues.OUTBOX, 0, 100).messages()).anySatisfy(m -> {
+            assertThat(m.id()).isEqualTo("kept-no-json");
+            assertThat(m.dueAt()).isAfter(Instant.now().plus(Duration.ofMinutes(30))); // not run now
+        });
+        assertThat(this.admin.cancel(Queues.OUTBOX, "kept-no-json")).isTrue(); // the other tests count OUTBOX
+
+        // with JSON, the same write works, a note or none
+        Response paused = send(HttpRequest.newBuilder(pause).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"note\": \"incident 7\"}")));
+        assertThat(paused.status()).isEqualTo(200);
+        assertThat(paused.body().get("paused").asBoolean()).isTrue();
+        assertThat(send(HttpRequest.newBuilder(uri("/actuator/delayqueue/WORK/resume")).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.noBody())).status()).isEqualTo(200);
+        assertThat(this.admin.isPaused(Queues.WORK)).isFalse();
+    }
+
+    @Test
     void badInputIsA4xxAndChangesNothing() throws Exception {
         this.template.send(Queues.OUTBOX, "kept", Duration.ofHours(1), SendOptions.id("kept"));
         long pendingBefore = this.admin.stats(Queues.OUTBOX).pending();
@@ -306,8 +365,13 @@ class EndpointHttpIntegrationTests {
         return send(HttpRequest.newBuilder(uri(path)).GET());
     }
 
+    /** A write as a script sends it: JSON, here without a note. */
     private Response post(String path) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.noBody()));
+        return send(json(HttpRequest.newBuilder(uri(path))));
+    }
+
+    private static HttpRequest.Builder json(HttpRequest.Builder request) {
+        return request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{}"));
     }
 
     private Response delete(String path) throws IOException, InterruptedException {
