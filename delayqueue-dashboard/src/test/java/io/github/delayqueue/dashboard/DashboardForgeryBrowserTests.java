@@ -37,8 +37,8 @@ import static org.awaitility.Awaitility.await;
  * Cross-site request forgery, tried in Chromium: an operator has the dashboard (actions on) and the actuator's
  * {@code delayqueue} endpoint (writes allowed) open to their browser, without Spring Security's CSRF protection,
  * and visits a page of another origin. The page sends every write it can without a CORS preflight: auto-submitted
- * HTML forms (form-encoded, multipart, and text/plain shaped as JSON) and {@code no-cors} fetches (a text body,
- * and a JSON Blob, whose type the browser drops). Each reaches the application and is refused with 415: the queues
+ * HTML forms (form-encoded, multipart, and text/plain shaped as JSON) and {@code no-cors} fetches (no body, a
+ * text body, and a JSON Blob, whose type the browser drops). Each reaches the application and is refused with 415: the queues
  * stay unpaused, the dead letter stays dead, the pending message keeps its due time.
  */
 @SpringBootTest(classes = { DashApp.class, DashboardForgeryBrowserTests.Recorder.class },
@@ -110,7 +110,7 @@ class DashboardForgeryBrowserTests extends DashboardContext {
             }
         });
         attacker.start();
-        int sent = writes.size() * 5; // three forms and two fetches each
+        int sent = writes.size() * 6; // three forms and three fetches each
         try (Browser browser = Browser.start()) {
             // another origin: another host name and port than the application's
             browser.open("http://127.0.0.1:" + attacker.getAddress().getPort() + "/");
@@ -141,7 +141,7 @@ class DashboardForgeryBrowserTests extends DashboardContext {
 
     /**
      * The attacker's page: for each write, three auto-submitted forms (each into its own frame, so that all are
-     * sent) and two {@code no-cors} fetches; the title becomes "sent" once every one has an answer.
+     * sent) and three {@code no-cors} fetches; the title becomes "sent" once every one has an answer.
      */
     private static String page(String site, Map<String, String> writes) {
         List<String> calls = new ArrayList<>();
@@ -178,6 +178,8 @@ class DashboardForgeryBrowserTests extends DashboardContext {
                     document.body.appendChild(form);
                     form.submit();
                   });
+                  // no body and no Content-Type: what an endpoint operation without a body parameter accepted
+                  pending.push(fetch(url, { method: 'POST', mode: 'no-cors', credentials: 'include' }).catch(e => e));
                   // asks for JSON; in no-cors mode the browser drops a Content-Type that is not CORS-safelisted
                   pending.push(fetch(url, { method: 'POST', mode: 'no-cors', credentials: 'include',
                       headers: { 'Content-Type': 'application/json' }, body: json }).catch(e => e));
