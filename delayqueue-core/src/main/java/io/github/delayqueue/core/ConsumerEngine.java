@@ -235,15 +235,18 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
             Object payload;
             try {
                 envelope = Envelope.parse(claimed.envelope());
+            } catch (RuntimeException e) { // Envelope's messages name the part, never the stored text
+                undecodable(delivery, e, e instanceof IllegalArgumentException ? e.getMessage() : Unreadable.describe(e));
+                return;
+            }
+            try {
                 payload = codec.decode(envelope.payload(), payloadType);
-                if (payload == null) { // no producer sends null; a handler must never see one
-                    throw new IllegalArgumentException("payload is JSON null");
-                }
-            } catch (RuntimeException e) {
-                log.warn("Queue '{}': message '{}' cannot be decoded as {}; moved to dead letters: {}", queue,
-                        claimed.id(), payloadType.getTypeName(), e.toString());
-                delivery.settle(QueueOps.SettleOp.UNDECODABLE, 0, "undecodable payload for " + payloadType.getTypeName() + ": " + describe(e));
-                afterDelivery(delivery, null, DeliveryOutcome.DEAD_LETTERED, e);
+            } catch (RuntimeException e) { // a codec's message may quote the payload: only type, path and position
+                undecodable(delivery, e, Unreadable.describe(e));
+                return;
+            }
+            if (payload == null) { // no producer sends null; a handler must never see one
+                undecodable(delivery, new IllegalArgumentException("payload is JSON null"), "payload is JSON null");
                 return;
             }
             MessageContext context = new MessageContext(queue, claimed.id(), claimed.attempt(),
@@ -426,6 +429,16 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
             }
         }
         return false;
+    }
+
+    /** Dead-letters a message whose envelope or payload cannot be read, saying why without quoting it. */
+    private void undecodable(Delivery delivery, RuntimeException e, String why) {
+        QueueOps.Claimed claimed = delivery.claimed;
+        String reason = "undecodable payload for " + payloadType.getTypeName() + ": " + why;
+        log.warn("Queue '{}': message '{}' moved to dead letters: {}", queue, claimed.id(), reason);
+        log.debug("Queue '{}': message '{}' could not be read", queue, claimed.id(), e); // may quote the payload
+        delivery.settle(QueueOps.SettleOp.UNDECODABLE, 0, reason.length() <= MAX_TEXT ? reason : reason.substring(0, MAX_TEXT));
+        afterDelivery(delivery, null, DeliveryOutcome.DEAD_LETTERED, e);
     }
 
     private static String describe(Throwable e) {

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -205,15 +206,18 @@ record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload)
     }
 
     /**
-     * Reads any known format version.
+     * Reads any known format version. A failure's message says which part is unreadable, never the stored
+     * text: it becomes a dead letter's reason, shown where payloads are hidden.
      *
      * @throws IllegalArgumentException if the stored value is not an envelope this release can read
      */
     static Envelope parse(@Nullable String stored) {
         boolean v2 = stored != null && stored.startsWith("2");
         if (stored == null || !(v2 || stored.startsWith("1:"))) {
-            throw new IllegalArgumentException("unknown envelope format: " + abbreviate(stored));
+            throw new IllegalArgumentException("unknown envelope format: " + (stored == null ? "no value"
+                    : "it starts with neither '1:' nor '2' (" + stored.length() + " characters)"));
         }
+        String problem = "the enqueue time is unreadable";
         try {
             long enqueuedMs;
             int bodyStart;
@@ -226,16 +230,20 @@ record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload)
                 enqueuedMs = Long.parseLong(stored, enqueuedStart, enqueuedEnd, 10);
                 bodyStart = enqueuedEnd + 1;
             }
+            problem = "the headers' length is unreadable";
             int lengthEnd = stored.indexOf(':', bodyStart);
             int headersLength = Integer.parseInt(stored, bodyStart, lengthEnd, 10);
             int headersEnd = lengthEnd + 1 + headersLength;
             if (headersEnd > stored.length()) {
-                throw new IllegalArgumentException("headers run past the end");
+                problem = "the headers run past the end";
+                throw new IllegalArgumentException(problem);
             }
+            problem = "the headers are not a JSON object of strings";
             Map<String, String> headers = headersLength == 0 ? Map.of() : readHeaders(stored, lengthEnd + 1, headersEnd);
             return new Envelope(Instant.ofEpochMilli(enqueuedMs), headers, stored.substring(headersEnd));
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("corrupt envelope: " + abbreviate(stored), e);
+            throw new IllegalArgumentException("corrupt envelope (format " + (v2 ? 2 : 1) + ", " + stored.length()
+                    + " characters): " + problem + (e instanceof JacksonException ? ": " + Unreadable.describe(e) : ""), e);
         }
     }
 
@@ -257,12 +265,5 @@ record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload)
             n = n * 64 + digit;
         }
         return n;
-    }
-
-    private static String abbreviate(@Nullable String s) {
-        if (s == null) {
-            return "null";
-        }
-        return s.length() <= 120 ? s : s.substring(0, 120) + "…";
     }
 }

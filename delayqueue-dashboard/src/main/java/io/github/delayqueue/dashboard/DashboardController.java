@@ -4,8 +4,10 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.DelayQueueException;
@@ -32,13 +34,17 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.InvalidMediaTypeException;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.stereotype.Controller;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.ModelAttribute;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -49,9 +55,9 @@ import org.springframework.web.server.ResponseStatusException;
 
 /**
  * The dashboard's routes, under {@code delayqueue.dashboard.path}: the page and its assets, JSON reads under
- * {@code api/}, and the actions as POSTs. Every refusal is a 4xx (or 501, 503) with an {@link ErrorView} whose
- * message the page shows, and changes nothing: input is checked, and the queue found, before anything is
- * written. Not a component: the auto-configuration declares it.
+ * {@code api/}, and the actions as POSTs with a JSON body. Every refusal is a 4xx (or 501, 503) with an
+ * {@link ErrorView} whose message the page shows, and changes nothing: input is checked, and the queue found,
+ * before anything is written. Not a component: the auto-configuration declares it.
  */
 @Controller
 @ResponseBody
@@ -171,7 +177,30 @@ final class DashboardController {
         return new MessageView(queue.code(), MessageRow.of(m, now), Payload.of(m.payload(), m.headers(), maxPayloadBytes()));
     }
 
-    // ---- actions (POST, refused unless delayqueue.dashboard.actions-enabled)
+    // ---- actions (POST with JSON, refused unless delayqueue.dashboard.actions-enabled)
+
+    /**
+     * Runs before every route of this controller: a POST must say {@code Content-Type: application/json}. A page
+     * on another origin cannot send that (nor any body as JSON) without the browser's CORS preflight, which this
+     * application does not answer; so an HTML form or a {@code no-cors} fetch in an operator's browser gets a 415
+     * and changes nothing, whether Spring Security's CSRF protection is there or not. The page sends JSON always.
+     */
+    @ModelAttribute
+    void actionsTakeJson(HttpServletRequest request) {
+        if (!HttpMethod.POST.matches(request.getMethod())) {
+            return;
+        }
+        String type = request.getContentType();
+        try {
+            if (type != null && MediaType.APPLICATION_JSON.equalsTypeAndSubtype(MediaType.parseMediaType(type))) {
+                return;
+            }
+        } catch (InvalidMediaTypeException e) {
+            // below
+        }
+        throw new DashboardException(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "actions take a JSON body: send Content-Type: "
+                + "application/json (was " + (type == null ? "none" : "'" + type + "'") + ")");
+    }
 
     @PostMapping("/api/queues/{code}/cancel")
     ActionResult cancel(@PathVariable String code, @RequestBody ActionRequest request) {
@@ -214,56 +243,60 @@ final class DashboardController {
 
     @PostMapping("/api/queues/{code}/dead-letters/requeue")
     ActionResult requeue(@PathVariable String code, @RequestBody ActionRequest request) {
+        return deadLetters(code, request, "Requeued", this.admin::requeue, "nothing requeued in queue '%s': the dead "
+                + "letter is gone (requeued or deleted already), or its id has a live message again");
+    }
+
+    @PostMapping("/api/queues/{code}/dead-letters/delete")
+    ActionResult delete(@PathVariable String code, @RequestBody ActionRequest request) {
+        return deadLetters(code, request, "Deleted", this.admin::purge,
+                "no such dead letter in queue '%s': requeued or deleted already");
+    }
+
+    /** Requeues or deletes the dead letters the request's keys name; 404 when none of them changed. */
+    private ActionResult deadLetters(String code, ActionRequest request, String done,
+            BiFunction<DelayQueueCode, List<String>, Long> action, String noneFound) {
         DelayQueueCode queue = writable(code);
-        List<String> keys = keys(request.keys());
-        long count = this.admin.requeue(queue, keys);
+        long count = action.apply(queue, keys(request.keys()));
         if (count == 0) {
-            throw new DashboardException(HttpStatus.NOT_FOUND, "nothing requeued in queue '" + queue.code()
-                    + "': the dead letter is gone (requeued or deleted already), or its id has a live message again");
+            throw new DashboardException(HttpStatus.NOT_FOUND, noneFound.formatted(queue.code()));
         }
-        log.info("Dashboard: requeued {} dead letter(s) of queue '{}'", count, queue.code());
-        return new ActionResult("Requeued " + count + " dead letter" + (count == 1 ? "" : "s"), count);
+        return done(queue, done, count);
     }
 
     @PostMapping("/api/queues/{code}/dead-letters/requeue-all")
     ActionResult requeueAll(@PathVariable String code) {
         DelayQueueCode queue = writable(code);
-        long count = this.admin.requeueAll(queue);
-        log.info("Dashboard: requeued all {} dead letter(s) of queue '{}'", count, queue.code());
-        return new ActionResult("Requeued " + count + " dead letter" + (count == 1 ? "" : "s"), count);
+        return done(queue, "Requeued", this.admin.requeueAll(queue));
     }
 
-    @PostMapping("/api/queues/{code}/dead-letters/delete")
-    ActionResult delete(@PathVariable String code, @RequestBody ActionRequest request) {
-        DelayQueueCode queue = writable(code);
-        List<String> keys = keys(request.keys());
-        long count = this.admin.purge(queue, keys);
-        if (count == 0) {
-            throw new DashboardException(HttpStatus.NOT_FOUND,
-                    "no such dead letter in queue '" + queue.code() + "': requeued or deleted already");
-        }
-        log.info("Dashboard: deleted {} dead letter(s) of queue '{}'", count, queue.code());
-        return new ActionResult("Deleted " + count + " dead letter" + (count == 1 ? "" : "s"), count);
+    private static ActionResult done(DelayQueueCode queue, String done, long count) {
+        log.info("Dashboard: {} {} dead letter(s) of queue '{}'", done.toLowerCase(Locale.ROOT), count, queue.code());
+        return new ActionResult(done + " " + count + " dead letter" + (count == 1 ? "" : "s"), count);
     }
 
     @PostMapping("/api/queues/{code}/pause")
     ActionResult pause(@PathVariable String code) {
-        DelayQueueCode queue = writable(code);
-        boolean changed = !this.admin.isPaused(queue);
-        this.admin.pause(queue);
-        log.info("Dashboard: paused queue '{}'", queue.code());
-        return new ActionResult(changed ? "Paused queue " + queue.code() : "Queue " + queue.code() + " was paused already",
-                changed ? 1 : 0);
+        return pauseOrResume(code, true);
     }
 
     @PostMapping("/api/queues/{code}/resume")
     ActionResult resume(@PathVariable String code) {
+        return pauseOrResume(code, false);
+    }
+
+    private ActionResult pauseOrResume(String code, boolean pause) {
         DelayQueueCode queue = writable(code);
-        boolean changed = this.admin.isPaused(queue);
-        this.admin.resume(queue);
-        log.info("Dashboard: resumed queue '{}'", queue.code());
-        return new ActionResult(changed ? "Resumed queue " + queue.code() : "Queue " + queue.code() + " was not paused",
-                changed ? 1 : 0);
+        boolean changed = this.admin.isPaused(queue) != pause;
+        if (pause) {
+            this.admin.pause(queue);
+        } else {
+            this.admin.resume(queue);
+        }
+        String done = pause ? "paused" : "resumed";
+        log.info("Dashboard: {} queue '{}'", done, queue.code());
+        return new ActionResult(changed ? (pause ? "Paused" : "Resumed") + " queue " + queue.code()
+                : "Queue " + queue.code() + (pause ? " was paused already" : " was not paused"), changed ? 1 : 0);
     }
 
     // ---- checks

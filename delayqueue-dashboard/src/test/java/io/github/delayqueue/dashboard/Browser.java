@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
+import org.jspecify.annotations.Nullable;
 import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
@@ -51,12 +52,23 @@ final class Browser implements AutoCloseable {
         return Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER);
     }
 
-    /** Skips the calling test unless Chromium and its driver are installed, saying how to install them. */
+    /**
+     * Skips the calling test unless Chromium and its driver are installed, saying how to install them; under
+     * {@code CI=true} (where {@code .ci/run} installs them) fails it instead, so that a browser test cannot pass
+     * a build by not running.
+     */
     static void assumeInstalled() {
-        assumeTrue(installed(), "Browser tests skipped: " + CHROMIUM + " or "
-                + DRIVER + " is missing. To run them, install Chromium and its driver (Debian/Ubuntu: "
-                + "apt-get install -y chromium chromium-driver, as .ci/run does), or point -Ddashboard.chromium and "
-                + "-Ddashboard.chromedriver at them.");
+        requireInstalled(installed(), System.getenv("CI"));
+    }
+
+    static void requireInstalled(boolean installed, @Nullable String ci) {
+        String missing = CHROMIUM + " or " + DRIVER + " is missing. To run them, install Chromium and its driver "
+                + "(Debian/Ubuntu: apt-get install -y chromium chromium-driver, as .ci/run does), or point "
+                + "-Ddashboard.chromium and -Ddashboard.chromedriver at them.";
+        if (!installed && "true".equalsIgnoreCase(ci)) {
+            throw new AssertionError("Browser tests cannot run under CI=true: " + missing);
+        }
+        assumeTrue(installed, "Browser tests skipped: " + missing);
     }
 
     static Browser start() {

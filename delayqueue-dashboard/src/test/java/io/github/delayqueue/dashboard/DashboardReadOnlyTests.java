@@ -11,18 +11,10 @@ import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.dashboard.app.DashApp;
 import io.github.delayqueue.dashboard.app.DashApp.Email;
 import io.github.delayqueue.dashboard.app.DashQueues;
-import io.github.delayqueue.spring.DelayQueueAdmin;
-import io.github.delayqueue.spring.DelayQueueTemplate;
-import io.github.delayqueue.testing.TestRedis;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -33,43 +25,14 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(classes = DashApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "delayqueue.dashboard.enabled=true", "spring.main.banner-mode=off" })
-class DashboardReadOnlyTests {
-
-    private static final String PREFIX = TestRedis.uniquePrefix();
-
-    @DynamicPropertySource
-    static void redis(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.url", TestRedis::url);
-        registry.add("delayqueue.key-prefix", () -> PREFIX);
-    }
-
-    @AfterAll
-    static void deleteKeys() {
-        TestRedis.deleteKeys(PREFIX);
-    }
-
-    @LocalServerPort
-    int port;
-
-    @Autowired
-    DelayQueueTemplate template;
-
-    @Autowired
-    DelayQueueAdmin admin;
-
-    @Autowired
-    DashApp.EmailHandler emails;
-
-    private String base() {
-        return "http://localhost:" + this.port + "/delayqueue";
-    }
+class DashboardReadOnlyTests extends DashboardContext {
 
     @Test
     void everyActionIsRefusedAndTheQueuesStayAsTheyWere() {
         this.template.send(DashQueues.REPORTS, Map.of("report", "r"), Duration.ofHours(1), SendOptions.id("ro-1"));
         this.emails.failFor.add("ro@example.com");
         this.template.send(DashQueues.EMAILS, new Email("ro@example.com", "x"), Duration.ZERO, SendOptions.id("ro-dead"));
-        await().atMost(Duration.ofSeconds(30)).until(() -> this.admin.deadLetters(DashQueues.EMAILS, 100).stream()
+        await().atMost(DEADLINE).until(() -> this.admin.deadLetters(DashQueues.EMAILS, 100).stream()
                 .anyMatch(d -> d.id().equals("ro-dead")));
         QueuedMessage pending = this.admin.message(DashQueues.REPORTS, "ro-1").orElseThrow();
         List<DeadLetter> dead = this.admin.deadLetters(DashQueues.EMAILS, 100);
@@ -106,7 +69,7 @@ class DashboardReadOnlyTests {
         this.emails.failFor.add("page@example.com");
         this.template.send(DashQueues.EMAILS, new Email("page@example.com", "x"), Duration.ZERO, SendOptions.id("ro-page"));
         this.template.send(DashQueues.REPORTS, Map.of("report", "r"), Duration.ofHours(1), SendOptions.id("ro-pending"));
-        await().atMost(Duration.ofSeconds(30)).until(() -> this.admin.deadLetters(DashQueues.EMAILS, 100).stream()
+        await().atMost(DEADLINE).until(() -> this.admin.deadLetters(DashQueues.EMAILS, 100).stream()
                 .anyMatch(d -> d.id().equals("ro-page")));
         try (Browser browser = Browser.start()) {
             browser.open(base() + "#/queues/EMAILS/dead");

@@ -7,15 +7,9 @@ import java.util.Map;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.dashboard.app.DashApp;
 import io.github.delayqueue.dashboard.app.DashQueues;
-import io.github.delayqueue.spring.DelayQueueAdmin;
-import io.github.delayqueue.spring.DelayQueueTemplate;
-import io.github.delayqueue.testing.TestRedis;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
@@ -24,8 +18,6 @@ import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,9 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(classes = { DashApp.class, DashboardSecuredTests.Secured.class },
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = { "delayqueue.dashboard.enabled=true",
                 "delayqueue.dashboard.actions-enabled=true", "spring.main.banner-mode=off" })
-class DashboardSecuredTests {
-
-    private static final String PREFIX = TestRedis.uniquePrefix();
+class DashboardSecuredTests extends DashboardContext {
 
     @Configuration(proxyBeanMethods = false)
     static class Secured {
@@ -57,29 +47,9 @@ class DashboardSecuredTests {
         }
     }
 
-    @DynamicPropertySource
-    static void redis(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.url", TestRedis::url);
-        registry.add("delayqueue.key-prefix", () -> PREFIX);
-    }
-
-    @AfterAll
-    static void deleteKeys() {
-        TestRedis.deleteKeys(PREFIX);
-    }
-
-    @LocalServerPort
-    int port;
-
-    @Autowired
-    DelayQueueTemplate template;
-
-    @Autowired
-    DelayQueueAdmin admin;
-
     @Test
     void onlyTheRoleMayLookAndActionsNeedThePagesCsrfToken() {
-        String base = "http://localhost:" + this.port + "/delayqueue";
+        String base = base();
         this.template.send(DashQueues.REPORTS, Map.of("report", "r"), Duration.ofHours(1), SendOptions.id("sec-1"));
 
         assertThat(new Http(base).get("").statusCode()).isEqualTo(401);

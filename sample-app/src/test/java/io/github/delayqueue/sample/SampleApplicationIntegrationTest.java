@@ -172,11 +172,14 @@ class SampleApplicationIntegrationTest {
         assertThat(read.get("queues")).containsKeys("ORDER_PAYMENT_TIMEOUT", "MEETING_REMINDER");
         assertThat(read.get("consumers")).containsKeys("ORDER_PAYMENT_TIMEOUT", "MEETING_REMINDER");
 
-        Map<String, Object> paused = this.http.post().uri("/actuator/delayqueue/MEETING_REMINDER/pause").retrieve()
+        // as the README's walk-through: a write takes JSON (the sample's application.yml allows the writes)
+        Map<String, Object> paused = this.http.post().uri("/actuator/delayqueue/MEETING_REMINDER/pause")
+                .contentType(MediaType.APPLICATION_JSON).body(Map.of("note", "the sample's test")).retrieve()
                 .body(new ParameterizedTypeReference<Map<String, Object>>() { });
         assertThat(paused).containsEntry("paused", true);
         assertThat(this.admin.isPaused(SampleQueues.MEETING_REMINDER)).isTrue();
-        this.http.post().uri("/actuator/delayqueue/MEETING_REMINDER/resume").retrieve().toBodilessEntity();
+        this.http.post().uri("/actuator/delayqueue/MEETING_REMINDER/resume").contentType(MediaType.APPLICATION_JSON)
+                .retrieve().toBodilessEntity();
         assertThat(this.admin.isPaused(SampleQueues.MEETING_REMINDER)).isFalse();
     }
 

@@ -15,16 +15,21 @@ import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
+import io.github.delayqueue.testing.TestRedis;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.stereotype.Component;
 
 /**
  * The application the dashboard tests run: Spring MVC, Spring Security with its CSRF protection on (every page
- * open to all, as a test needs; the docs show how to lock the path), a {@link SimpleMeterRegistry}, and handlers
- * the tests steer.
+ * open to all, as a test needs; the docs show how to lock the path), the actuator, a {@link SimpleMeterRegistry},
+ * and handlers the tests steer.
  */
 @SpringBootApplication
 public class DashApp {
@@ -34,10 +39,27 @@ public class DashApp {
             "delayqueue.dashboard.actions-enabled=true", "delayqueue.dashboard.show-payloads=true",
             "delayqueue.dashboard.refresh-interval=1s", "spring.main.banner-mode=off" };
 
+    /** Every page open to all; CSRF protection on unless {@code dash-app.csrf=false} (an application without it). */
     @Bean
-    SecurityFilterChain security(HttpSecurity http) throws Exception {
+    SecurityFilterChain security(HttpSecurity http, @Value("${dash-app.csrf:true}") boolean csrf) throws Exception {
         http.authorizeHttpRequests(requests -> requests.anyRequest().permitAll());
+        if (!csrf) {
+            http.csrf(AbstractHttpConfigurer::disable);
+        }
         return http.build();
+    }
+
+    /**
+     * Deletes this context's keys when it closes (Spring keeps test contexts until the tests end); an embedded
+     * Redis goes away with its keys.
+     */
+    @Bean
+    DisposableBean deleteTestKeys(@Value("${delayqueue.key-prefix}") String prefix) {
+        return () -> {
+            if (!TestRedis.isEmbedded()) {
+                TestRedis.deleteKeys(prefix);
+            }
+        };
     }
 
     /**

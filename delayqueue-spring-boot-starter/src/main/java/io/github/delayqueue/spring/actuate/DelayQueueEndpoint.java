@@ -16,6 +16,10 @@ import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -42,13 +46,19 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * DELETE /actuator/delayqueue/{queue}/messages/{id}           cancel a pending or in-flight message
  * </pre>
  *
- * An unknown queue reads as 404; bad input (an unknown queue or action in a write, a malformed id or key, a
+ * Read-only unless {@code management.endpoint.delayqueue.access=unrestricted}: the writes act on every
+ * application on the same Redis. Each POST takes a JSON body ({@code Content-Type: application/json}; {@code {}}
+ * will do, or {@code {"note": "why"}}, logged with the action): the actuator then maps the operation for JSON
+ * only, and a page on another origin cannot send JSON (nor a DELETE) without the browser's CORS preflight, so an
+ * HTML form or a {@code no-cors} fetch in an operator's browser gets a 415 and changes nothing.
+ *
+ * <p>An unknown queue reads as 404; bad input (an unknown queue or action in a write, a malformed id or key, a
  * limit out of range) is a 400 and changes nothing. Payloads and headers of dead letters are shown only with
  * {@code delayqueue.endpoint.show-payloads=true}: they may hold personal data.
  *
  * <p>Internal to the starter: public only so that the auto-configuration can create it.
  */
-@Endpoint(id = "delayqueue")
+@Endpoint(id = "delayqueue", defaultAccess = Access.READ_ONLY)
 public class DelayQueueEndpoint {
 
     /** Dead letters shown for one queue unless the request asks for another number. */
@@ -56,6 +66,11 @@ public class DelayQueueEndpoint {
 
     /** Most dead letters one read shows. */
     static final int MAX_DEAD_LETTERS = 100;
+
+    /** Longest note logged with a write. */
+    static final int MAX_NOTE = 200;
+
+    private static final Logger log = LoggerFactory.getLogger(DelayQueueEndpoint.class);
 
     private final DelayQueueAdmin admin;
     private final DelayQueueConsumerRegistry registry;
@@ -122,12 +137,13 @@ public class DelayQueueEndpoint {
      *
      * @param queue  the queue's code
      * @param action what to do
+     * @param note   why, logged with the action (optional); being a body field, it makes the operation take JSON
      * @return what changed
      */
     @WriteOperation
-    public ChangeDescriptor queueAction(@Selector String queue, @Selector String action) {
+    public ChangeDescriptor queueAction(@Selector String queue, @Selector String action, @Nullable String note) {
         DelayQueueCode code = require(queue);
-        return switch (action) {
+        return logged(note, switch (action) {
             case "pause" -> {
                 boolean before = this.admin.isPaused(code);
                 this.admin.pause(code);
@@ -144,7 +160,7 @@ public class DelayQueueEndpoint {
             }
             default -> throw invalid("unknown action '" + action + "' on queue '" + queue
                     + "'; use pause, resume or requeue-dead-letters");
-        };
+        });
     }
 
     /**
@@ -154,19 +170,20 @@ public class DelayQueueEndpoint {
      * @param kind   {@code messages} or {@code dead-letters}
      * @param target the message id or the dead letter's key
      * @param action {@code run-now} for a message, {@code requeue} for a dead letter
+     * @param note   why, logged with the action (optional); being a body field, it makes the operation take JSON
      * @return what changed: 0 when no pending message has the id, or no dead letter the key
      */
     @WriteOperation
     public ChangeDescriptor targetAction(@Selector String queue, @Selector String kind, @Selector String target,
-            @Selector String action) {
+            @Selector String action, @Nullable String note) {
         DelayQueueCode code = require(queue);
         if (kind.equals("messages") && action.equals("run-now")) {
             boolean due = badInputAs400(() -> this.admin.runNow(code, target));
-            return new ChangeDescriptor(queue, action, target, due ? 1 : 0, this.admin.isPaused(code));
+            return logged(note, new ChangeDescriptor(queue, action, target, due ? 1 : 0, this.admin.isPaused(code)));
         }
         if (kind.equals("dead-letters") && action.equals("requeue")) {
             long requeued = badInputAs400(() -> this.admin.requeue(code, List.of(target)));
-            return new ChangeDescriptor(queue, action, target, requeued, this.admin.isPaused(code));
+            return logged(note, new ChangeDescriptor(queue, action, target, requeued, this.admin.isPaused(code)));
         }
         throw invalid("unknown operation '" + kind + "/{id}/" + action + "' on queue '" + queue
                 + "'; use messages/{id}/run-now or dead-letters/{key}/requeue");
@@ -183,7 +200,7 @@ public class DelayQueueEndpoint {
     @DeleteOperation
     public ChangeDescriptor delete(@Selector String queue, @Selector String kind, @Selector String target) {
         DelayQueueCode code = require(queue);
-        return switch (kind) {
+        return logged(null, switch (kind) {
             case "messages" -> {
                 boolean cancelled = badInputAs400(() -> this.admin.cancel(code, target));
                 yield new ChangeDescriptor(queue, "cancel", target, cancelled ? 1 : 0, this.admin.isPaused(code));
@@ -194,7 +211,25 @@ public class DelayQueueEndpoint {
             }
             default -> throw invalid("unknown kind '" + kind + "' on queue '" + queue
                     + "'; delete messages/{id} or dead-letters/{key}");
-        };
+        });
+    }
+
+    /** Logs a write at INFO, as the dashboard logs its actions, with the operator's note if there is one. */
+    private static ChangeDescriptor logged(@Nullable String note, ChangeDescriptor change) {
+        if (log.isInfoEnabled()) {
+            String shown = note == null || note.isBlank() ? "" : " (note: " + printable(note) + ")";
+            log.info("Actuator: {} on queue '{}'{}: {} changed, paused={}{}", change.action(), change.queue(),
+                    change.target() == null ? "" : " for '" + printable(change.target()) + "'", change.changed(),
+                    change.paused(), shown);
+        }
+        return change;
+    }
+
+    /** At most {@value #MAX_NOTE} characters, control characters replaced: one log line per write. */
+    private static String printable(String text) {
+        String cut = text.length() <= MAX_NOTE ? text : text.substring(0, MAX_NOTE) + "…";
+        return cut.codePoints().map(c -> Character.isISOControl(c) ? '?' : c)
+                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
     }
 
     private DelayQueueCode require(String queue) {

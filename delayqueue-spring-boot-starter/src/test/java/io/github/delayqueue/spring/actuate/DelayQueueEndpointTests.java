@@ -1,11 +1,14 @@
 package io.github.delayqueue.spring.actuate;
 
+import java.lang.reflect.Method;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.spring.DelayQueueAdmin;
@@ -13,12 +16,18 @@ import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
 import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.QueueDetailsDescriptor;
 import io.github.delayqueue.spring.actuate.EndpointApp.Queues;
 import org.junit.jupiter.api.BeforeEach;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.BDDMockito.given;
@@ -101,10 +110,10 @@ class DelayQueueEndpointTests {
     void anUnknownQueueReadsAsNullAndIsRejectedByEveryWrite() {
         DelayQueueEndpoint endpoint = endpoint(false);
         assertThat(endpoint.queue("NOPE", null)).isNull();
-        assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.queueAction("NOPE", "pause"))
+        assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.queueAction("NOPE", "pause", null))
                 .withMessageContaining("unknown queue 'NOPE'").withMessageContaining("[WORK]");
         assertThatExceptionOfType(InvalidEndpointRequestException.class)
-                .isThrownBy(() -> endpoint.targetAction("NOPE", "messages", "id", "run-now"));
+                .isThrownBy(() -> endpoint.targetAction("NOPE", "messages", "id", "run-now", null));
         assertThatExceptionOfType(InvalidEndpointRequestException.class)
                 .isThrownBy(() -> endpoint.delete("NOPE", "messages", "id"));
         verify(this.admin, never()).pause(any());
@@ -112,12 +121,57 @@ class DelayQueueEndpointTests {
         verify(this.admin, never()).cancel(any(), anyString());
     }
 
+    /**
+     * The engine checks ids and keys before it writes; the endpoint turns exactly that rejection (an
+     * IllegalArgumentException) into a 400 that carries the engine's explanation, on every operation that takes an
+     * id or a key, and lets any other failure (Redis down) through as the server error it is.
+     */
     @Test
-    void anEngineRejectionIsABadRequest() {
-        given(this.admin.cancel(Queues.WORK, "bad\u0001id")).willThrow(new IllegalArgumentException("id must not contain control characters"));
-        assertThatExceptionOfType(InvalidEndpointRequestException.class)
-                .isThrownBy(() -> endpoint(false).delete("WORK", "messages", "bad\u0001id"))
-                .withMessageContaining("control characters");
+    void anEngineRejectionOfAnIdOrKeyIsABadRequestAndNothingElseIs() {
+        IllegalArgumentException rejected = new IllegalArgumentException("the engine's explanation");
+        given(this.admin.cancel(Queues.WORK, "bad")).willThrow(rejected);
+        given(this.admin.runNow(Queues.WORK, "bad")).willThrow(rejected);
+        given(this.admin.requeue(Queues.WORK, List.of("bad"))).willThrow(rejected);
+        given(this.admin.purge(Queues.WORK, List.of("bad"))).willThrow(rejected);
+        DelayQueueEndpoint endpoint = endpoint(false);
+        List<ThrowingCallable> calls = List.of(() -> endpoint.delete("WORK", "messages", "bad"),
+                () -> endpoint.delete("WORK", "dead-letters", "bad"),
+                () -> endpoint.targetAction("WORK", "messages", "bad", "run-now", null),
+                () -> endpoint.targetAction("WORK", "dead-letters", "bad", "requeue", null));
+        for (ThrowingCallable call : calls) {
+            assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(call)
+                    .satisfies(e -> assertThat(e.getReason()).isEqualTo("the engine's explanation"))
+                    .havingCause().isSameAs(rejected);
+        }
+
+        DelayQueueException redisDown = new DelayQueueException("Redis did not answer", null);
+        given(this.admin.cancel(Queues.WORK, "order-1")).willThrow(redisDown);
+        assertThatThrownBy(() -> endpoint.delete("WORK", "messages", "order-1")).isSameAs(redisDown);
+    }
+
+    /**
+     * Every POST operation has a parameter that is not a selector, so the actuator reads a body and maps the
+     * operation for JSON only: a request a page can send to another origin without a CORS preflight (a form, a
+     * {@code no-cors} fetch: text/plain, form-encoded, multipart) is refused with 415 before the endpoint runs.
+     * A write added without one would be forgeable; {@code DashboardForgeryBrowserTests} shows it in Chromium.
+     */
+    @Test
+    void everyWriteOperationTakesABodySoThatItAcceptsJsonOnly() {
+        List<Method> writes = Stream.of(DelayQueueEndpoint.class.getMethods())
+                .filter(m -> m.isAnnotationPresent(WriteOperation.class)).toList();
+        assertThat(writes).extracting(Method::getName).containsExactlyInAnyOrder("queueAction", "targetAction");
+        assertThat(writes).allSatisfy(m -> assertThat(m.getParameters())
+                .anyMatch(p -> !p.isAnnotationPresent(Selector.class)));
+        assertThat(DelayQueueEndpoint.class.getAnnotation(Endpoint.class).defaultAccess()).isEqualTo(Access.READ_ONLY);
+    }
+
+    @Test
+    void aNoteIsOptionalAndDoesNotChangeWhatIsDone() {
+        DelayQueueEndpoint endpoint = endpoint(false);
+        assertThat(endpoint.queueAction("WORK", "pause", null).changed()).isEqualTo(1);
+        assertThat(endpoint.queueAction("WORK", "resume", "incident 7:\nall clear".repeat(50)).action()).isEqualTo("resume");
+        verify(this.admin).pause(Queues.WORK);
+        verify(this.admin).resume(Queues.WORK);
     }
 
     @Test

@@ -25,7 +25,13 @@ public class EndpointApp {
         /** Throws for every payload: dead-lettered after two attempts. */
         FAILING,
         /** Declared, never consumed: only sent to. */
-        OUTBOX
+        OUTBOX,
+        /** Handled as {@link Charge}: a payload that is not one is dead-lettered at once. */
+        CHARGES
+    }
+
+    /** The payload of {@link Queues#CHARGES}. */
+    public record Charge(String customer, int amountCents) {
     }
 
     /** "instance:payload" for every WORK message handled, by either instance. */
@@ -44,6 +50,11 @@ public class EndpointApp {
         void work(String payload) throws InterruptedException {
             HANDLED.add(this.instance + ":" + payload);
             Thread.sleep(100); // some work: 20 messages keep 2 + 2 slots busy for about half a second, so both instances get some
+        }
+
+        @DelayHandler("CHARGES")
+        void charge(Charge charge) {
+            HANDLED.add(this.instance + ":" + charge.customer());
         }
 
         @DelayHandler(value = "FAILING", maxAttempts = "2")

@@ -6,7 +6,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueTemplate;
@@ -16,6 +22,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -33,8 +41,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The {@code delayqueue} endpoint through real HTTP, in a Boot application on a random port against the
- * embedded Redis, with a second instance of the application (no web server) on the same Redis and key prefix:
- * reads, the write operations, bad input, and a pause that holds both instances until the resume.
+ * embedded Redis with its writes allowed ({@code management.endpoint.delayqueue.access=unrestricted}), and a
+ * second instance of the application on the same Redis and key prefix with the default access (read-only):
+ * reads, the write operations, bad input, writes without JSON, and a pause that holds both instances until the
+ * resume.
  */
 @SpringBootTest(classes = EndpointApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class EndpointHttpIntegrationTests {
@@ -53,6 +63,7 @@ class EndpointHttpIntegrationTests {
         registry.add("spring.data.redis.url", TestRedis::url);
         registry.add("delayqueue.key-prefix", () -> PREFIX);
         registry.add("endpoint-test.instance", () -> "first");
+        registry.add("management.endpoint.delayqueue.access", () -> "unrestricted");
         for (String property : PROPERTIES) {
             String[] pair = property.split("=", 2);
             registry.add(pair[0], () -> pair[1]);
@@ -61,10 +72,10 @@ class EndpointHttpIntegrationTests {
 
     @BeforeAll
     static void startSecondInstance() {
-        second = new SpringApplicationBuilder(EndpointApp.class).web(WebApplicationType.NONE)
+        second = new SpringApplicationBuilder(EndpointApp.class).web(WebApplicationType.SERVLET)
                 .properties(PROPERTIES)
                 .properties("spring.data.redis.url=" + TestRedis.url(), "delayqueue.key-prefix=" + PREFIX,
-                        "endpoint-test.instance=second")
+                        "endpoint-test.instance=second", "server.port=0")
                 .run();
     }
 
@@ -100,7 +111,7 @@ class EndpointHttpIntegrationTests {
         Response response = get("/actuator/delayqueue");
         assertThat(response.status()).isEqualTo(200);
         JsonNode queues = response.body().get("queues");
-        assertThat(queues.propertyNames()).containsExactly("FAILING", "OUTBOX", "WORK"); // sorted by code
+        assertThat(queues.propertyNames()).containsExactly("CHARGES", "FAILING", "OUTBOX", "WORK"); // sorted by code
         JsonNode work = queues.get("WORK");
         assertThat(work.get("paused").asBoolean()).isFalse();
         for (String field : new String[] { "pending", "ready", "inFlight", "dead", "latenessMillis" }) {
@@ -108,7 +119,7 @@ class EndpointHttpIntegrationTests {
         }
         assertThat(work.get("serverTime").asString()).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
         JsonNode consumers = response.body().get("consumers");
-        assertThat(consumers.propertyNames()).containsExactlyInAnyOrder("WORK", "FAILING"); // OUTBOX has no handler
+        assertThat(consumers.propertyNames()).containsExactlyInAnyOrder("WORK", "FAILING", "CHARGES"); // OUTBOX has none
         JsonNode consumer = consumers.get("WORK");
         assertThat(consumer.get("state").asString()).isEqualTo("RUNNING");
         assertThat(consumer.get("concurrency").asInt()).isEqualTo(2);
@@ -165,6 +176,53 @@ class EndpointHttpIntegrationTests {
         assertThat(deleted.body().get("action").asString()).isEqualTo("delete");
         assertThat(this.admin.stats(Queues.FAILING).dead()).isZero();
         assertThat(delete("/actuator/delayqueue/FAILING/dead-letters/" + last).body().get("changed").asLong()).isZero();
+    }
+
+    /**
+     * With payloads hidden, a dead letter's reason says which type and field failed and how, never a value: not the
+     * one Jackson quotes, not the token of malformed JSON, not the text of a corrupt envelope or its headers.
+     */
+    @Test
+    void aReasonNamesTheTypeAndTheFieldButNoValueOfThePayload() throws Exception {
+        String secret = "4111-1111-SECRET";
+        this.template.send(Queues.CHARGES, Map.of("customer", "carol", "amountCents", secret), Duration.ZERO,
+                SendOptions.id("charge-wrong-type"));
+        // what a corruption or another tool may leave, written with plain Redis commands
+        long now = this.admin.stats(Queues.CHARGES).serverTime().toEpochMilli();
+        RedissonClient redis = TestRedis.newClient();
+        try {
+            plant(redis, "charge-not-json", "1:%s:" + now + ":0:{\"customer\": " + secret + "}");
+            plant(redis, "charge-headers-past-the-end", "1:%s:" + now + ":99:{\"authorization\":\"" + secret + "\"}{}");
+            String headers = "{\"authorization\": [\"" + secret + "\"]}";
+            plant(redis, "charge-headers-not-strings", "1:%s:" + now + ":" + headers.length() + ":" + headers + "{}");
+            plant(redis, "charge-unknown-format", secret + ":not an envelope");
+        } finally {
+            redis.shutdown();
+        }
+        await().atMost(DEADLINE).until(() -> this.admin.deadLetters(Queues.CHARGES, 10).size() == 5);
+
+        Map<String, String> reasons = new HashMap<>();
+        for (DeadLetter dead : this.admin.deadLetters(Queues.CHARGES, 10)) {
+            reasons.put(dead.id(), dead.reason());
+        }
+        assertThat(reasons.values()).allSatisfy(reason -> assertThat(reason).doesNotContain("4111").doesNotContain("SECRET"));
+        assertThat(get("/actuator/delayqueue/CHARGES").raw()).contains("charge-wrong-type").doesNotContain("4111");
+        assertThat(reasons.get("charge-wrong-type")).contains(EndpointApp.Charge.class.getName()).contains("amountCents")
+                .contains("int");
+        assertThat(reasons.get("charge-not-json")).contains(EndpointApp.Charge.class.getName()).contains("line 1");
+        assertThat(reasons.get("charge-headers-past-the-end")).contains("corrupt envelope").contains("headers");
+        assertThat(reasons.get("charge-headers-not-strings")).contains("corrupt envelope").contains("authorization");
+        assertThat(reasons.get("charge-unknown-format")).contains("unknown envelope format");
+    }
+
+    private static final AtomicLong SEQUENCE = new AtomicLong(0x5e0000000000L);
+
+    /** A format-1 entry, due long ago, with its sequence put where {@code %s} stands (if anywhere). */
+    private static void plant(RedissonClient redis, String id, String stored) {
+        String seq = String.format("%012x", SEQUENCE.incrementAndGet());
+        String base = PREFIX + ":{" + Queues.CHARGES.code() + "}:";
+        redis.getMap(base + "messages", StringCodec.INSTANCE).put(id, stored.replace("%s", seq));
+        redis.getScoredSortedSet(base + "delayed", StringCodec.INSTANCE).add(0, seq + id);
     }
 
     @Test
@@ -224,6 +282,60 @@ class EndpointHttpIntegrationTests {
     }
 
     @Test
+    void byDefaultTheEndpointIsReadOnly() throws Exception {
+        String other = "http://localhost:" + second.getEnvironment().getProperty("local.server.port");
+        assertThat(send(HttpRequest.newBuilder(URI.create(other + "/actuator/delayqueue")).GET()).status()).isEqualTo(200);
+        Response pause = send(json(HttpRequest.newBuilder(URI.create(other + "/actuator/delayqueue/WORK/pause"))));
+        assertThat(pause.status()).isEqualTo(404); // not mapped at all
+        Response requeue = send(json(HttpRequest.newBuilder(URI.create(other + "/actuator/delayqueue/FAILING/requeue-dead-letters"))));
+        assertThat(requeue.status()).isEqualTo(404);
+        this.template.send(Queues.OUTBOX, "kept", Duration.ofHours(1), SendOptions.id("kept-read-only"));
+        Response cancel = send(HttpRequest.newBuilder(URI.create(other + "/actuator/delayqueue/OUTBOX/messages/kept-read-only")).DELETE());
+        assertThat(cancel.status()).isIn(404, 405); // the path is a read's (one queue) in part: Spring may say 405
+        assertThat(this.admin.isPaused(Queues.WORK)).isFalse();
+        assertThat(this.admin.cancel(Queues.OUTBOX, "kept-read-only")).isTrue(); // still there
+    }
+
+    /**
+     * A write needs Content-Type application/json. What a page on another origin may send without a CORS
+     * preflight (an HTML form: form-encoded, multipart, text/plain; a {@code no-cors} fetch: the same, or nothing)
+     * is a 415 and changes nothing; {@code DashboardForgeryBrowserTests} sends them from Chromium.
+     */
+    @Test
+    void aWriteWithoutJsonIsRefusedAndChangesNothing() throws Exception {
+        URI pause = uri("/actuator/delayqueue/WORK/pause");
+        List<HttpRequest.Builder> forgeable = List.of(
+                HttpRequest.newBuilder(pause).POST(HttpRequest.BodyPublishers.noBody()),
+                HttpRequest.newBuilder(pause).header("Content-Type", "text/plain;charset=UTF-8")
+                        .POST(HttpRequest.BodyPublishers.ofString("{}")),
+                HttpRequest.newBuilder(pause).header("Content-Type", "application/x-www-form-urlencoded")
+                        .POST(HttpRequest.BodyPublishers.ofString("note=x")),
+                HttpRequest.newBuilder(pause).header("Content-Type", "multipart/form-data; boundary=b")
+                        .POST(HttpRequest.BodyPublishers.ofString("--b\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nx\r\n--b--\r\n")));
+        for (HttpRequest.Builder request : forgeable) {
+            assertThat(send(request).status()).isEqualTo(415);
+        }
+        this.template.send(Queues.OUTBOX, "kept", Duration.ofHours(1), SendOptions.id("kept-no-json"));
+        assertThat(send(HttpRequest.newBuilder(uri("/actuator/delayqueue/OUTBOX/messages/kept-no-json/run-now"))
+                .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("{}"))).status()).isEqualTo(415);
+        assertThat(this.admin.isPaused(Queues.WORK)).isFalse();
+        assertThat(this.admin.pending(Queues.OUTBOX, 0, 100).messages()).anySatisfy(m -> {
+            assertThat(m.id()).isEqualTo("kept-no-json");
+            assertThat(m.dueAt()).isAfter(Instant.now().plus(Duration.ofMinutes(30))); // not run now
+        });
+        assertThat(this.admin.cancel(Queues.OUTBOX, "kept-no-json")).isTrue(); // the other tests count OUTBOX
+
+        // with JSON, the same write works, a note or none
+        Response paused = send(HttpRequest.newBuilder(pause).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"note\": \"incident 7\"}")));
+        assertThat(paused.status()).isEqualTo(200);
+        assertThat(paused.body().get("paused").asBoolean()).isTrue();
+        assertThat(send(HttpRequest.newBuilder(uri("/actuator/delayqueue/WORK/resume")).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.noBody())).status()).isEqualTo(200);
+        assertThat(this.admin.isPaused(Queues.WORK)).isFalse();
+    }
+
+    @Test
     void badInputIsA4xxAndChangesNothing() throws Exception {
         this.template.send(Queues.OUTBOX, "kept", Duration.ofHours(1), SendOptions.id("kept"));
         long pendingBefore = this.admin.stats(Queues.OUTBOX).pending();
@@ -253,8 +365,13 @@ class EndpointHttpIntegrationTests {
         return send(HttpRequest.newBuilder(uri(path)).GET());
     }
 
+    /** A write as a script sends it: JSON, here without a note. */
     private Response post(String path) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.noBody()));
+        return send(json(HttpRequest.newBuilder(uri(path))));
+    }
+
+    private static HttpRequest.Builder json(HttpRequest.Builder request) {
+        return request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{}"));
     }
 
     private Response delete(String path) throws IOException, InterruptedException {
