@@ -3,6 +3,7 @@ package io.github.delayqueue.test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 
@@ -32,6 +33,9 @@ import io.github.delayqueue.testing.TestRedis;
 class ResetScopeTests {
 
     private static final String QUEUE = "PAYMENT_TIMEOUT";
+
+    /** Names another Redis for the test contexts, which then start no embedded one. */
+    private static final String EMBEDDED_OFF = "DELAYQUEUE_REDIS_URL";
 
     @Test
     void resetRefusesAPrefixTheContextDidNotGenerateAndItsLiveMessagesAndDeadLettersSurvive() {
@@ -93,6 +97,25 @@ class ResetScopeTests {
         } finally {
             redis.shutdown();
             TestRedis.deleteKeys(prefix);
+        }
+    }
+
+    @Test
+    void onTheEmbeddedRedisTheTestsStartedAConfiguredPrefixIsTheTestsOwn() {
+        assumeTrue(System.getenv(EMBEDDED_OFF) == null && System.getProperty(EMBEDDED_OFF) == null,
+                "runs only where the test context starts its embedded Redis");
+        String prefix = TestRedis.uniquePrefix();
+        SpringApplication application = new SpringApplication(TestApplication.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        application.addInitializers(context -> new DelayQueueTestContextCustomizer().customizeContext(context, null));
+        try (ConfigurableApplicationContext context = application.run("--delayqueue.key-prefix=" + prefix,
+                "--delayqueue.consumer.enabled=false")) {
+            assertThat(context.containsBean(DelayQueueTestContextCustomizer.EMBEDDED_REDIS_BEAN)).isTrue();
+            context.getBean(DelayQueueTemplate.class).send(TestQueues.PAYMENT_TIMEOUT, new PaymentTimeout(9),
+                    Duration.ofHours(1));
+            DelayQueueTester tester = context.getBean(DelayQueueTester.class);
+            tester.reset();
+            assertThat(tester.pending(TestQueues.PAYMENT_TIMEOUT)).isEmpty();
         }
     }
 
