@@ -3,6 +3,7 @@ package io.github.delayqueue.core;
 import java.lang.reflect.Type;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -57,8 +58,10 @@ import io.netty.buffer.Unpooled;
  *
  * <p>Stop the application's old Redisson consumers, producers and transfer task first: a transfer task still
  * running can move an entry to the destination queue between this import's read and its removal, and a
- * {@code take()} then runs that job a second time. Run one import per source at a time. Entries added to
- * Redisson's structures during a run wait for the next run.
+ * {@code take()} then runs that job a second time. Imports run one at a time per key prefix, enforced by a lease
+ * in Redis ({@link #run()}): two runs at once, in one JVM or on two instances, would write a job again after the
+ * other removed it and cleaned its ledger. Entries added to Redisson's structures during a run wait for the next
+ * run.
  *
  * <p>An importer is not thread-safe: call {@link #run()} from one thread; build one per source and target.
  *
@@ -96,6 +99,9 @@ public final class RDelayedQueueImporter {
     private final @Nullable Type payloadType;
     private final int batchSize;
     private final boolean dryRun;
+    private final Duration waitForOtherImport;
+    private Duration leaseTtl = ImportLease.DEFAULT_TTL;
+    private @Nullable ImportLease lease;
     private Step afterWrite = entries -> {
     };
     private Step afterRemove = entries -> {
@@ -111,6 +117,7 @@ public final class RDelayedQueueImporter {
         this.payloadType = b.payloadType;
         this.batchSize = b.batchSize;
         this.dryRun = b.dryRun;
+        this.waitForOtherImport = b.waitForOtherImport;
     }
 
     /** An importer into a queue of {@code client}. */
@@ -125,6 +132,12 @@ public final class RDelayedQueueImporter {
         return this;
     }
 
+    /** Test seam: how long the import lease lasts without renewal. */
+    RDelayedQueueImporter leaseTtl(Duration ttl) {
+        this.leaseTtl = ttl;
+        return this;
+    }
+
     /** Test seam: what happens between a batch's removal from Redisson and the cleanup of its ledger ids. */
     RDelayedQueueImporter afterRemove(Step hook) {
         this.afterRemove = hook;
@@ -135,13 +148,24 @@ public final class RDelayedQueueImporter {
      * Runs the import (or, for a dry run, reads and checks every entry and writes nothing). Restartable: run it
      * again after an interruption, or after fixing what made entries fail.
      *
-     * @throws DelayQueueException if Redis fails; what was imported and removed until then stays so, and a new
-     *                             run carries on
+     * <p>A run (not a dry run) first takes the import lease of the client's key prefix, so that imports run one at
+     * a time whichever JVM runs them: it waits for another import to end up to
+     * {@link Builder#waitForOtherImport waitForOtherImport} (default: not at all), keeps the lease while it runs
+     * and releases it when it ends, however it ends.
+     *
+     * @throws ImportInProgressException if another import holds the lease (then nothing was read or written)
+     * @throws DelayQueueException       if Redis fails, or the lease was lost while running; what was imported and
+     *                                   removed until then stays so, and a new run carries on
      */
     public ImportReport run() {
         QueueRoute route = client.queueRoute(target);
         Tally tally = new Tally();
         try {
+            if (!dryRun) {
+                lease = ImportLease.acquire(client.redisson(), ImportLease.key(client.options().keyPrefix()),
+                        "import of RDelayedQueue '" + source.name() + "' into queue '" + target + "'", leaseTtl,
+                        waitForOtherImport);
+            }
             if (dryRun) {
                 checkReady(tally);
             } else {
@@ -154,6 +178,7 @@ public final class RDelayedQueueImporter {
             long remaining = source.delayedSize() + source.readySize();
             if (!dryRun && remaining == 0) {
                 // nothing left to import from: ids recorded by a run that stopped between removal and cleanup
+                lease.check();
                 for (QueueOps ops : route.parts()) {
                     client.redisson().getKeys().delete(ops.keys().importLedger());
                 }
@@ -172,6 +197,11 @@ public final class RDelayedQueueImporter {
             throw new DelayQueueException("could not import RDelayedQueue '" + source.name() + "' into queue '"
                     + target + "' (found " + tally.found + ", imported " + tally.imported + ", removed "
                     + tally.removed + " so far; run again to carry on): " + e, e);
+        } finally {
+            if (lease != null) {
+                lease.close();
+                lease = null;
+            }
         }
     }
 
@@ -253,6 +283,7 @@ public final class RDelayedQueueImporter {
             if (dryRun) {
                 offset += batch.size();
             } else if (!batch.isEmpty()) {
+                lease.check();
                 List<List<Integer>> groups = route.byPartition(batch.stream().map(c -> c.id).toList());
                 for (int p = 0; p < groups.size(); p++) {
                     List<Candidate> part = new ArrayList<>(groups.get(p).size());
@@ -275,6 +306,7 @@ public final class RDelayedQueueImporter {
                 }
                 tally.removed += source.remove(packed);
                 afterRemove.reached(tally.imported + tally.alreadyImported);
+                lease.check();
                 // removed from Redisson: the ledger no longer needs these ids (a crash before this line leaves
                 // them until a run finds nothing left to import)
                 for (int p = 0; p < route.count(); p++) {
@@ -435,6 +467,7 @@ public final class RDelayedQueueImporter {
         private @Nullable Type payloadType;
         private int batchSize = DEFAULT_BATCH_SIZE;
         private boolean dryRun;
+        private Duration waitForOtherImport = Duration.ZERO;
 
         private Builder(DelayQueueClient client) {
             this.client = client;
@@ -489,6 +522,19 @@ public final class RDelayedQueueImporter {
         /** Entries read, written and removed per round trip, 1 to {@value #MAX_BATCH_SIZE} (default {@value #DEFAULT_BATCH_SIZE}). */
         public Builder batchSize(int batchSize) {
             this.batchSize = batchSize;
+            return this;
+        }
+
+        /**
+         * How long {@link RDelayedQueueImporter#run()} waits for another import under the same key prefix (in this
+         * JVM or another) to end before it gives up with an {@link ImportInProgressException}; default zero: it
+         * gives up at once. An application that runs the import on every instance at startup sets a wait longer
+         * than an import takes: the instances then import one after another, and the later ones find nothing left.
+         */
+        public Builder waitForOtherImport(Duration maxWait) {
+            Checks.require(maxWait != null && !maxWait.isNegative(), "waitForOtherImport must not be null or negative, was "
+                    + maxWait);
+            this.waitForOtherImport = maxWait;
             return this;
         }
 

@@ -314,6 +314,108 @@ class RDelayedQueueImporterTest {
         assertThat(redis.redisson().getKeys().countExists(client.queueOps(queue).keys().importLedger())).isZero();
     }
 
+    /**
+     * Issue 32: the sample ran the import on every instance at startup. Two runs at once: the second read the
+     * entries before the first removed them and wrote them after the first had cleaned its ledger, when their
+     * messages had been delivered and acknowledged: each job ran twice. Now the second refuses at once, having
+     * read and written nothing, and a third that waits for the lease runs after the first and finds nothing left.
+     */
+    @Test
+    void twoImportsStartedAtOnceDeliverEveryJobOnceTheSecondRefusesAndOneThatWaitsFindsNothingLeft(RedisContext redis)
+            throws Exception {
+        String name = source(redis, "concurrent");
+        String queue = "concurrent-target";
+        int total = 40;
+        oldApplication(name, null, (delayed, destination) -> {
+            for (int i = 0; i < total; i++) {
+                delayed.offer("job-" + i, 5, TimeUnit.MINUTES);
+            }
+        });
+        DelayQueueClient client = redis.client();
+        List<Delivered> delivered = startConsumer(client, queue, String.class, (String s) -> s);
+        java.util.concurrent.CountDownLatch firstEnded = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean secondRead = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.ExecutorService others = java.util.concurrent.Executors.newFixedThreadPool(2);
+        List<java.util.concurrent.Future<ImportReport>> second = new ArrayList<>();
+        try {
+            RDelayedQueueImporter first = importer(client, name, new Kryo5Codec(), queue)
+                    .mapping(value -> value).build()
+                    .afterWrite(written -> {
+                        // between the first's write and its removal from Redisson: a second import starts and, on
+                        // the old code, reads every entry (its mapping then waits until the first has ended)
+                        second.add(others.submit(() -> importer(client, name, new Kryo5Codec(), queue)
+                                .mapping(value -> {
+                                    secondRead.set(true);
+                                    awaitLatch(firstEnded);
+                                    return value;
+                                }).build().run()));
+                        await().atMost(Duration.ofSeconds(30)).until(() -> secondRead.get() || second.get(0).isDone());
+                        // a third waits for the lease instead of refusing
+                        second.add(others.submit(() -> importer(client, name, new Kryo5Codec(), queue)
+                                .waitForOtherImport(Duration.ofSeconds(60)).build().run()));
+                        // the first's messages are due now: delivered and acknowledged before it removes them
+                        client.pending(queue, 0, total).messages()
+                                .forEach(message -> client.reschedule(queue, message.id(), Duration.ZERO));
+                        await().atMost(Duration.ofSeconds(30)).until(() -> distinct(delivered) == total);
+                    });
+            ImportReport report = first.run();
+            firstEnded.countDown();
+            assertThat(report.imported()).isEqualTo(total);
+            assertThat(report.complete()).isTrue();
+
+            assertThatThrownBy(() -> second.get(0).get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(ImportInProgressException.class)
+                    .cause().hasMessageContaining("Another RDelayedQueue import holds the import lease")
+                    .hasMessageContaining("import of RDelayedQueue '" + name + "' into queue '" + queue + "'")
+                    .hasMessageContaining("waitForOtherImport");
+            assertThat(secondRead).as("the refused import read nothing").isFalse();
+            ImportReport third = second.get(1).get(60, TimeUnit.SECONDS);
+            assertThat(third.found()).isZero();
+            assertThat(third.imported()).isZero();
+            // nothing written again: no job waits for a second delivery (its Redisson due time is minutes away)
+            assertThat(client.pending(queue, 0, 1).total()).as("jobs written twice").isZero();
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10)).until(() -> delivered.size() == total);
+            assertThat(distinct(delivered)).isEqualTo(total);
+            assertThat(redis.redisson().getKeys().countExists(ImportLease.key(redis.prefix()))).as("lease released")
+                    .isZero();
+        } finally {
+            firstEnded.countDown();
+            others.shutdownNow();
+        }
+    }
+
+    /** The lease expires when its holder dies, is renewed while a run lasts longer than it, and is released after. */
+    @Test
+    void theImportLeaseExpiresWhenItsHolderDiedAndIsRenewedWhileARunLasts(RedisContext redis) {
+        String name = source(redis, "lease");
+        String queue = "lease-target";
+        oldApplication(name, null, (delayed, destination) -> delayed.offer("job", 5, TimeUnit.MINUTES));
+        DelayQueueClient client = redis.client();
+        String key = ImportLease.key(redis.prefix());
+        org.redisson.api.RBucket<String> lease = redis.redisson().getBucket(key, StringCodec.INSTANCE);
+        // a holder that died (kill -9) left its lease, with 1.5 s to run
+        lease.set("dead-token import of something by 1@elsewhere since then", Duration.ofMillis(1_500));
+        assertThatThrownBy(() -> importer(client, name, new Kryo5Codec(), queue).build().run())
+                .isInstanceOf(ImportInProgressException.class).hasMessageContaining("by 1@elsewhere");
+        assertThat(new RDelayedQueueSource(redis.redisson(), name).delayedSize()).isEqualTo(1);
+
+        List<String> heldBy = new CopyOnWriteArrayList<>();
+        ImportReport report = importer(client, name, new Kryo5Codec(), queue)
+                .waitForOtherImport(Duration.ofSeconds(30)).build()
+                .leaseTtl(Duration.ofMillis(900))
+                .afterWrite(written -> {
+                    String token = lease.get();
+                    assertThat(token).contains("into queue '" + queue + "'");
+                    // three times its expiry: still this run's, so renewed
+                    await().during(Duration.ofMillis(2_700)).atMost(Duration.ofSeconds(10))
+                            .until(() -> token.equals(lease.get()));
+                    heldBy.add(token);
+                }).run();
+        assertThat(report.imported()).isEqualTo(1);
+        assertThat(heldBy).hasSize(1);
+        assertThat(lease.isExists()).as("released at the end").isFalse();
+    }
+
     @Test
     void anImportInterruptedAfterRedissonsRemovalLeavesOnlyLedgerIdsThatTheNextCompleteRunDeletes(RedisContext redis) {
         String name = source(redis, "crash-after-remove");
@@ -510,6 +612,15 @@ class RDelayedQueueImporterTest {
         consumer.start();
         consumers.add(consumer);
         return delivered;
+    }
+
+    private static void awaitLatch(java.util.concurrent.CountDownLatch latch) {
+        try {
+            latch.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private static long distinct(List<Delivered> delivered) {

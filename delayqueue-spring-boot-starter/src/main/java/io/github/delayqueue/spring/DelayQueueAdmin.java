@@ -126,6 +126,8 @@ public interface DelayQueueAdmin {
      *
      * @throws IllegalArgumentException for a {@code null} or undeclared code, a {@code null} or blank name, a
      *                                  {@code null} codec or mapping; nothing is read or written then
+     * @throws io.github.delayqueue.core.ImportInProgressException if another import (in this JVM or another) holds
+     *                                  the import lease of the queue's key prefix; nothing is read or written then
      */
     ImportReport importFromRDelayedQueue(DelayQueueCode code, String redissonQueueName, Codec codec, boolean dryRun,
             Function<Object, ?> mapping);

@@ -8,6 +8,7 @@ import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.Environment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.ContextCustomizer;
 import org.springframework.test.context.MergedContextConfiguration;
@@ -22,7 +23,8 @@ import io.github.delayqueue.spring.core.QueueCatalog;
  * ({@code dqtest-} and 10 letters or digits), so test contexts sharing one Redis, parallel test classes included,
  * never see each other's messages, and deletes that prefix's keys when the context closes
  * ({@link KeyPrefixCleanup});</li>
- * <li>registers a {@link DelayQueueTester} bean, created when it is first injected.</li>
+ * <li>registers a {@link DelayQueueTester} bean, created when it is first injected, whose {@code reset()} deletes
+ * only what the context owns ({@link ResetScope}).</li>
  * </ul>
  * All instances are equal, so it does not split Spring's context cache: two test classes with the same
  * configuration share one context and so one key prefix.
@@ -32,6 +34,9 @@ final class DelayQueueTestContextCustomizer implements ContextCustomizer {
     static final String KEY_PREFIX = "delayqueue.key-prefix";
 
     static final String TESTER_BEAN = "delayQueueTester";
+
+    /** The bean by which a context holds the embedded Redis it started (see the {@code redis} package). */
+    static final String EMBEDDED_REDIS_BEAN = "delayQueueEmbeddedRedis";
 
     private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -67,7 +72,15 @@ final class DelayQueueTestContextCustomizer implements ContextCustomizer {
             throw new IllegalStateException("DelayQueueTester needs delayqueue's auto-configuration in the test "
                     + "context: use @SpringBootTest (or a test slice that includes DelayQueueAutoConfiguration)");
         }
-        return new DelayQueueTester(catalog, registry, DelayQueueTester.DEFAULT_TIMEOUT);
+        return new DelayQueueTester(catalog, registry, DelayQueueTester.DEFAULT_TIMEOUT, resetScope(beanFactory));
+    }
+
+    /** What {@link DelayQueueTester#reset()} may delete: known once the context is refreshed (embedded Redis or not). */
+    private static ResetScope resetScope(BeanFactory beanFactory) {
+        String generated = beanFactory.containsBean(KeyPrefixCleanup.BEAN)
+                ? beanFactory.getBean(KeyPrefixCleanup.BEAN, KeyPrefixCleanup.class).prefix() : null;
+        boolean optedIn = beanFactory.getBean(Environment.class).getProperty(ResetScope.OPT_IN, Boolean.class, false);
+        return new ResetScope(generated, beanFactory.containsBean(EMBEDDED_REDIS_BEAN), optedIn);
     }
 
     static String randomPrefix() {

@@ -57,11 +57,14 @@ public final class DelayQueueTester {
     private final QueueCatalog catalog;
     private final DefaultDelayQueueConsumerRegistry registry;
     private final Duration timeout;
+    private final ResetScope resetScope;
 
-    DelayQueueTester(QueueCatalog catalog, DefaultDelayQueueConsumerRegistry registry, Duration timeout) {
+    DelayQueueTester(QueueCatalog catalog, DefaultDelayQueueConsumerRegistry registry, Duration timeout,
+            ResetScope resetScope) {
         this.catalog = catalog;
         this.registry = registry;
         this.timeout = timeout;
+        this.resetScope = resetScope;
     }
 
     /** How long runs and waits of this tester last before they fail. */
@@ -72,7 +75,7 @@ public final class DelayQueueTester {
     /** A tester whose runs and waits fail after {@code timeout} (positive) instead. */
     public DelayQueueTester withTimeout(Duration timeout) {
         require(timeout != null && !timeout.isNegative() && !timeout.isZero(), "timeout must be positive, was " + timeout);
-        return new DelayQueueTester(this.catalog, this.registry, timeout);
+        return new DelayQueueTester(this.catalog, this.registry, timeout, this.resetScope);
     }
 
     // ---- what was sent
@@ -268,10 +271,29 @@ public final class DelayQueueTester {
      * since their messages are gone): call {@link #awaitIdle()} first. Each queue's key prefix of this test context
      * is deleted anyway when the context closes.
      *
-     * @throws IllegalStateException if a queue still has live messages after 11 rounds of deleting up to 2000 of
-     *                               them (handlers that keep sending, or a queue larger than a test's)
+     * <p>It deletes only what the test context owns: queues under the key prefix the context generated, or any
+     * queue when the context runs on the embedded Redis it started. A queue whose prefix comes from the
+     * configuration ({@code delayqueue.key-prefix} in the application's {@code application.yml}, say) on a Redis
+     * the test did not start may hold the application's real messages; then nothing is deleted and the call throws,
+     * unless the test sets {@code delayqueue.test.reset-configured-prefix=true} to say that Redis holds test data
+     * only.
+     *
+     * @throws IllegalStateException if a queue's key prefix is not the context's own (nothing is deleted then), or
+     *                               a queue still has live messages after 11 rounds of deleting up to 2000 of them
+     *                               (handlers that keep sending, or a queue larger than a test's)
      */
     public void reset() {
+        List<String> foreign = new ArrayList<>();
+        for (DelayQueueCode code : this.catalog.codes()) {
+            QueueCatalog.Queue queue = this.catalog.require(code);
+            String prefix = queue.client().options().keyPrefix();
+            if (!this.resetScope.owns(prefix)) {
+                foreign.add(queue.name() + " (prefix '" + prefix + "')");
+            }
+        }
+        if (!foreign.isEmpty()) {
+            throw new IllegalStateException(this.resetScope.refusal(foreign));
+        }
         for (DelayQueueCode code : this.catalog.codes()) {
             QueueCatalog.Queue queue = this.catalog.require(code);
             boolean empty = false;

@@ -35,7 +35,7 @@ import org.springframework.util.ClassUtils;
  */
 final class EmbeddedRedisPostProcessor implements BeanFactoryPostProcessor, Ordered {
 
-    /** The bean of the context's {@link EmbeddedRedisLease}. */
+    /** The bean of the context's {@link EmbeddedRedisLease}; DelayQueueTester's reset() looks for it by this name. */
     static final String LEASE_BEAN = "delayQueueEmbeddedRedis";
 
     static final String EXTERNAL_URL = "DELAYQUEUE_REDIS_URL";
