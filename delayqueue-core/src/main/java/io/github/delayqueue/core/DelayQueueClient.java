@@ -196,27 +196,19 @@ public final class DelayQueueClient {
     }
 
     /**
-     * Applies sends, cancels and reschedules that carry versions (see {@link VersionedIntent}): per message id, an
-     * intent is written only if its version is above every version applied for that id in the last
-     * {@code keepVersions}, so an older intent written late never overwrites a newer one and never brings back a
-     * cancelled message; an intent applied again (a retry after a failed {@code WAIT}) changes nothing. Intents
-     * are applied in list order (an id may appear more than once). The versions are kept in Redis beside the
-     * queue, one hash field and one sorted-set entry per id, and forgotten {@code keepVersions} after the id's last
-     * versioned write. A send is checked as {@link #restore} checks it. With {@link ClientOptions#waitForReplicas()},
-     * each script call is followed by {@code WAIT}, as a send's is.
+     * Runs every check of {@link #applyVersioned} on {@code intents} without writing anything: to refuse bad input
+     * before it is stored elsewhere (a transactional outbox's row).
      *
-     * @return one outcome per intent, in order
-     * @throws IllegalArgumentException on an intent {@link #restore}, {@link #cancel} or {@link #reschedule} would
-     *         reject, or a {@code keepVersions} that is not positive; nothing is written then
-     * @throws DelayQueueException if Redis fails (earlier script calls of a large list stay written)
+     * @throws IllegalArgumentException on an intent {@link #applyVersioned} would reject
      */
-    public List<VersionedIntent.Outcome> applyVersioned(String queue, List<VersionedIntent> intents, Duration keepVersions) {
-        QueueRoute route = route(queue);
+    public void checkVersioned(String queue, List<VersionedIntent> intents) {
+        route(queue);
+        versionedArgs(intents, new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+    }
+
+    /** versioned.lua's arguments of {@code intents}: where each intent's start in {@code args}, and its bytes. */
+    private void versionedArgs(List<VersionedIntent> intents, List<String> args, List<Integer> starts, List<Integer> sizes) {
         Checks.require(intents != null, "intents must not be null");
-        Checks.require(keepVersions != null && keepVersions.toMillis() > 0, "keepVersions must be positive");
-        List<String> args = new ArrayList<>(intents.size() * 6);
-        List<Integer> starts = new ArrayList<>(intents.size());
-        List<Integer> sizes = new ArrayList<>(intents.size());
         for (int i = 0; i < intents.size(); i++) {
             VersionedIntent intent = intents.get(i);
             String where = intents.size() == 1 ? "" : " (intent " + i + ")";
@@ -246,6 +238,30 @@ public final class DelayQueueClient {
             }
             sizes.add(bytes);
         }
+    }
+
+    /**
+     * Applies sends, cancels and reschedules that carry versions (see {@link VersionedIntent}): per message id, an
+     * intent is written only if its version is above every version applied for that id in the last
+     * {@code keepVersions}, so an older intent written late never overwrites a newer one and never brings back a
+     * cancelled message; an intent applied again (a retry after a failed {@code WAIT}) changes nothing. Intents
+     * are applied in list order (an id may appear more than once). The versions are kept in Redis beside the
+     * queue, one hash field and one sorted-set entry per id, and forgotten {@code keepVersions} after the id's last
+     * versioned write. A send is checked as {@link #restore} checks it. With {@link ClientOptions#waitForReplicas()},
+     * each script call is followed by {@code WAIT}, as a send's is.
+     *
+     * @return one outcome per intent, in order
+     * @throws IllegalArgumentException on an intent {@link #restore}, {@link #cancel} or {@link #reschedule} would
+     *         reject, or a {@code keepVersions} that is not positive; nothing is written then
+     * @throws DelayQueueException if Redis fails (earlier script calls of a large list stay written)
+     */
+    public List<VersionedIntent.Outcome> applyVersioned(String queue, List<VersionedIntent> intents, Duration keepVersions) {
+        QueueRoute route = route(queue);
+        Checks.require(keepVersions != null && keepVersions.toMillis() > 0, "keepVersions must be positive");
+        List<String> args = new ArrayList<>(intents == null ? 0 : intents.size() * 6);
+        List<Integer> starts = new ArrayList<>();
+        List<Integer> sizes = new ArrayList<>();
+        versionedArgs(intents, args, starts, sizes);
         VersionedIntent.Outcome[] outcomes = new VersionedIntent.Outcome[intents.size()];
         redis(route, "apply versioned intents to queue '" + queue + "'", () -> {
             List<List<Integer>> groups = route.byPartition(intents.stream().map(VersionedIntent::id).toList());

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  */
 enum OutboxDialect {
 
-    /** PostgreSQL 9.5+: {@code clock_timestamp()} is the time of the statement's evaluation, not the transaction's start. */
+    /** PostgreSQL 9.6+: {@code clock_timestamp()} is the time of the statement's evaluation, not the transaction's start. */
     POSTGRESQL("postgresql", "clock_timestamp()",
             "clock_timestamp() + CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond'",
             "CAST(FLOOR(EXTRACT(EPOCH FROM (clock_timestamp() - created_at)) * 1000000) AS BIGINT)",

@@ -1,9 +1,13 @@
 -- delayqueue transactional outbox (delayqueue.producer.outbox.enabled=true), MySQL 8.0+ (InnoDB).
--- One row per message sent inside a transaction, written in that transaction and deleted once the
--- message is in Redis. Applied by delayqueue.producer.outbox.initialize-schema, or by your own migrations
--- (Flyway, Liquibase): copy it as it is.
+-- One row per intent (a message sent inside a transaction, written in that transaction; a cancel or a
+-- reschedule), deleted once it is in Redis. A row's id is its intent's version: per message id, Redis
+-- applies an intent only above the last version it applied. namespace: the application that wrote
+-- the row (delayqueue.producer.outbox.namespace); a relay takes only its own.
+-- Applied by delayqueue.producer.outbox.initialize-schema, or by your own migrations (Flyway,
+-- Liquibase): copy it as it is.
 CREATE TABLE IF NOT EXISTS delayqueue_outbox (
     id              BIGINT        NOT NULL AUTO_INCREMENT PRIMARY KEY,
+    namespace       VARCHAR(255)  NULL,
     queue_code      VARCHAR(255)  NOT NULL,
     message_id      VARCHAR(256)  NOT NULL,
     send_mode       VARCHAR(16)   NOT NULL,
