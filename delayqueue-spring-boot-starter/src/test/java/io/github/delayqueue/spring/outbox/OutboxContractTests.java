@@ -335,6 +335,45 @@ abstract class OutboxContractTests {
                 });
     }
 
+    /**
+     * Issue 31 item 4: rows carry their application's namespace and a relay takes only its own, and the rows written
+     * before rows had one (a NULL namespace) only for a queue it declares.
+     */
+    @Test
+    void aRelayTakesOnlyItsOwnNamespaceAndOldRowsOfItsQueues() {
+        runner().run(context -> {
+            clear(context);
+            JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+            String body = this.client.prepare("PRODUCER_ONLY", List.of(SendRequest.of("x", Duration.ofHours(1))))
+                    .messages().get(0).body();
+            String insert = "insert into delayqueue_outbox (namespace, queue_code, message_id, send_mode, delay_ms, body,"
+                    + " created_at, next_attempt_at, attempts) values (?, ?, ?, 'IF_ABSENT', 3600000, ?, current_timestamp,"
+                    + " current_timestamp, 0)";
+            context.getBean(TransactionTemplate.class).executeWithoutResult(status -> {
+                jdbc.update(insert, "another-app", "PRODUCER_ONLY", "theirs-1", body);
+                jdbc.update(insert, null, "PRODUCER_ONLY", "legacy-1", body);
+                jdbc.update(insert, null, "NOT_OURS", "legacy-2", body);
+            });
+            await().atMost(DEADLINE).until(() -> rows(context, "where message_id = 'legacy-1'") == 0);
+            assertThat(this.client.cancel("PRODUCER_ONLY", "legacy-1")).as("an old row of a declared queue").isTrue();
+            // a pass later, the other application's row and the old row of a queue not declared here are untouched
+            long relayed = context.getBean(OutboxRelay.class).relayed();
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> rows(context,
+                    "where message_id in ('theirs-1', 'legacy-2') and attempts = 0 and parked_at is null") == 2);
+            assertThat(context.getBean(OutboxRelay.class).relayed()).isEqualTo(relayed);
+            assertThat(this.client.message("PRODUCER_ONLY", "theirs-1")).isEmpty();
+            assertThat(context.getBean(OutboxRelay.class).stats().pending()).as("health counts its own rows").isZero();
+            // this application's rows carry its namespace (the key prefix: no spring.application.name here)
+            PreparedSend mine = this.client.prepare("PRODUCER_ONLY",
+                    List.of(SendRequest.of("mine", Duration.ofHours(1), SendOptions.id("mine-1"))));
+            context.getBean(TransactionTemplate.class)
+                    .executeWithoutResult(status -> context.getBean(SendOutbox.class).write(List.of(mine)));
+            assertThat(rows(context, "where message_id = 'mine-1' and namespace = '" + this.prefix + "'")).isEqualTo(1);
+            await().atMost(DEADLINE).until(() -> rows(context, "where message_id = 'mine-1'") == 0);
+            this.client.cancel("PRODUCER_ONLY", "mine-1");
+        });
+    }
+
     @Test
     void rowsACrashLeftAreRelayedUnderTheirIdsAndAnIfAbsentReplayChangesNothing() {
         runner().run(context -> {
