@@ -18,10 +18,6 @@ enum OutboxDialect {
             "CAST(FLOOR(EXTRACT(EPOCH FROM (clock_timestamp() - created_at)) * 1000000) AS BIGINT)",
             " LIMIT ? FOR UPDATE SKIP LOCKED"),
 
-    /** MySQL 8.0+: {@code NOW(6)} is the statement's start. */
-    MYSQL("mysql", "NOW(6)", "TIMESTAMPADD(MICROSECOND, ? * 1000, NOW(6))",
-            "TIMESTAMPDIFF(MICROSECOND, created_at, NOW(6))", " LIMIT ? FOR UPDATE SKIP LOCKED"),
-
     /** H2 2.x: {@code CURRENT_TIMESTAMP} is the start of the transaction. */
     H2("h2", "CURRENT_TIMESTAMP", "DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP)",
             "DATEDIFF(MICROSECOND, created_at, CURRENT_TIMESTAMP)", " FETCH FIRST ? ROWS ONLY FOR UPDATE SKIP LOCKED");
@@ -49,9 +45,6 @@ enum OutboxDialect {
         String name = databaseProductName.toLowerCase(Locale.ROOT);
         if (name.contains("postgres")) {
             return POSTGRESQL;
-        }
-        if (name.equals("mysql")) {
-            return MYSQL;
         }
         if (name.equals("h2")) {
             return H2;

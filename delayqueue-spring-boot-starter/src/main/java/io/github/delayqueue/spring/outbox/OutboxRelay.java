@@ -77,7 +77,7 @@ public final class OutboxRelay implements SmartLifecycle {
     /**
      * A relay on {@code dataSource}, whose database product must be one the outbox supports.
      *
-     * @throws IllegalStateException if the database cannot be read or is not PostgreSQL, MySQL or H2
+     * @throws IllegalStateException if the database cannot be read or is not PostgreSQL or H2
      */
     public static OutboxRelay create(DataSource dataSource, QueueCatalog catalog, OutboxSettings settings) {
         String product;
@@ -88,7 +88,8 @@ public final class OutboxRelay implements SmartLifecycle {
         }
         OutboxDialect dialect = OutboxDialect.of(product);
         if (dialect == null) {
-            throw new IllegalStateException("The outbox supports PostgreSQL, MySQL and H2; the DataSource is " + product);
+            throw new IllegalStateException("The outbox supports PostgreSQL and H2 (not MySQL or MariaDB, which are "
+                    + "untested); the DataSource is " + product);
         }
         List<String> queues = catalog.codes().stream().map(code -> code.code()).toList();
         return new OutboxRelay(new OutboxTable(new JdbcTemplate(dataSource), dialect, settings.namespace(), queues),
@@ -98,7 +99,7 @@ public final class OutboxRelay implements SmartLifecycle {
     /** Where the schema scripts are, {@code schema-<platform>.sql}. */
     public static final String SCHEMA_FOLDER = "io/github/delayqueue/spring/outbox/";
 
-    /** The database's platform name, as in the schema script's name: postgresql, mysql or h2. */
+    /** The database's platform name, as in the schema script's name: postgresql or h2. */
     public String platform() {
         return this.table.dialect().platform;
     }
