@@ -106,4 +106,23 @@ class VersionedIntentTest {
         assertThatThrownBy(() -> client.applyVersioned(QUEUE, List.of(), Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keepVersions");
     }
+
+    @Test
+    void aPartitionedQueueKeepsEachIdsVersionsInItsPartitionAndTheOrderOfTheList() {
+        DelayQueueClient partitioned = DelayQueueClient.create(redis.redisson(),
+                ClientOptions.builder().keyPrefix(redis.prefix()).partitions("versioned-parts", 4).build());
+        List<VersionedIntent> intents = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            PreparedSend prepared = partitioned.prepare("versioned-parts", List.of(SendRequest.of("p" + i,
+                    Duration.ofHours(1), SendOptions.id("p-" + i).withMode(SendMode.REPLACE))));
+            intents.add(VersionedIntent.send(prepared.messages().get(0), 100 + i));
+        }
+        intents.add(VersionedIntent.cancel("p-3", 200));
+        List<Outcome> outcomes = partitioned.applyVersioned("versioned-parts", intents, KEEP);
+        assertThat(outcomes).hasSize(21).containsOnly(Outcome.APPLIED);
+        assertThat(partitioned.stats("versioned-parts").pending()).isEqualTo(19);
+        assertThat(partitioned.applyVersioned("versioned-parts", intents.subList(0, 20), KEEP))
+                .containsOnly(Outcome.SUPERSEDED);
+        assertThat(partitioned.message("versioned-parts", "p-3")).isEmpty();
+    }
 }
