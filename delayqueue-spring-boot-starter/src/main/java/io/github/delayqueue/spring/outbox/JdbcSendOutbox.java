@@ -64,8 +64,8 @@ public final class JdbcSendOutbox implements SendOutbox {
     @Override
     public long writeAlone(String queue, VersionedIntent.Kind kind, String id, @Nullable Duration delay,
             @Nullable Instant dueAt) {
-        OutboxTable.Entry entry = new OutboxTable.Entry(queue, id, kind.name(),
-                delay == null ? null : OutboxTable.ceilMillis(delay), dueAt == null ? null : OutboxTable.epochMillisUp(dueAt), "");
+        OutboxTable.Entry entry = new OutboxTable.Entry(queue, id, kind.name(), delay == null ? null
+                : OutboxTable.ceilMillis(delay), dueAt == null ? null : OutboxTable.epochMillisUp(dueAt), "");
         return this.alone.execute(status -> insert(List.of(entry), List.of(id))).get(0);
     }
 

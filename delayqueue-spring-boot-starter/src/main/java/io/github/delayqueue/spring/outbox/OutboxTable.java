@@ -78,7 +78,8 @@ final class OutboxTable {
                 + ownQueues.stream().map(q -> "'" + q.replace("'", "''") + "'").collect(Collectors.joining(", ")) + "))";
         this.own = "(namespace = ?" + legacy + ")";
         this.lockDue = "SELECT id, queue_code, message_id, send_mode, delay_ms, due_at_ms, body, attempts, "
-                + dialect.elapsedMicros + " AS elapsed_us FROM " + TABLE + " WHERE " + this.own + " AND parked_at IS NULL AND next_attempt_at <= " + dialect.now + " ORDER BY id" + dialect.limitLockedSkipLocked;
+                + dialect.elapsedMicros + " AS elapsed_us FROM " + TABLE + " WHERE " + this.own
+                + " AND parked_at IS NULL AND next_attempt_at <= " + dialect.now + " ORDER BY id" + dialect.limitLockedSkipLocked;
     }
 
     OutboxDialect dialect() {
