@@ -58,7 +58,7 @@ public final class DelayQueueOutboxAutoConfiguration {
             return OutboxRelay.create(dataSource, catalog, settings);
         } catch (IllegalStateException e) {
             throw new DelayQueueConfigurationException("delayqueue.producer.outbox.enabled=true: " + e.getMessage(),
-                    "Use the outbox with PostgreSQL or H2, or turn it off.", e);
+                    "Use the outbox with PostgreSQL, MariaDB or H2, or turn it off.", e);
         }
     }
 

@@ -25,7 +25,7 @@ public class DelayQueueOutboxProperties {
     private boolean enabled = false;
 
     /**
-     * When to create the outbox table from the starter's script for the database (PostgreSQL, H2):
+     * When to create the outbox table from the starter's script for the database (PostgreSQL, MariaDB, H2):
      * 'embedded' (an embedded database only), 'always' or 'never' (your migrations create it).
      */
     private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;

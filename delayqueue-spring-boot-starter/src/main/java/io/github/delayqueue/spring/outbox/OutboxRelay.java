@@ -24,6 +24,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -72,12 +73,15 @@ public final class OutboxRelay implements SmartLifecycle {
         this.catalog = catalog;
         this.settings = settings;
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        // no gap locks (InnoDB's REPEATABLE READ takes them): a relay pass that waits for Redis while it holds its
+        // rows must not block the application's inserts into the table; PostgreSQL and H2 default to it anyway
+        this.transactions.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
     }
 
     /**
      * A relay on {@code dataSource}, whose database product must be one the outbox supports.
      *
-     * @throws IllegalStateException if the database cannot be read or is not PostgreSQL or H2
+     * @throws IllegalStateException if the database cannot be read or is not PostgreSQL, MariaDB or H2
      */
     public static OutboxRelay create(DataSource dataSource, QueueCatalog catalog, OutboxSettings settings) {
         String product;
@@ -88,7 +92,7 @@ public final class OutboxRelay implements SmartLifecycle {
         }
         OutboxDialect dialect = OutboxDialect.of(product);
         if (dialect == null) {
-            throw new IllegalStateException("The outbox supports PostgreSQL and H2 (not MySQL or MariaDB, which are "
+            throw new IllegalStateException("The outbox supports PostgreSQL, MariaDB and H2 (not MySQL, which is "
                     + "untested); the DataSource is " + product);
         }
         List<String> queues = catalog.codes().stream().map(code -> code.code()).toList();
@@ -99,9 +103,14 @@ public final class OutboxRelay implements SmartLifecycle {
     /** Where the schema scripts are, {@code schema-<platform>.sql}. */
     public static final String SCHEMA_FOLDER = "io/github/delayqueue/spring/outbox/";
 
-    /** The database's platform name, as in the schema script's name: postgresql or h2. */
+    /** The database's platform name, as in the schema script's name: postgresql, mariadb or h2. */
     public String platform() {
         return this.table.dialect().platform;
+    }
+
+    /** The relay's transactions: READ COMMITTED. */
+    TransactionTemplate transactions() {
+        return this.transactions;
     }
 
     OutboxTable table() {
