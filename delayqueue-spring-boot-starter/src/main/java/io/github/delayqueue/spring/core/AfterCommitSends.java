@@ -25,9 +25,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * just before the commit ({@link #beforeCommit}), in the transaction: a crash or a Redis failure after the
  * commit leaves their rows for the relay. They are written to Redis with their rows' keys as versions, so a row
  * the relay sends late never overwrites a newer intent for the same id. A send made after {@code beforeCommit} ran
- * (from another synchronization's {@code afterCommit}) gets its row in a transaction of its own before its write. A failed write to Redis after the commit is logged, never thrown:
- * thrown from {@code afterCommit} it would skip the application's later after-commit work (other
- * synchronizations, {@code @TransactionalEventListener}s), and the caller's data is committed anyway.
+ * (from another synchronization's {@code afterCommit}) gets its row in a transaction of its own before its write.
+ * A failed write to Redis after the commit is logged, never thrown: thrown from {@code afterCommit} it would skip
+ * the application's later after-commit work (other synchronizations, {@code @TransactionalEventListener}s), and
+ * the caller's data is committed anyway.
  */
 final class AfterCommitSends implements TransactionSynchronization {
 
