@@ -8,6 +8,8 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -40,14 +42,16 @@ import org.springframework.web.bind.annotation.RestController;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 31 item 3: a request that commits an order (and its send) while Boot's graceful shutdown waits for it must
- * have its outbox row deleted by this instance, not left for another instance to send again after
+ * Issue 31 item 3: requests that commit an order (and its send) while Boot's graceful shutdown waits for them must
+ * have their outbox rows deleted by this instance, not left for another instance to send again after
  * {@code relay-after}: the relay stops after the web server's graceful shutdown.
  */
 class OutboxGracefulShutdownTests {
 
-    /** The request holds until the shutdown has begun. */
-    static final CountDownLatch ARRIVED = new CountDownLatch(1);
+    /** Requests under way when the shutdown begins. */
+    static final int REQUESTS = 20;
+    /** The requests hold until the shutdown has begun. */
+    static final CountDownLatch ARRIVED = new CountDownLatch(REQUESTS);
     static final CountDownLatch SHUTTING_DOWN = new CountDownLatch(1);
 
     @RestController
@@ -117,7 +121,7 @@ class OutboxGracefulShutdownTests {
     }
 
     @Test
-    void aRowCommittedDuringGracefulShutdownIsDeletedByThisInstance() throws Exception {
+    void rowsCommittedDuringGracefulShutdownAreDeletedByThisInstance() throws Exception {
         String prefix = TestRedis.uniquePrefix();
         String database = "jdbc:h2:mem:graceful-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1";
         ConfigurableApplicationContext app = new SpringApplicationBuilder(WebApp.class).web(WebApplicationType.SERVLET)
@@ -132,21 +136,28 @@ class OutboxGracefulShutdownTests {
         try {
             app.getBean(JdbcTemplate.class).execute("create table orders (id varchar(40) primary key)");
             int port = ((WebServerApplicationContext) app).getWebServer().getPort();
-            CompletableFuture<HttpResponse<String>> response = HttpClient.newHttpClient().sendAsync(HttpRequest
-                    .newBuilder(URI.create("http://127.0.0.1:" + port + "/orders/graceful-1"))
-                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
-            assertThat(ARRIVED.await(30, TimeUnit.SECONDS)).isTrue();
-            app.close(); // the request commits while the graceful shutdown waits for it
-            assertThat(response.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            HttpClient http = HttpClient.newHttpClient();
+            List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+            for (int i = 0; i < REQUESTS; i++) {
+                responses.add(http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/orders/graceful-" + i))
+                        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString()));
+            }
+            assertThat(ARRIVED.await(60, TimeUnit.SECONDS)).isTrue();
+            app.close(); // the requests commit while the graceful shutdown waits for them
+            for (CompletableFuture<HttpResponse<String>> response : responses) {
+                assertThat(response.get(60, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            }
             try (Connection connection = DriverManager.getConnection(database, "sa", "");
                     ResultSet orders = connection.createStatement().executeQuery("select count(*) from orders");
                     ResultSet rows = connection.createStatement().executeQuery("select count(*) from delayqueue_outbox")) {
-                assertThat(orders.next() && orders.getLong(1) == 1).as("the order committed").isTrue();
+                assertThat(orders.next() && orders.getLong(1) == REQUESTS).as("every order committed").isTrue();
                 assertThat(rows.next()).isTrue();
                 assertThat(rows.getLong(1)).as("no row left for another instance to send again").isZero();
             }
             DelayQueueClient client = DelayQueueClient.create(redisson, ClientOptions.builder().keyPrefix(prefix).build());
-            assertThat(client.cancel("REMINDER", "graceful-1")).as("written once, by the after-commit write").isTrue();
+            for (int i = 0; i < REQUESTS; i++) {
+                assertThat(client.cancel("REMINDER", "graceful-" + i)).as("written by the after-commit write").isTrue();
+            }
         } finally {
             app.close();
             redisson.shutdown();
