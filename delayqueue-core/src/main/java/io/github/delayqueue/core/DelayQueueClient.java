@@ -175,19 +175,125 @@ public final class DelayQueueClient {
             PreparedSend.Message m = messages.get(i);
             String where = messages.size() == 1 ? "" : " (message " + i + ")";
             Checks.require(m != null, "message must not be null" + where);
-            validateId(m.id(), where);
             Checks.require(seen.add(m.id()), "duplicate id '" + m.id() + "' in one batch" + where);
-            int surrogate = Checks.loneSurrogate(m.body());
-            Checks.require(surrogate < 0, "body holds a lone surrogate at index " + surrogate + where);
-            try {
-                Envelope.parse(RESTORE_PREFIX + m.body());
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("body is not a message body this release writes" + where + ": " + e.getMessage(), e);
-            }
-            checked(m.due(), where);
-            costs.add(checkedBytes(m.id(), m.body(), where));
+            costs.add(checkedStored(m, where));
         }
         return new PreparedSend(this, queue, messages, costs);
+    }
+
+    /** The checks of {@link #restore} on one message; returns what it costs a script call, but for its due spec. */
+    private int checkedStored(PreparedSend.Message m, String where) {
+        validateId(m.id(), where);
+        int surrogate = Checks.loneSurrogate(m.body());
+        Checks.require(surrogate < 0, "body holds a lone surrogate at index " + surrogate + where);
+        try {
+            Envelope.parse(RESTORE_PREFIX + m.body());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("body is not a message body this release writes" + where + ": " + e.getMessage(), e);
+        }
+        checked(m.due(), where);
+        return checkedBytes(m.id(), m.body(), where);
+    }
+
+    /**
+     * Runs every check of {@link #applyVersioned} on {@code intents} without writing anything: to refuse bad input
+     * before it is stored elsewhere (a transactional outbox's row).
+     *
+     * @throws IllegalArgumentException on an intent {@link #applyVersioned} would reject
+     */
+    public void checkVersioned(String queue, List<VersionedIntent> intents) {
+        route(queue);
+        versionedArgs(intents, new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+    }
+
+    /** versioned.lua's arguments of {@code intents}: where each intent's start in {@code args}, and its bytes. */
+    private void versionedArgs(List<VersionedIntent> intents, List<String> args, List<Integer> starts, List<Integer> sizes) {
+        Checks.require(intents != null, "intents must not be null");
+        for (int i = 0; i < intents.size(); i++) {
+            VersionedIntent intent = intents.get(i);
+            String where = intents.size() == 1 ? "" : " (intent " + i + ")";
+            Checks.require(intent != null, "intent must not be null" + where);
+            starts.add(args.size());
+            args.add(switch (intent.kind()) {
+                case SEND -> "S";
+                case CANCEL -> "C";
+                case RESCHEDULE -> "R";
+            });
+            args.add(intent.id());
+            args.add(Long.toString(intent.version()));
+            int bytes = intent.id().length() + 32;
+            switch (intent.kind()) {
+                case SEND -> {
+                    PreparedSend.Message m = intent.message();
+                    bytes += checkedStored(m, where);
+                    args.add(QueueOps.modeArg(m.mode()));
+                    args.add(m.due().scriptArg());
+                    args.add(m.body());
+                }
+                case RESCHEDULE -> {
+                    validateId(intent.id(), where);
+                    args.add(checked(intent.due(), where).scriptArg());
+                }
+                case CANCEL -> validateId(intent.id(), where);
+            }
+            sizes.add(bytes);
+        }
+    }
+
+    /**
+     * Applies sends, cancels and reschedules that carry versions (see {@link VersionedIntent}): per message id, an
+     * intent is written only if its version is above every version applied for that id in the last
+     * {@code keepVersions}, so an older intent written late never overwrites a newer one and never brings back a
+     * cancelled message; an intent applied again (a retry after a failed {@code WAIT}) changes nothing. Intents
+     * are applied in list order (an id may appear more than once). The versions are kept in Redis beside the
+     * queue, one hash field and one sorted-set entry per id, and forgotten {@code keepVersions} after the id's last
+     * versioned write. A send is checked as {@link #restore} checks it. With {@link ClientOptions#waitForReplicas()},
+     * each script call is followed by {@code WAIT}, as a send's is.
+     *
+     * @return one outcome per intent, in order
+     * @throws IllegalArgumentException on an intent {@link #restore}, {@link #cancel} or {@link #reschedule} would
+     *         reject, or a {@code keepVersions} that is not positive; nothing is written then
+     * @throws DelayQueueException if Redis fails (earlier script calls of a large list stay written)
+     */
+    public List<VersionedIntent.Outcome> applyVersioned(String queue, List<VersionedIntent> intents, Duration keepVersions) {
+        QueueRoute route = route(queue);
+        Checks.require(keepVersions != null && keepVersions.toMillis() > 0, "keepVersions must be positive");
+        List<String> args = new ArrayList<>(intents == null ? 0 : intents.size() * 6);
+        List<Integer> starts = new ArrayList<>();
+        List<Integer> sizes = new ArrayList<>();
+        versionedArgs(intents, args, starts, sizes);
+        VersionedIntent.Outcome[] outcomes = new VersionedIntent.Outcome[intents.size()];
+        redis(route, "apply versioned intents to queue '" + queue + "'", () -> {
+            List<List<Integer>> groups = route.byPartition(intents.stream().map(VersionedIntent::id).toList());
+            for (int p = 0; p < groups.size(); p++) {
+                List<Integer> group = groups.get(p);
+                int from = 0;
+                while (from < group.size()) {
+                    int to = from;
+                    long bytes = 0;
+                    while (to < group.size() && to - from < SCRIPT_BATCH
+                            && (to == from || bytes + sizes.get(group.get(to)) <= QueueOps.SCRIPT_BYTES)) {
+                        bytes += sizes.get(group.get(to));
+                        to++;
+                    }
+                    List<String> callArgs = new ArrayList<>();
+                    for (int k = from; k < to; k++) {
+                        int i = group.get(k);
+                        int end = i + 1 < starts.size() ? starts.get(i + 1) : args.size();
+                        callArgs.addAll(args.subList(starts.get(i), end));
+                    }
+                    List<Object> flags = route.part(p).applyVersioned(keepVersions.toMillis(), callArgs);
+                    for (int k = from; k < to; k++) {
+                        long flag = Long.parseLong(flags.get(k - from).toString());
+                        outcomes[group.get(k)] = flag > 0 ? VersionedIntent.Outcome.APPLIED
+                                : flag == 0 ? VersionedIntent.Outcome.NOTHING_TO_DO : VersionedIntent.Outcome.SUPERSEDED;
+                    }
+                    from = to;
+                }
+            }
+            return null;
+        });
+        return List.of(outcomes);
     }
 
     /** A format-2 envelope prefix (version, sequence 0, enqueued at 0) to check a body with {@link Envelope#parse}. */

@@ -47,6 +47,16 @@ record QueueKeys(String queue, List<Object> keys, String wakeChannel, int partit
         return messages.substring(0, messages.length() - "messages".length()) + "imported";
     }
 
+    /** The keys of versioned writes (versioned.lua): the ten, then the versions hash and their record times. */
+    List<Object> versionedKeys() {
+        String messages = (String) keys.get(0);
+        String base = messages.substring(0, messages.length() - "messages".length());
+        List<Object> all = new java.util.ArrayList<>(keys);
+        all.add(base + "versions");
+        all.add(base + "versions-at");
+        return all;
+    }
+
     static void validateName(@Nullable String queue) {
         Checks.require(queue != null && !queue.isBlank(), "queue name must not be null or blank");
         Checks.require(QUEUE_NAME.matcher(queue).matches(),

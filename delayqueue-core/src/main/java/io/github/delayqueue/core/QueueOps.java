@@ -180,6 +180,38 @@ final class QueueOps {
     }
 
     /**
+     * Applies versioned intents with versioned.lua ({@code args} as its ARGV from the third on); with
+     * {@link #replicas} set, followed by WAIT as an enqueue is. Returns one number per intent: 1 applied, 0 nothing
+     * to do, -1 superseded.
+     */
+    List<Object> applyVersioned(long keepMs, List<String> args) {
+        Object[] all = new Object[2 + args.size()];
+        all[0] = keys.wakeChannel();
+        all[1] = Long.toString(keepMs);
+        for (int i = 0; i < args.size(); i++) {
+            all[2 + i] = args.get(i);
+        }
+        if (replicas == 0) {
+            return scripts.list(Scripts.Name.VERSIONED, keys.versionedKeys(), all);
+        }
+        try {
+            return scripts.listSyncedAsync(Scripts.Name.VERSIONED, keys.versionedKeys(), replicas, replicaTimeout, all)
+                    .thenApply(synced -> {
+                        if (synced.replicas() < replicas) {
+                            throw new NotReplicatedException("written to queue '" + keys.queue() + "' on the Redis master, "
+                                    + "but " + synced.replicas() + " of " + replicas + " replicas acknowledged it within "
+                                    + replicaTimeout.toMillis() + " ms: it is lost if that master fails before a replica "
+                                    + "has it (apply the intents again with the same versions to be sure: that writes "
+                                    + "nothing twice)", replicas, synced.replicas());
+                        }
+                        return synced.result();
+                    }).toCompletableFuture().join();
+        } catch (CompletionException e) {
+            throw unwrap(e);
+        }
+    }
+
+    /**
      * Writes imported messages with import.lua: {@code triples} as for {@link #enqueue}, every due an instant.
      * An id in the import ledger, or live, is not written again. Returns a flag per message: 1 written, 0 not.
      */

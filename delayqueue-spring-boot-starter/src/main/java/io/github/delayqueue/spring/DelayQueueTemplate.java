@@ -35,7 +35,12 @@ import io.github.delayqueue.core.SendRequest;
  * off). The payload is serialized at the call, so later changes to the object do not leak into the
  * message, and the returned id is final: when the options carry no id, one is generated up front. If
  * Redis fails after the commit, the commit stands and the exception reaches the code that committed.
- * {@code cancel} and {@code reschedule} always act at once.
+ * {@code cancel} and {@code reschedule} always act at once. With the transactional outbox
+ * ({@code delayqueue.producer.outbox.enabled}), a send deferred that way is also written to the outbox table in
+ * the transaction, and {@code cancel} and {@code reschedule} first write a row of their own (committed in a
+ * transaction of its own), so that per message id the newest of these intents wins even when an older send
+ * reaches Redis later through the outbox's relay; if Redis fails, such a cancel or reschedule throws and the
+ * relay applies it once Redis is back.
  */
 public interface DelayQueueTemplate {
 

@@ -26,6 +26,7 @@ import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
 import org.springframework.boot.sql.init.DatabaseInitializationSettings;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * The transactional outbox, with {@code delayqueue.producer.outbox.enabled=true}, spring-jdbc and one
@@ -45,10 +46,11 @@ import org.springframework.context.annotation.Configuration;
 public final class DelayQueueOutboxAutoConfiguration {
 
     @Bean
-    OutboxRelay delayQueueOutboxRelay(DataSource dataSource, QueueCatalog catalog, DelayQueueOutboxProperties properties) {
+    OutboxRelay delayQueueOutboxRelay(DataSource dataSource, QueueCatalog catalog, DelayQueueOutboxProperties properties,
+            DelayQueueProperties queues, Environment environment) {
         OutboxSettings settings;
         try {
-            settings = properties.toSettings();
+            settings = properties.toSettings(environment.getProperty("spring.application.name", queues.getKeyPrefix()));
         } catch (IllegalArgumentException e) {
             throw new DelayQueueConfigurationException(e.getMessage(), "Set the property within its range.", e);
         }
@@ -56,7 +58,7 @@ public final class DelayQueueOutboxAutoConfiguration {
             return OutboxRelay.create(dataSource, catalog, settings);
         } catch (IllegalStateException e) {
             throw new DelayQueueConfigurationException("delayqueue.producer.outbox.enabled=true: " + e.getMessage(),
-                    "Use the outbox with PostgreSQL, MySQL or H2, or turn it off.", e);
+                    "Use the outbox with PostgreSQL, MariaDB or H2, or turn it off.", e);
         }
     }
 

@@ -3,6 +3,7 @@ package io.github.delayqueue.spring.autoconfigure;
 import java.time.Duration;
 
 import io.github.delayqueue.spring.outbox.OutboxSettings;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
@@ -24,7 +25,7 @@ public class DelayQueueOutboxProperties {
     private boolean enabled = false;
 
     /**
-     * When to create the outbox table from the starter's script for the database (PostgreSQL, MySQL, H2):
+     * When to create the outbox table from the starter's script for the database (PostgreSQL, MariaDB, H2):
      * 'embedded' (an embedded database only), 'always' or 'never' (your migrations create it).
      */
     private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
@@ -50,6 +51,21 @@ public class DelayQueueOutboxProperties {
      * does not count towards parking.
      */
     private int maxAttempts = 10;
+
+    /**
+     * What this application's rows carry, and the only rows its relay takes, so that applications sharing one
+     * database never relay each other's rows. Defaults to spring.application.name, or delayqueue.key-prefix without
+     * one. Rows written before rows had a namespace are taken by any relay that declares their queue.
+     */
+    private @Nullable String namespace;
+
+    /**
+     * How long Redis keeps, per message id written through the outbox, the version of its last intent, so that an
+     * older intent the relay writes later (a send whose after-commit write failed) cannot overwrite a newer send or
+     * bring back a cancelled message. Longer than relay-after plus the longest a row may wait for the relay; costs
+     * about 100 bytes of Redis memory per id written in that time (1m to 7d).
+     */
+    private Duration versionRetention = Duration.ofHours(1);
 
     public boolean isEnabled() {
         return this.enabled;
@@ -107,9 +123,25 @@ public class DelayQueueOutboxProperties {
         this.maxAttempts = maxAttempts;
     }
 
-    /** The relay's settings, checked. */
-    OutboxSettings toSettings() {
+    public @Nullable String getNamespace() {
+        return this.namespace;
+    }
+
+    public void setNamespace(@Nullable String namespace) {
+        this.namespace = namespace;
+    }
+
+    public Duration getVersionRetention() {
+        return this.versionRetention;
+    }
+
+    public void setVersionRetention(Duration versionRetention) {
+        this.versionRetention = versionRetention;
+    }
+
+    /** The relay's settings, checked; {@code defaultNamespace} where no namespace is set. */
+    OutboxSettings toSettings(String defaultNamespace) {
         return new OutboxSettings(this.relayAfter, this.relayInterval, this.relayBatchSize, this.maxAttempts,
-                this.relayEnabled);
+                this.relayEnabled, this.namespace != null ? this.namespace : defaultNamespace, this.versionRetention);
     }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.core.PreparedSend;
+import io.github.delayqueue.core.VersionedIntent;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,9 +23,12 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *
  * <p>With an outbox, sends made while the transaction runs on the outbox's database are also written there
  * just before the commit ({@link #beforeCommit}), in the transaction: a crash or a Redis failure after the
- * commit leaves their rows for the relay. A failed write to Redis after the commit is logged, never thrown:
- * thrown from {@code afterCommit} it would skip the application's later after-commit work (other
- * synchronizations, {@code @TransactionalEventListener}s), and the caller's data is committed anyway.
+ * commit leaves their rows for the relay. They are written to Redis with their rows' keys as versions, so a row
+ * the relay sends late never overwrites a newer intent for the same id. A send made after {@code beforeCommit} ran
+ * (from another synchronization's {@code afterCommit}) gets its row in a transaction of its own before its write.
+ * A failed write to Redis after the commit is logged, never thrown: thrown from {@code afterCommit} it would skip
+ * the application's later after-commit work (other synchronizations, {@code @TransactionalEventListener}s), and
+ * the caller's data is committed anyway.
  */
 final class AfterCommitSends implements TransactionSynchronization {
 
@@ -135,13 +139,24 @@ final class AfterCommitSends implements TransactionSynchronization {
         this.pending.clear();
     }
 
-    /** Writes every pending send to Redis; logs failures (the rows of outbox sends stay for the relay), throws none. */
+    /**
+     * Writes every pending send to Redis; logs failures (the rows of outbox sends stay for the relay), throws none.
+     * An outbox send added after {@link #beforeCommit} ran (from another synchronization's {@code afterCommit}, or
+     * registered then) has no row yet: it gets one in a transaction of its own first.
+     */
     private void sendAll() {
         this.sent = true;
         for (Pending p : this.pending) {
+            if (p.outbox != null && p.rows == null) {
+                p.rows = writeAlone(p.queue, p.sends, p.outbox);
+            }
             List<String> ids = p.sends.ids();
             try {
-                p.queue.client().send(p.sends);
+                if (p.rows != null && p.outbox != null) {
+                    apply(p.queue, p.sends, p.rows, p.outbox);
+                } else {
+                    p.queue.client().send(p.sends);
+                }
             } catch (RuntimeException e) {
                 if (p.rows != null) {
                     log.warn("Transaction committed but sending to queue '{}' failed; message ids {} stay in the outbox "
@@ -150,18 +165,41 @@ final class AfterCommitSends implements TransactionSynchronization {
                     log.error("Transaction committed but sending to queue '{}' failed; message ids {} were not sent",
                             p.queue.name(), ids, e);
                 }
-                continue;
-            }
-            if (p.rows != null && p.outbox != null) {
-                try {
-                    p.outbox.sent(p.rows);
-                } catch (RuntimeException e) {
-                    // the relay may send them again: same ids, so an if-absent replay changes nothing
-                    log.warn("Could not release the outbox rows of message ids {} in queue '{}'", ids, p.queue.name(), e);
-                }
             }
         }
         this.pending.clear();
+    }
+
+    /**
+     * The rows of a send made after its transaction committed, in a transaction of their own; {@code null} (the send
+     * then goes to Redis without them, and that is logged) if they cannot be written.
+     */
+    static @Nullable List<Long> writeAlone(QueueCatalog.Queue queue, PreparedSend sends, SendOutbox outbox) {
+        try {
+            return outbox.writeAlone(List.of(sends));
+        } catch (RuntimeException e) {
+            log.error("A send to queue '{}' made after its transaction committed could not be written to the outbox; "
+                    + "message ids {} are sent to Redis without it", queue.name(), sends.ids(), e);
+            return null;
+        }
+    }
+
+    /**
+     * Writes outbox sends to Redis under their rows' keys as versions (a newer intent for an id already there wins),
+     * then lets their rows go. Throws what Redis throws; the rows then stay for the relay.
+     */
+    static void apply(QueueCatalog.Queue queue, PreparedSend sends, List<Long> rows, SendOutbox outbox) {
+        List<VersionedIntent> intents = new ArrayList<>(rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            intents.add(VersionedIntent.send(sends.messages().get(i), rows.get(i)));
+        }
+        queue.client().applyVersioned(queue.name(), intents, outbox.versionRetention());
+        try {
+            outbox.sent(rows);
+        } catch (RuntimeException e) {
+            // the relay may send them again: same versions, so a replay changes nothing
+            log.warn("Could not release the outbox rows of message ids {} in queue '{}'", sends.ids(), queue.name(), e);
+        }
     }
 
     private int count() {

@@ -8,6 +8,7 @@ import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.SendRequest;
 import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.DelayQueueTemplate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The auto-configured {@link DelayQueueTemplate}: declared codes only, every call acts on Redis at once.
@@ -66,19 +67,35 @@ public class DefaultDelayQueueTemplate implements DelayQueueTemplate {
 
     @Override
     public boolean cancel(DelayQueueCode code, String id) {
-        QueueCatalog.Queue queue = this.catalog.require(code);
-        return queue.client().cancel(queue.name(), id);
+        return cancel(this.catalog.require(code), id);
     }
 
     @Override
     public boolean reschedule(DelayQueueCode code, String id, Duration delay) {
         QueueCatalog.Queue queue = this.catalog.require(code);
-        return queue.client().reschedule(queue.name(), id, delay);
+        if (delay == null) {
+            throw new IllegalArgumentException("delay must not be null");
+        }
+        return reschedule(queue, id, delay, null);
     }
 
     @Override
     public boolean rescheduleAt(DelayQueueCode code, String id, Instant dueAt) {
         QueueCatalog.Queue queue = this.catalog.require(code);
-        return queue.client().rescheduleAt(queue.name(), id, dueAt);
+        if (dueAt == null) {
+            throw new IllegalArgumentException("dueAt must not be null");
+        }
+        return reschedule(queue, id, null, dueAt);
+    }
+
+    /** Cancels in a declared queue; a subclass may route it. */
+    boolean cancel(QueueCatalog.Queue queue, String id) {
+        return queue.client().cancel(queue.name(), id);
+    }
+
+    /** Reschedules in a declared queue, after {@code delay} or at {@code dueAt} (exactly one); a subclass may route it. */
+    boolean reschedule(QueueCatalog.Queue queue, String id, @Nullable Duration delay, @Nullable Instant dueAt) {
+        return delay != null ? queue.client().reschedule(queue.name(), id, delay)
+                : queue.client().rescheduleAt(queue.name(), id, dueAt);
     }
 }

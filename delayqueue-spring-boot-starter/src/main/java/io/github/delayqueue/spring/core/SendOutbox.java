@@ -1,14 +1,20 @@
 package io.github.delayqueue.spring.core;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 import io.github.delayqueue.core.PreparedSend;
+import io.github.delayqueue.core.VersionedIntent;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where {@link TransactionAwareDelayQueueTemplate} keeps the sends of a transaction so that they outlive a
  * crash or a Redis outage between the commit and the write to Redis: the transactional outbox
- * ({@code delayqueue.producer.outbox.enabled}). The JDBC implementation writes one row per message in the
- * application's transaction; a relay sends the rows the after-commit write did not.
+ * ({@code delayqueue.producer.outbox.enabled}). The JDBC implementation writes one row per intent (a message
+ * sent, a cancel, a reschedule); a row's key is its intent's version, which Redis checks
+ * ({@link io.github.delayqueue.core.DelayQueueClient#applyVersioned}), so that per message id the newest row wins
+ * whichever path writes it. A relay sends the rows the after-commit write did not.
  *
  * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
@@ -23,6 +29,21 @@ public interface SendOutbox {
      */
     List<Long> write(List<PreparedSend> sends);
 
-    /** The messages of these rows reached Redis: their rows may go (at once or soon, on another thread). */
+    /**
+     * Writes one row per message of {@code sends}, in order, in a transaction of its own that has committed when
+     * this returns (for a send made after the caller's transaction committed); returns the rows' keys.
+     */
+    List<Long> writeAlone(List<PreparedSend> sends);
+
+    /**
+     * Writes the row of a cancel or reschedule of {@code id} (a reschedule with one of {@code delay} and
+     * {@code dueAt}) in a transaction of its own, committed when this returns; returns its key.
+     */
+    long writeAlone(String queue, VersionedIntent.Kind kind, String id, @Nullable Duration delay, @Nullable Instant dueAt);
+
+    /** The intents of these rows reached Redis: their rows may go (at once or soon, on another thread). */
     void sent(List<Long> rows);
+
+    /** How long Redis keeps the version of an id written through the outbox ({@code version-retention}). */
+    Duration versionRetention();
 }

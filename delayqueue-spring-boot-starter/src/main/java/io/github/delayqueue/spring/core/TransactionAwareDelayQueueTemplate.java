@@ -1,10 +1,15 @@
 package io.github.delayqueue.spring.core;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.PreparedSend;
 import io.github.delayqueue.core.SendRequest;
+import io.github.delayqueue.core.VersionedIntent;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,12 +53,96 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
 
     @Override
     List<String> send(QueueCatalog.Queue queue, List<SendRequest> requests) {
-        if (!AfterCommitSends.inTransaction()) {
-            return super.send(queue, requests);
+        if (AfterCommitSends.inTransaction()) {
+            PreparedSend prepared = queue.client().prepare(queue.name(), requests); // checked and encoded now
+            AfterCommitSends.defer(queue, prepared, outboxOfCurrentTransaction(queue));
+            return prepared.ids();
         }
-        PreparedSend prepared = queue.client().prepare(queue.name(), requests); // checked and encoded now
-        AfterCommitSends.defer(queue, prepared, outboxOfCurrentTransaction(queue));
+        SendOutbox outbox = this.outbox;
+        if (outbox != null && afterCompletion()) {
+            return sendAfterCompletion(queue, requests, outbox);
+        }
+        return super.send(queue, requests);
+    }
+
+    /**
+     * Whether the thread runs the completion callbacks of a transaction that has ended: Spring clears the
+     * synchronizations before it calls {@code afterCompletion} (where {@code @TransactionalEventListener}s of the
+     * default phase, AFTER_COMMIT, run), while the transaction's resources are still bound.
+     */
+    private static boolean afterCompletion() {
+        return TransactionSynchronizationManager.isActualTransactionActive()
+                && !TransactionSynchronizationManager.isSynchronizationActive();
+    }
+
+    /**
+     * A send from a transaction's completion callbacks (an {@code @TransactionalEventListener}): the transaction has
+     * committed, so its rows are written in a transaction of their own, then the messages to Redis under them; if
+     * Redis fails, the relay sends them and this returns normally, as the after-commit write of a transaction's own
+     * sends does.
+     */
+    private List<String> sendAfterCompletion(QueueCatalog.Queue queue, List<SendRequest> requests, SendOutbox outbox) {
+        PreparedSend prepared = queue.client().prepare(queue.name(), requests);
+        List<Long> rows = AfterCommitSends.writeAlone(queue, prepared, outbox);
+        if (rows == null) {
+            return queue.client().send(prepared);
+        }
+        try {
+            AfterCommitSends.apply(queue, prepared, rows, outbox);
+        } catch (RuntimeException e) {
+            log.warn("A send to queue '{}' after its transaction completed failed; message ids {} stay in the outbox and "
+                    + "its relay will send them", queue.name(), prepared.ids(), e);
+        }
         return prepared.ids();
+    }
+
+    /** With an outbox, through a row of its own (see {@link #changeThroughOutbox}). */
+    @Override
+    boolean cancel(QueueCatalog.Queue queue, String id) {
+        SendOutbox outbox = this.outbox;
+        if (outbox == null) {
+            return super.cancel(queue, id);
+        }
+        return changeThroughOutbox(queue, outbox, VersionedIntent.Kind.CANCEL, id, null, null);
+    }
+
+    /** With an outbox, through a row of its own (see {@link #changeThroughOutbox}). */
+    @Override
+    boolean reschedule(QueueCatalog.Queue queue, String id, @Nullable Duration delay, @Nullable Instant dueAt) {
+        SendOutbox outbox = this.outbox;
+        if (outbox == null) {
+            return super.reschedule(queue, id, delay, dueAt);
+        }
+        return changeThroughOutbox(queue, outbox, VersionedIntent.Kind.RESCHEDULE, id, delay, dueAt);
+    }
+
+    /**
+     * A cancel or reschedule with the outbox on, at once as always, but as an intent with a version: its row is
+     * written (and committed) in a transaction of its own, whose key orders it after every send already written to
+     * the outbox, then applied to Redis under that key. So a send of the same id still in the outbox (its
+     * after-commit write failed) that the relay writes later is refused, instead of bringing a cancelled message
+     * back. If Redis fails, this throws, and the row stays: the relay applies it when Redis is back.
+     */
+    private boolean changeThroughOutbox(QueueCatalog.Queue queue, SendOutbox outbox, VersionedIntent.Kind kind, String id,
+            @Nullable Duration delay, @Nullable Instant dueAt) {
+        queue.client().checkVersioned(queue.name(), List.of(intent(kind, id, delay, dueAt, 1))); // bad input: no row
+        long row = outbox.writeAlone(queue.name(), kind, id, delay, dueAt);
+        VersionedIntent.Outcome outcome;
+        try {
+            outcome = queue.client().applyVersioned(queue.name(), List.of(intent(kind, id, delay, dueAt, row)),
+                    outbox.versionRetention()).get(0);
+        } catch (DelayQueueException e) {
+            throw new DelayQueueException("could not " + kind.name().toLowerCase(Locale.ROOT) + " '" + id + "' in queue '"
+                    + queue.name() + "' now; it is kept in the outbox and its relay applies it when Redis is back: " + e, e);
+        }
+        outbox.sent(List.of(row));
+        return outcome == VersionedIntent.Outcome.APPLIED;
+    }
+
+    private static VersionedIntent intent(VersionedIntent.Kind kind, String id, @Nullable Duration delay,
+            @Nullable Instant dueAt, long version) {
+        return kind == VersionedIntent.Kind.CANCEL ? VersionedIntent.cancel(id, version)
+                : VersionedIntent.reschedule(id, delay, dueAt, version);
     }
 
     private @Nullable SendOutbox outboxOfCurrentTransaction(QueueCatalog.Queue queue) {

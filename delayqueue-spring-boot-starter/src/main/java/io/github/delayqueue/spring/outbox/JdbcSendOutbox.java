@@ -1,19 +1,27 @@
 package io.github.delayqueue.spring.outbox;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
 import javax.sql.DataSource;
 
 import io.github.delayqueue.core.PreparedSend;
+import io.github.delayqueue.core.VersionedIntent;
 import io.github.delayqueue.spring.core.SendOutbox;
+import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The outbox on a JDBC {@link DataSource}: rows in the table {@code delayqueue_outbox}, written in the
- * application's transaction when it runs on that DataSource, deleted by the {@link OutboxRelay}'s thread once
- * their messages are in Redis.
+ * application's transaction when it runs on that DataSource (or in a transaction of their own for a send made
+ * after that transaction committed, and for a cancel or reschedule), deleted by the {@link OutboxRelay}'s thread
+ * once their intents are in Redis.
  *
  * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
@@ -21,10 +29,14 @@ public final class JdbcSendOutbox implements SendOutbox {
 
     private final DataSource dataSource;
     private final OutboxRelay relay;
+    /** A new transaction whatever is bound to the thread: after a commit, the finished one still is. */
+    private final TransactionTemplate alone;
 
     public JdbcSendOutbox(DataSource dataSource, OutboxRelay relay) {
         this.dataSource = dataSource;
         this.relay = relay;
+        this.alone = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        this.alone.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
     }
 
     /** The transaction holds a connection of this DataSource (DataSource, JDBC or JPA transaction manager). */
@@ -35,21 +47,45 @@ public final class JdbcSendOutbox implements SendOutbox {
 
     @Override
     public List<Long> write(List<PreparedSend> sends) {
-        List<Long> rows = new ArrayList<>();
+        List<OutboxTable.Entry> entries = new ArrayList<>();
         for (PreparedSend send : sends) {
-            try {
-                rows.addAll(this.relay.table().insert(send.queue(), send.messages(), this.relay.settings().relayAfter()));
-            } catch (RuntimeException e) {
-                throw new IllegalStateException("Could not write the outbox rows of message ids " + send.ids() + " for queue '"
-                        + send.queue() + "' to table " + OutboxTable.TABLE + ", so the transaction does not commit (is the "
-                        + "table there? delayqueue.producer.outbox.initialize-schema or your migrations create it): " + e, e);
+            for (PreparedSend.Message m : send.messages()) {
+                entries.add(OutboxTable.Entry.of(send.queue(), m));
             }
         }
-        return rows;
+        return insert(entries, sends.stream().flatMap(s -> s.ids().stream()).toList());
+    }
+
+    @Override
+    public List<Long> writeAlone(List<PreparedSend> sends) {
+        return this.alone.execute(status -> write(sends));
+    }
+
+    @Override
+    public long writeAlone(String queue, VersionedIntent.Kind kind, String id, @Nullable Duration delay,
+            @Nullable Instant dueAt) {
+        OutboxTable.Entry entry = new OutboxTable.Entry(queue, id, kind.name(), delay == null ? null
+                : OutboxTable.ceilMillis(delay), dueAt == null ? null : OutboxTable.epochMillisUp(dueAt), "");
+        return this.alone.execute(status -> insert(List.of(entry), List.of(id))).get(0);
+    }
+
+    private List<Long> insert(List<OutboxTable.Entry> entries, List<String> ids) {
+        try {
+            return this.relay.table().insert(entries, this.relay.settings().relayAfter());
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("Could not write the outbox rows of message ids " + ids + " to table "
+                    + OutboxTable.TABLE + ", so the transaction does not commit and nothing is sent (is the table there, with its namespace column? "
+                    + "delayqueue.producer.outbox.initialize-schema or your migrations create it): " + e, e);
+        }
     }
 
     @Override
     public void sent(List<Long> rows) {
         this.relay.release(rows);
+    }
+
+    @Override
+    public Duration versionRetention() {
+        return this.relay.settings().versionRetention();
     }
 }

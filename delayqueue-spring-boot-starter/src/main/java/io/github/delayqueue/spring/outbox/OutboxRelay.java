@@ -13,6 +13,7 @@ import javax.sql.DataSource;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.PreparedSend;
 import io.github.delayqueue.core.SendMode;
+import io.github.delayqueue.core.VersionedIntent;
 import io.github.delayqueue.spring.core.QueueCatalog;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -23,6 +24,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -71,12 +73,15 @@ public final class OutboxRelay implements SmartLifecycle {
         this.catalog = catalog;
         this.settings = settings;
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        // no gap locks (InnoDB's REPEATABLE READ takes them): a relay pass that waits for Redis while it holds its
+        // rows must not block the application's inserts into the table; PostgreSQL and H2 default to it anyway
+        this.transactions.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
     }
 
     /**
      * A relay on {@code dataSource}, whose database product must be one the outbox supports.
      *
-     * @throws IllegalStateException if the database cannot be read or is not PostgreSQL, MySQL or H2
+     * @throws IllegalStateException if the database cannot be read or is not PostgreSQL, MariaDB or H2
      */
     public static OutboxRelay create(DataSource dataSource, QueueCatalog catalog, OutboxSettings settings) {
         String product;
@@ -87,17 +92,25 @@ public final class OutboxRelay implements SmartLifecycle {
         }
         OutboxDialect dialect = OutboxDialect.of(product);
         if (dialect == null) {
-            throw new IllegalStateException("The outbox supports PostgreSQL, MySQL and H2; the DataSource is " + product);
+            throw new IllegalStateException("The outbox supports PostgreSQL, MariaDB and H2 (not MySQL, which is "
+                    + "untested); the DataSource is " + product);
         }
-        return new OutboxRelay(new OutboxTable(new JdbcTemplate(dataSource), dialect), dataSource, catalog, settings);
+        List<String> queues = catalog.codes().stream().map(code -> code.code()).toList();
+        return new OutboxRelay(new OutboxTable(new JdbcTemplate(dataSource), dialect, settings.namespace(), queues),
+                dataSource, catalog, settings);
     }
 
     /** Where the schema scripts are, {@code schema-<platform>.sql}. */
     public static final String SCHEMA_FOLDER = "io/github/delayqueue/spring/outbox/";
 
-    /** The database's platform name, as in the schema script's name: postgresql, mysql or h2. */
+    /** The database's platform name, as in the schema script's name: postgresql, mariadb or h2. */
     public String platform() {
         return this.table.dialect().platform;
+    }
+
+    /** The relay's transactions: READ COMMITTED. */
+    TransactionTemplate transactions() {
+        return this.transactions;
     }
 
     OutboxTable table() {
@@ -176,6 +189,21 @@ public final class OutboxRelay implements SmartLifecycle {
     public boolean isRunning() {
         return this.running;
     }
+
+    /**
+     * Stops after the web server has shut down gracefully and stopped (Spring Boot's
+     * {@code WebServerGracefulShutdownLifecycle}, {@code DEFAULT_PHASE - 1024}, and {@code WebServerStartStopLifecycle},
+     * {@code DEFAULT_PHASE - 2048}; a higher phase stops first): the rows of requests that commit while the server
+     * drains are still deleted, or relayed, by this instance rather than sent again by another one after
+     * {@code relay-after}.
+     */
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+
+    /** {@link #getPhase()}: below the web server's phases. */
+    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
     private void run() {
         long nextPass = System.nanoTime(); // rows a crashed instance left: at once
@@ -260,21 +288,47 @@ public final class OutboxRelay implements SmartLifecycle {
         return Boolean.TRUE.equals(more);
     }
 
+    /**
+     * Applies the row's intent under its version (the row's id): Redis refuses it if the id has a version as high or
+     * higher, so an older row never overwrites a newer intent and a retry (after a failed WAIT) writes nothing twice.
+     */
     private void send(OutboxTable.Row row) {
         QueueCatalog.Queue queue = this.catalog.find(row.queue()).orElseThrow(() -> new IllegalArgumentException(
                 "queue '" + row.queue() + "' is not declared in this application"));
-        SendMode mode = mode(row.mode());
-        PreparedSend.Message message;
-        if (row.delayMs() != null && row.dueAtMs() == null) {
-            // the delay left, on the database's clock: elapsed rounded down, so never early
-            long left = Math.max(0, row.delayMs() - Math.max(0, row.elapsedMicros() / 1000));
-            message = new PreparedSend.Message(row.messageId(), mode, Duration.ofMillis(left), null, row.body());
-        } else if (row.dueAtMs() != null && row.delayMs() == null) {
-            message = new PreparedSend.Message(row.messageId(), mode, null, Instant.ofEpochMilli(row.dueAtMs()), row.body());
-        } else {
-            throw new IllegalArgumentException("exactly one of delay_ms and due_at_ms must be set");
+        if (row.elapsedMicros() / 1000 > this.settings.versionRetention().toMillis()) {
+            log.warn("Outbox row {} (message id '{}', queue '{}') is older than delayqueue.producer.outbox.version-retention "
+                    + "({}): Redis may have forgotten a newer intent for this id, which this row may then overwrite",
+                    row.id(), row.messageId(), row.queue(), this.settings.versionRetention());
         }
-        queue.client().send(queue.client().restore(queue.name(), List.of(message)));
+        queue.client().applyVersioned(queue.name(), List.of(intent(row)), this.settings.versionRetention());
+    }
+
+    /** The row's intent at its version; a relative due time less the time since the insert, on the database's clock. */
+    static VersionedIntent intent(OutboxTable.Row row) {
+        boolean hasDelay = row.delayMs() != null;
+        boolean hasDueAt = row.dueAtMs() != null;
+        @Nullable Duration left = null;
+        if (hasDelay) {
+            // the delay left, on the database's clock: elapsed rounded down, so never early
+            left = Duration.ofMillis(Math.max(0, row.delayMs() - Math.max(0, row.elapsedMicros() / 1000)));
+        }
+        @Nullable Instant at = hasDueAt ? Instant.ofEpochMilli(row.dueAtMs()) : null;
+        if (row.mode().equals(VersionedIntent.Kind.CANCEL.name())) {
+            require(!hasDelay && !hasDueAt, "a cancel has neither delay_ms nor due_at_ms");
+            return VersionedIntent.cancel(row.messageId(), row.id());
+        }
+        require(hasDelay != hasDueAt, "exactly one of delay_ms and due_at_ms must be set");
+        if (row.mode().equals(VersionedIntent.Kind.RESCHEDULE.name())) {
+            return VersionedIntent.reschedule(row.messageId(), left, at, row.id());
+        }
+        SendMode mode = mode(row.mode());
+        return VersionedIntent.send(new PreparedSend.Message(row.messageId(), mode, left, at, row.body()), row.id());
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
     }
 
     private void fail(OutboxTable.Row row, RuntimeException e) {
@@ -305,6 +359,6 @@ public final class OutboxRelay implements SmartLifecycle {
                 return mode;
             }
         }
-        throw new IllegalArgumentException("unknown send mode '" + text + "'");
+        throw new IllegalArgumentException("unknown send mode or intent '" + text + "'");
     }
 }

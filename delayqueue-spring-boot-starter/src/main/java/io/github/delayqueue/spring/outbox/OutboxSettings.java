@@ -11,10 +11,14 @@ import java.time.Duration;
  * @param batchSize   most rows one relay pass locks and sends
  * @param maxAttempts failed attempts, other than Redis being unreachable, after which a row is parked
  * @param relay       whether this application runs the relay (the after-commit write always runs)
+ * @param namespace   what this application's rows carry, and the only rows its relay takes
+ * @param versionRetention how long Redis keeps the version of an id written through the outbox, so that an older
+ *                    intent relayed later is refused; must exceed {@code relayAfter}
  *
  * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
-public record OutboxSettings(Duration relayAfter, Duration interval, int batchSize, int maxAttempts, boolean relay) {
+public record OutboxSettings(Duration relayAfter, Duration interval, int batchSize, int maxAttempts, boolean relay,
+        String namespace, Duration versionRetention) {
 
     /**
      * @throws IllegalArgumentException naming the property of a value out of range
@@ -28,6 +32,12 @@ public record OutboxSettings(Duration relayAfter, Duration interval, int batchSi
                 "delayqueue.producer.outbox.relay-batch-size must be between 1 and 10000, was " + batchSize);
         require(maxAttempts >= 1 && maxAttempts <= 1_000,
                 "delayqueue.producer.outbox.max-attempts must be between 1 and 1000, was " + maxAttempts);
+        require(namespace != null && !namespace.isBlank() && namespace.length() <= 255,
+                "delayqueue.producer.outbox.namespace must be 1 to 255 characters, was '" + namespace + "'");
+        require(versionRetention != null && relayAfter != null && versionRetention.compareTo(relayAfter) > 0
+                && versionRetention.compareTo(Duration.ofMinutes(1)) >= 0 && versionRetention.compareTo(Duration.ofDays(7)) <= 0,
+                "delayqueue.producer.outbox.version-retention must be between 1m and 7d and longer than relay-after, was "
+                        + versionRetention);
     }
 
     private static void require(boolean condition, String message) {

@@ -5,10 +5,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import io.github.delayqueue.core.PreparedSend;
 import org.jspecify.annotations.Nullable;
@@ -33,63 +35,92 @@ final class OutboxTable {
     static final int ERROR_LENGTH = 1000;
 
     /**
-     * One row locked by the relay, as stored ({@code mode} is checked by the relay, so a bad row fails alone).
-     * {@code elapsedMicros}: database time since the row was written.
+     * One row locked by the relay, as stored ({@code mode} is checked by the relay, so a bad row fails alone):
+     * {@code IF_ABSENT} or {@code REPLACE} for a send, {@code CANCEL} or {@code RESCHEDULE}. Its {@code id} is the
+     * intent's version. {@code elapsedMicros}: database time since the row was written.
      */
     record Row(long id, String queue, String messageId, String mode, @Nullable Long delayMs, @Nullable Long dueAtMs,
             String body, int attempts, long elapsedMicros) {
     }
 
+    /**
+     * One intent to store: {@code mode} as in {@link Row}; a send has a body and one of delay and due time, a
+     * reschedule one of them and an empty body, a cancel neither and an empty body.
+     */
+    record Entry(String queue, String messageId, String mode, @Nullable Long delayMs, @Nullable Long dueAtMs, String body) {
+
+        static Entry of(String queue, PreparedSend.Message m) {
+            return new Entry(queue, m.id(), m.mode().name(), m.delay() == null ? null : ceilMillis(m.delay()),
+                    m.dueAt() == null ? null : epochMillisUp(m.dueAt()), m.body());
+        }
+    }
+
     private final JdbcTemplate jdbc;
     private final OutboxDialect dialect;
+    private final String namespace;
     private final String insert;
     private final String lockDue;
+    /** The rows this application owns: a WHERE condition taking the namespace as its one parameter. */
+    private final String own;
 
-    OutboxTable(JdbcTemplate jdbc, OutboxDialect dialect) {
+    /**
+     * {@code namespace}: what this application's rows carry and the only rows its relay takes, besides rows written
+     * before rows had one (a NULL namespace) for a queue in {@code ownQueues}.
+     */
+    OutboxTable(JdbcTemplate jdbc, OutboxDialect dialect, String namespace, List<String> ownQueues) {
         this.jdbc = jdbc;
         this.dialect = dialect;
-        this.insert = "INSERT INTO " + TABLE + " (queue_code, message_id, send_mode, delay_ms, due_at_ms, body, created_at,"
-                + " next_attempt_at, attempts) VALUES (?, ?, ?, ?, ?, ?, " + dialect.now + ", " + dialect.nowPlusMillis + ", 0)";
+        this.namespace = namespace;
+        this.insert = "INSERT INTO " + TABLE + " (namespace, queue_code, message_id, send_mode, delay_ms, due_at_ms, body,"
+                + " created_at, next_attempt_at, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, " + dialect.now + ", "
+                + dialect.nowPlusMillis + ", 0)";
+        String legacy = ownQueues.isEmpty() ? "" : " OR (namespace IS NULL AND queue_code IN ("
+                + ownQueues.stream().map(q -> "'" + q.replace("'", "''") + "'").collect(Collectors.joining(", ")) + "))";
+        this.own = "(namespace = ?" + legacy + ")";
         this.lockDue = "SELECT id, queue_code, message_id, send_mode, delay_ms, due_at_ms, body, attempts, "
-                + dialect.elapsedMicros + " AS elapsed_us FROM " + TABLE + " WHERE parked_at IS NULL AND next_attempt_at <= "
-                + dialect.now + " ORDER BY id" + dialect.limitLockedSkipLocked;
+                + dialect.elapsedMicros + " AS elapsed_us FROM " + TABLE + " WHERE " + this.own
+                + " AND parked_at IS NULL AND next_attempt_at <= " + dialect.now + " ORDER BY id" + dialect.limitLockedSkipLocked;
     }
 
     OutboxDialect dialect() {
         return this.dialect;
     }
 
+    String namespace() {
+        return this.namespace;
+    }
+
     /**
-     * Inserts one row per message, in order, in the caller's transaction; the relay may take a row once
+     * Inserts one row per entry, in order, in the caller's transaction; the relay may take a row once
      * {@code relayAfter} has passed. Returns the rows' ids in the same order.
      */
-    List<Long> insert(String queue, List<PreparedSend.Message> messages, Duration relayAfter) {
+    List<Long> insert(List<Entry> entries, Duration relayAfter) {
         GeneratedKeyHolder keys = new GeneratedKeyHolder();
         long relayAfterMs = relayAfter.toMillis();
         this.jdbc.batchUpdate(con -> con.prepareStatement(this.insert, new String[] { "id" }),
                 new BatchPreparedStatementSetter() {
                     @Override
                     public void setValues(PreparedStatement ps, int i) throws SQLException {
-                        PreparedSend.Message m = messages.get(i);
-                        ps.setString(1, queue);
-                        ps.setString(2, m.id());
-                        ps.setString(3, m.mode().name());
-                        setLong(ps, 4, m.delay() == null ? null : ceilMillis(m.delay()));
-                        setLong(ps, 5, m.dueAt() == null ? null
-                                : ceilMillis(Duration.ofSeconds(m.dueAt().getEpochSecond(), m.dueAt().getNano())));
-                        ps.setString(6, m.body());
-                        ps.setLong(7, relayAfterMs);
+                        Entry e = entries.get(i);
+                        ps.setString(1, OutboxTable.this.namespace);
+                        ps.setString(2, e.queue());
+                        ps.setString(3, e.messageId());
+                        ps.setString(4, e.mode());
+                        setLong(ps, 5, e.delayMs());
+                        setLong(ps, 6, e.dueAtMs());
+                        ps.setString(7, e.body());
+                        ps.setLong(8, relayAfterMs);
                     }
 
                     @Override
                     public int getBatchSize() {
-                        return messages.size();
+                        return entries.size();
                     }
                 }, keys);
         List<Map<String, Object>> generated = keys.getKeyList();
-        if (generated.size() != messages.size()) {
+        if (generated.size() != entries.size()) {
             throw new IllegalStateException("the database returned " + generated.size() + " generated ids for "
-                    + messages.size() + " outbox rows");
+                    + entries.size() + " outbox rows");
         }
         List<Long> ids = new ArrayList<>(generated.size());
         for (Map<String, Object> row : generated) {
@@ -102,7 +133,7 @@ final class OutboxTable {
 
     /** Locks at most {@code limit} rows that are due for the relay, oldest first, skipping rows others hold. */
     List<Row> lockDue(int limit) {
-        return this.jdbc.query(this.lockDue, OutboxTable::row, limit);
+        return this.jdbc.query(this.lockDue, OutboxTable::row, this.namespace, limit);
     }
 
     /** Deletes rows by id, in batches. */
@@ -131,10 +162,10 @@ final class OutboxTable {
                 + " WHERE id = ?", attempts, truncate(error), id);
     }
 
-    /** Rows waiting for Redis (not parked), and parked rows. */
+    /** This application's rows waiting for Redis (not parked), and its parked rows. */
     OutboxStats stats() {
-        return this.jdbc.queryForObject("SELECT COUNT(*) - COUNT(parked_at), COUNT(parked_at) FROM " + TABLE,
-                (rs, n) -> new OutboxStats(rs.getLong(1), rs.getLong(2)));
+        return this.jdbc.queryForObject("SELECT COUNT(*) - COUNT(parked_at), COUNT(parked_at) FROM " + TABLE + " WHERE "
+                + this.own, (rs, n) -> new OutboxStats(rs.getLong(1), rs.getLong(2)), this.namespace);
     }
 
     private static Row row(ResultSet rs, int n) throws SQLException {
@@ -154,6 +185,11 @@ final class OutboxTable {
         } else {
             ps.setLong(index, value);
         }
+    }
+
+    /** An instant as epoch milliseconds rounded up, as the engine sends it: never early. */
+    static long epochMillisUp(Instant instant) {
+        return ceilMillis(Duration.ofSeconds(instant.getEpochSecond(), instant.getNano()));
     }
 
     /** Whole milliseconds rounded up, as the engine sends them: never early. */

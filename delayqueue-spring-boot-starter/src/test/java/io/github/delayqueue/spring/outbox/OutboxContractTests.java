@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueClient;
@@ -212,6 +214,166 @@ abstract class OutboxContractTests {
         });
     }
 
+    /** Commits a send of {@code payload} under {@code id} with REPLACE, in a transaction of its own. */
+    static void commitReplace(AssertableApplicationContext context, String id, String payload) {
+        context.getBean(TransactionTemplate.class).executeWithoutResult(status -> context.getBean(DelayQueueTemplate.class)
+                .send(OrderQueues.PRODUCER_ONLY, payload, Duration.ofHours(1), SendOptions.id(id).replaceExisting()));
+    }
+
+    String payloadOf(String id) {
+        return this.client.message("PRODUCER_ONLY", id).map(m -> m.payload()).orElse(null);
+    }
+
+    /** Issue 31 1(a): the relay replays an older REPLACE whose after-commit write failed, after a newer one succeeded. */
+    @Test
+    void aRelayedOlderReplaceDoesNotOverwriteANewerSend() {
+        runner().run(context -> {
+            clear(context);
+            this.redis.stop();
+            try {
+                commitReplace(context, "order-42", "v1"); // its after-commit write fails: the row stays
+            } finally {
+                this.redis.start();
+            }
+            commitReplace(context, "order-42", "v2"); // written at once
+            assertThat(payloadOf("order-42")).isEqualTo("\"v2\"");
+            await().atMost(DEADLINE).until(() -> rows(context, "") == 0); // the relay took v1's row
+            assertThat(payloadOf("order-42")).isEqualTo("\"v2\"");
+            this.client.cancel("PRODUCER_ONLY", "order-42");
+        });
+    }
+
+    /** Issue 31 1(a), two relays: the newer row is relayed first (the older one locked by another relay), then the older. */
+    @Test
+    void twoRelaysInEitherOrderLeaveTheNewerSend() throws Exception {
+        runner().run(context -> {
+            clear(context);
+            this.redis.stop();
+            try {
+                commitReplace(context, "order-43", "v1");
+                commitReplace(context, "order-43", "v2");
+            } finally {
+                this.redis.start();
+            }
+            JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+            long older = jdbc.queryForObject("select min(id) from delayqueue_outbox", Long.class);
+            CountDownLatch locked = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            Thread otherRelay = new Thread(() -> context.getBean(TransactionTemplate.class).executeWithoutResult(status -> {
+                jdbc.queryForList("select id from delayqueue_outbox where id = ? for update", older);
+                locked.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }), "other-relay");
+            otherRelay.start();
+            try {
+                assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
+                await().atMost(DEADLINE).until(() -> rows(context, "where id <> " + older) == 0);
+                assertThat(payloadOf("order-43")).isEqualTo("\"v2\"");
+            } finally {
+                release.countDown();
+                otherRelay.join();
+            }
+            await().atMost(DEADLINE).until(() -> rows(context, "") == 0);
+            assertThat(payloadOf("order-43")).isEqualTo("\"v2\"");
+            this.client.cancel("PRODUCER_ONLY", "order-43");
+        });
+    }
+
+    /** Issue 31 1(b): a send's after-commit write failed, the order is paid and its timeout cancelled; the relay comes later. */
+    @Test
+    void aCancelledSendIsNotBroughtBackByTheRelay() {
+        runner().run(context -> {
+            clear(context);
+            DelayQueueTemplate template = context.getBean(DelayQueueTemplate.class);
+            this.redis.stop();
+            try {
+                context.getBean(TransactionTemplate.class).executeWithoutResult(status -> template
+                        .send(OrderQueues.PRODUCER_ONLY, "timeout", Duration.ofMinutes(15), SendOptions.id("order-44")));
+            } finally {
+                this.redis.start();
+            }
+            context.getBean(TransactionTemplate.class).executeWithoutResult(status -> template
+                    .cancel(OrderQueues.PRODUCER_ONLY, "order-44")); // paid
+            await().atMost(DEADLINE).until(() -> rows(context, "") == 0);
+            assertThat(this.client.message("PRODUCER_ONLY", "order-44")).isEmpty();
+        });
+    }
+
+    /**
+     * Issue 31 1(c): with wait-for-replicas and no replica, every write of a REPLACE fails after it was written; the
+     * relay's retries must not drop the delivery under way (redelivering a due message about once a second).
+     */
+    @Test
+    void relayRetriesOfAnUnreplicatedReplaceDoNotRedeliverIt() throws Exception {
+        List<String> deliveries = new CopyOnWriteArrayList<>();
+        CountDownLatch done = new CountDownLatch(1);
+        runner().withPropertyValues("delayqueue.producer.wait-for-replicas=1",
+                "delayqueue.producer.wait-for-replicas-timeout=20ms", "delayqueue.producer.outbox.relay-after=200ms")
+                .run(context -> {
+                    clear(context);
+                    DelayQueueConsumer consumer = this.client.newConsumer("PRODUCER_ONLY", String.class, (payload, ctx) -> {
+                        deliveries.add(ctx.id() + "@" + ctx.attempt());
+                        done.await(20, TimeUnit.SECONDS); // in flight while the relay retries
+                    }, ConsumerOptions.DEFAULTS);
+                    consumer.start();
+                    try {
+                        context.getBean(TransactionTemplate.class).executeWithoutResult(status -> context
+                                .getBean(DelayQueueTemplate.class).send(OrderQueues.PRODUCER_ONLY, "due", Duration.ZERO,
+                                        SendOptions.id("order-45").replaceExisting()));
+                        JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+                        await().atMost(DEADLINE).until(() -> !deliveries.isEmpty()
+                                && jdbc.queryForObject("select coalesce(max(attempts), 0) from delayqueue_outbox", Integer.class) >= 3);
+                        assertThat(deliveries).containsExactly("order-45@1");
+                    } finally {
+                        done.countDown();
+                        consumer.stop();
+                    }
+                });
+    }
+
+    /**
+     * Issue 31 item 4: rows carry their application's namespace and a relay takes only its own, and the rows written
+     * before rows had one (a NULL namespace) only for a queue it declares.
+     */
+    @Test
+    void aRelayTakesOnlyItsOwnNamespaceAndOldRowsOfItsQueues() {
+        runner().run(context -> {
+            clear(context);
+            JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+            String body = this.client.prepare("PRODUCER_ONLY", List.of(SendRequest.of("x", Duration.ofHours(1))))
+                    .messages().get(0).body();
+            String insert = "insert into delayqueue_outbox (namespace, queue_code, message_id, send_mode, delay_ms, body,"
+                    + " created_at, next_attempt_at, attempts) values (?, ?, ?, 'IF_ABSENT', 3600000, ?, current_timestamp,"
+                    + " current_timestamp, 0)";
+            context.getBean(TransactionTemplate.class).executeWithoutResult(status -> {
+                jdbc.update(insert, "another-app", "PRODUCER_ONLY", "theirs-1", body);
+                jdbc.update(insert, null, "PRODUCER_ONLY", "legacy-1", body);
+                jdbc.update(insert, null, "NOT_OURS", "legacy-2", body);
+            });
+            await().atMost(DEADLINE).until(() -> rows(context, "where message_id = 'legacy-1'") == 0);
+            assertThat(this.client.cancel("PRODUCER_ONLY", "legacy-1")).as("an old row of a declared queue").isTrue();
+            // a pass later, the other application's row and the old row of a queue not declared here are untouched
+            long relayed = context.getBean(OutboxRelay.class).relayed();
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> rows(context,
+                    "where message_id in ('theirs-1', 'legacy-2') and attempts = 0 and parked_at is null") == 2);
+            assertThat(context.getBean(OutboxRelay.class).relayed()).isEqualTo(relayed);
+            assertThat(this.client.message("PRODUCER_ONLY", "theirs-1")).isEmpty();
+            assertThat(context.getBean(OutboxRelay.class).stats().pending()).as("health counts its own rows").isZero();
+            // this application's rows carry its namespace (the key prefix: no spring.application.name here)
+            PreparedSend mine = this.client.prepare("PRODUCER_ONLY",
+                    List.of(SendRequest.of("mine", Duration.ofHours(1), SendOptions.id("mine-1"))));
+            context.getBean(TransactionTemplate.class)
+                    .executeWithoutResult(status -> context.getBean(SendOutbox.class).write(List.of(mine)));
+            assertThat(rows(context, "where message_id = 'mine-1' and namespace = '" + this.prefix + "'")).isEqualTo(1);
+            await().atMost(DEADLINE).until(() -> rows(context, "where message_id = 'mine-1'") == 0);
+            this.client.cancel("PRODUCER_ONLY", "mine-1");
+        });
+    }
+
     @Test
     void rowsACrashLeftAreRelayedUnderTheirIdsAndAnIfAbsentReplayChangesNothing() {
         runner().run(context -> {
@@ -240,9 +402,9 @@ abstract class OutboxContractTests {
             JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
             // a queue this application no longer declares
             context.getBean(TransactionTemplate.class).executeWithoutResult(status -> jdbc.update(
-                    "insert into delayqueue_outbox (queue_code, message_id, send_mode, delay_ms, body, created_at,"
-                            + " next_attempt_at, attempts) values ('GONE', 'gone-1', 'IF_ABSENT', 0, ?, current_timestamp,"
-                            + " current_timestamp, 0)", body));
+                    "insert into delayqueue_outbox (namespace, queue_code, message_id, send_mode, delay_ms, body, created_at,"
+                            + " next_attempt_at, attempts) values (?, 'GONE', 'gone-1', 'IF_ABSENT', 0, ?, current_timestamp,"
+                            + " current_timestamp, 0)", this.prefix, body));
             await().atMost(DEADLINE).until(() -> rows(context, "where parked_at is not null") == 1);
             Map<String, Object> row = jdbc.queryForMap("select attempts, last_error from delayqueue_outbox");
             assertThat(((Number) row.get("attempts")).intValue()).isEqualTo(2);
