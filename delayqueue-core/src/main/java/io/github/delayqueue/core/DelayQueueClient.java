@@ -13,7 +13,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -536,16 +538,17 @@ public final class DelayQueueClient {
         Checks.notNull(handler, "handler");
         Checks.notNull(consumerOptions, "consumerOptions");
         options.codec().checkDecodable(payloadType);
+        Function<String, ExecutorService> executors = name -> Threads.handlerExecutor(name, consumerOptions.virtualThreads());
         if (route.count() == 1) {
             return new ConsumerEngine<>(redisson, shared, route.part(0), options.codec(), payloadType, handler,
-                    consumerOptions, Threads::handlerExecutor, listener, new Slots(consumerOptions.concurrency()),
+                    consumerOptions, executors, listener, new Slots(consumerOptions.concurrency()),
                     route::check);
         }
         Slots slots = new Slots(consumerOptions.concurrency());
         List<ConsumerEngine<T>> engines = new ArrayList<>(route.count());
         for (QueueOps part : route.parts()) {
             engines.add(new ConsumerEngine<>(redisson, shared, part, options.codec(), payloadType, handler, consumerOptions,
-                    Threads::handlerExecutor, listener, slots, route::check));
+                    executors, listener, slots, route::check));
         }
         return new PartitionedConsumer(queue, engines);
     }

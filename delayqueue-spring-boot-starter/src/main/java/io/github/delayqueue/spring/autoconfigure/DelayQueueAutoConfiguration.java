@@ -40,6 +40,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -141,13 +142,14 @@ public final class DelayQueueAutoConfiguration {
     /**
      * Not {@code @ConditionalOnMissingBean}: like Spring AMQP's listener endpoint registry, it is the
      * machinery behind {@code @DelayHandler}, not a strategy to swap. Every {@link DeliveryInterceptor} bean
-     * runs around every delivery, in {@code @Order} order, the first outermost.
+     * runs around every delivery, in {@code @Order} order, the first outermost. Handlers run on virtual threads
+     * when Boot's do ({@code spring.threads.virtual.enabled} on Java 21+), else on platform threads.
      */
     @Bean
     DefaultDelayQueueConsumerRegistry delayQueueConsumerRegistry(QueueCatalog catalog, DelayQueueProperties properties,
-            ObjectProvider<DeliveryInterceptor> interceptors) {
+            ObjectProvider<DeliveryInterceptor> interceptors, Environment environment) {
         return new DefaultDelayQueueConsumerRegistry(catalog, properties.getConsumer().getShutdownTimeout(),
-                interceptors.orderedStream().toList());
+                interceptors.orderedStream().toList(), Threading.VIRTUAL.isActive(environment));
     }
 
     @Bean
