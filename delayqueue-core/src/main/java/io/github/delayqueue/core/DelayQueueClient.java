@@ -499,12 +499,14 @@ public final class DelayQueueClient {
     }
 
     /**
-     * Connects to Redis, checks its version and loads every script, so that the first send or claim costs
-     * what later ones do (a client connects lazily, and a script is loaded by its first call: the first send
-     * of a new JVM took hundreds of milliseconds). Blocking; call it on a background thread at startup.
+     * Connects to Redis, checks its version, loads every script and checks the queue's partition count, then
+     * takes a sample message through the checks and the codec of a send (writing nothing), so that the first send
+     * or claim costs what later ones do (a client connects lazily, and a script is loaded by its first call: the
+     * first send of a new JVM took hundreds of milliseconds). Blocking; call it on a background thread at startup.
      * Harmless to call again or never; the queue only picks the Redis node on a cluster.
      *
      * @throws DelayQueueException if Redis cannot be reached ({@link UnsupportedRedisException} if it is too old)
+     * @throws PartitionCountException if the queue's partition count differs from the one recorded in Redis
      */
     public void warmUp(String queue) {
         QueueRoute route = route(queue);
@@ -513,10 +515,11 @@ public final class DelayQueueClient {
                 scripts.loadAll(part.keys().keys());
             }
             route.check();
+            route.part(0).stats(); // a read-only script call that answers a list, as a send's does
             return null;
         });
         try { // the codec's first use builds its serializer machinery: do it here rather than in the first send
-            options.codec().encode(WarmUp.SAMPLE);
+            prepare(queue, List.of(SendRequest.of(WarmUp.SAMPLE, Duration.ZERO))); // checks and encodes, writes nothing
         } catch (RuntimeException e) {
             // an application codec may refuse this value; only the warm-up is lost
         }

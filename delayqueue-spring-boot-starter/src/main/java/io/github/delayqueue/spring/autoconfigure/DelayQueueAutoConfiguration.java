@@ -1,5 +1,7 @@
 package io.github.delayqueue.spring.autoconfigure;
 
+import java.lang.reflect.Type;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.Optional;
@@ -199,8 +201,16 @@ public final class DelayQueueAutoConfiguration {
         }
     }
 
+    /** Prepares the codec for the payload types of the handlers that the registry holds when the context starts. */
     @Bean
-    RedisWarmUp delayQueueRedisWarmUp(QueueCatalog catalog, RedissonClient redisson) {
-        return new RedisWarmUp(catalog, redisson);
+    RedisWarmUp delayQueueRedisWarmUp(QueueCatalog catalog, RedissonClient redisson, DelayQueueProperties properties,
+            ObjectProvider<DefaultDelayQueueConsumerRegistry> registry) {
+        Duration wait = properties.getWarmUpWait();
+        if (wait == null || wait.isNegative()) {
+            throw new DelayQueueConfigurationException("delayqueue.warm-up-wait must not be negative, was " + wait + ".",
+                    "Set it to how long readiness may wait for the Redis warm-up (0 does not wait), such as 5s.");
+        }
+        return new RedisWarmUp(catalog, redisson, () -> registry.stream()
+                .flatMap(r -> r.definitions().stream()).<Type>map(d -> d.endpoint().payloadType()).toList(), wait);
     }
 }
