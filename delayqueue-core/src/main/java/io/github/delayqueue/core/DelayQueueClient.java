@@ -515,7 +515,7 @@ public final class DelayQueueClient {
                 scripts.loadAll(part.keys().keys());
             }
             route.check();
-            route.part(0).stats(); // a read-only script call that answers a list, as a send's does
+            route.part(0).warmUp(); // a read-only script call, made as a lone send's is
             return null;
         });
         try { // the codec's first use builds its serializer machinery: do it here rather than in the first send
