@@ -77,7 +77,8 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
 
     ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
             MessageHandler<T> handler, ConsumerOptions options) {
-        this(redisson, shared, ops, codec, payloadType, handler, options, Threads::handlerExecutor);
+        this(redisson, shared, ops, codec, payloadType, handler, options,
+                name -> Threads.handlerExecutor(name, options.virtualThreads()));
     }
 
     ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,

@@ -35,6 +35,11 @@ import org.jspecify.annotations.Nullable;
  *       send a message to the dead letters on the first failure instead of retrying it (default none).</li>
  *   <li>{@code errorHandler}: decides what a failure does instead of the rule above (default none).</li>
  *   <li>{@code interceptors}: run around every delivery, the first outermost (default none).</li>
+ *   <li>{@code virtualThreads}: whether handlers run on virtual threads, one per message, where the JVM has them
+ *       (Java 21+; default true). On Java 21 to 23 a handler that blocks inside {@code synchronized} (as many JDBC
+ *       drivers do) pins its carrier thread, and a few such handlers stall every virtual thread of the JVM; turn
+ *       it off there, as Spring Boot does unless {@code spring.threads.virtual.enabled} (the starter follows that
+ *       property). Off, and on Java 17, handlers run on a pool of platform threads.</li>
  * </ul>
  * Every duration here and in {@link RetryPolicy} is at most {@link DelayQueueClient#MAX_DELAY}.
  */
@@ -55,6 +60,7 @@ public final class ConsumerOptions {
     private final Set<Class<? extends Throwable>> noRetryFor;
     private final @Nullable DeliveryErrorHandler errorHandler;
     private final List<DeliveryInterceptor> interceptors;
+    private final boolean virtualThreads;
 
     private ConsumerOptions(Builder b) {
         Checks.require(b.concurrency >= 1 && b.concurrency <= 10_000,
@@ -85,6 +91,7 @@ public final class ConsumerOptions {
         Checks.require(b.interceptors != null && b.interceptors.stream().allMatch(Objects::nonNull),
                 "interceptors must not be null or hold null");
         this.interceptors = List.copyOf(b.interceptors);
+        this.virtualThreads = b.virtualThreads;
     }
 
     public static Builder builder() {
@@ -96,7 +103,7 @@ public final class ConsumerOptions {
         return builder().concurrency(concurrency).batchSize(batchSize).visibilityTimeout(visibilityTimeout)
                 .handlerTimeout(handlerTimeout).maxPollInterval(maxPollInterval).shutdownTimeout(shutdownTimeout)
                 .retry(retry).deadLetterRetention(deadLetterRetention).deadLetterMaxCount(deadLetterMaxCount)
-                .noRetryFor(noRetryFor).errorHandler(errorHandler).interceptors(interceptors);
+                .noRetryFor(noRetryFor).errorHandler(errorHandler).interceptors(interceptors).virtualThreads(virtualThreads);
     }
 
     public int concurrency() {
@@ -148,13 +155,19 @@ public final class ConsumerOptions {
         return interceptors;
     }
 
+    /** Whether handlers run on virtual threads where the JVM has them (Java 21+). */
+    public boolean virtualThreads() {
+        return virtualThreads;
+    }
+
     @Override
     public String toString() {
         return "ConsumerOptions[concurrency=" + concurrency + ", batchSize=" + batchSize + ", visibilityTimeout="
                 + visibilityTimeout + ", handlerTimeout=" + handlerTimeout + ", maxPollInterval=" + maxPollInterval
                 + ", shutdownTimeout=" + shutdownTimeout + ", retry=" + retry + ", deadLetterRetention=" + deadLetterRetention
                 + ", deadLetterMaxCount=" + deadLetterMaxCount + ", noRetryFor=" + noRetryFor.stream().map(Class::getName)
-                .toList() + ", errorHandler=" + errorHandler + ", interceptors=" + interceptors.size() + "]";
+                .toList() + ", errorHandler=" + errorHandler + ", interceptors=" + interceptors.size() + ", virtualThreads="
+                + virtualThreads + "]";
     }
 
     /** Builder for {@link ConsumerOptions}; {@link #build()} checks the values. */
@@ -171,6 +184,7 @@ public final class ConsumerOptions {
         private Collection<Class<? extends Throwable>> noRetryFor = Set.of();
         private @Nullable DeliveryErrorHandler errorHandler;
         private List<DeliveryInterceptor> interceptors = List.of();
+        private boolean virtualThreads = true;
 
         private Builder() {
         }
@@ -235,6 +249,12 @@ public final class ConsumerOptions {
 
         public Builder deadLetterMaxCount(int deadLetterMaxCount) {
             this.deadLetterMaxCount = deadLetterMaxCount;
+            return this;
+        }
+
+        /** Whether handlers run on virtual threads where the JVM has them (Java 21+; default true). */
+        public Builder virtualThreads(boolean virtualThreads) {
+            this.virtualThreads = virtualThreads;
             return this;
         }
 

@@ -13,7 +13,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -603,12 +605,14 @@ public final class DelayQueueClient {
     }
 
     /**
-     * Connects to Redis, checks its version and loads every script, so that the first send or claim costs
-     * what later ones do (a client connects lazily, and a script is loaded by its first call: the first send
-     * of a new JVM took hundreds of milliseconds). Blocking; call it on a background thread at startup.
+     * Connects to Redis, checks its version, loads every script and checks the queue's partition count, then
+     * takes a sample message through the checks and the codec of a send (writing nothing), so that the first send
+     * or claim costs what later ones do (a client connects lazily, and a script is loaded by its first call: the
+     * first send of a new JVM took hundreds of milliseconds). Blocking; call it on a background thread at startup.
      * Harmless to call again or never; the queue only picks the Redis node on a cluster.
      *
      * @throws DelayQueueException if Redis cannot be reached ({@link UnsupportedRedisException} if it is too old)
+     * @throws PartitionCountException if the queue's partition count differs from the one recorded in Redis
      */
     public void warmUp(String queue) {
         QueueRoute route = route(queue);
@@ -617,10 +621,11 @@ public final class DelayQueueClient {
                 scripts.loadAll(part.keys().keys());
             }
             route.check();
+            route.part(0).warmUp(); // a read-only script call, made as a lone send's is
             return null;
         });
         try { // the codec's first use builds its serializer machinery: do it here rather than in the first send
-            options.codec().encode(WarmUp.SAMPLE);
+            prepare(queue, List.of(SendRequest.of(WarmUp.SAMPLE, Duration.ZERO))); // checks and encodes, writes nothing
         } catch (RuntimeException e) {
             // an application codec may refuse this value; only the warm-up is lost
         }
@@ -642,16 +647,17 @@ public final class DelayQueueClient {
         Checks.notNull(handler, "handler");
         Checks.notNull(consumerOptions, "consumerOptions");
         options.codec().checkDecodable(payloadType);
+        Function<String, ExecutorService> executors = name -> Threads.handlerExecutor(name, consumerOptions.virtualThreads());
         if (route.count() == 1) {
             return new ConsumerEngine<>(redisson, shared, route.part(0), options.codec(), payloadType, handler,
-                    consumerOptions, Threads::handlerExecutor, listener, new Slots(consumerOptions.concurrency()),
+                    consumerOptions, executors, listener, new Slots(consumerOptions.concurrency()),
                     route::check);
         }
         Slots slots = new Slots(consumerOptions.concurrency());
         List<ConsumerEngine<T>> engines = new ArrayList<>(route.count());
         for (QueueOps part : route.parts()) {
             engines.add(new ConsumerEngine<>(redisson, shared, part, options.codec(), payloadType, handler, consumerOptions,
-                    Threads::handlerExecutor, listener, slots, route::check));
+                    executors, listener, slots, route::check));
         }
         return new PartitionedConsumer(queue, engines);
     }

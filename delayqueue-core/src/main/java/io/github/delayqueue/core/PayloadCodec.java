@@ -27,4 +27,12 @@ public interface PayloadCodec {
      */
     default void checkDecodable(Type type) {
     }
+
+    /**
+     * Prepares, ahead of the first message, what encoding and decoding payloads of {@code type} needs, so that the
+     * first send and delivery of the type cost what later ones do. The Spring Boot starter calls it at startup for
+     * the payload type of every handler. Must never throw; the default does nothing.
+     */
+    default void prepare(Type type) {
+    }
 }

@@ -328,6 +328,14 @@ final class QueueOps {
         return scripts.number(Scripts.Name.PAUSE, keys.keys(), keys.wakeChannel(), op.arg) == 1;
     }
 
+    /**
+     * Reads the stats as a lone send writes: an asynchronous script call answered on Redisson's threads, waited for.
+     * For {@link DelayQueueClient#warmUp}: the first asynchronous call of a JVM costs tens of milliseconds.
+     */
+    void warmUp() {
+        scripts.listAsync(Scripts.Name.STATS, keys.keys(), keys.wakeChannel()).toCompletableFuture().join();
+    }
+
     QueueStats stats() {
         List<Object> out = scripts.list(Scripts.Name.STATS, keys.keys(), keys.wakeChannel());
         String next = out.get(5).toString();

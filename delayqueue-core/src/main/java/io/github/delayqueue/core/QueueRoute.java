@@ -57,8 +57,9 @@ final class QueueRoute {
     }
 
     /**
-     * Checks this client's partition count against the one recorded in Redis (recording it on first use of a
-     * partitioned queue); one script call until it has succeeded once.
+     * Checks this client's partition count against the one recorded in Redis (recording it on the queue's first use,
+     * one partition too, so that a client with another count started later is refused); one script call until it
+     * has succeeded once.
      *
      * @throws PartitionCountException if they differ, or the queue holds messages of the one-partition layout
      *                                 while this client has several partitions
@@ -78,10 +79,11 @@ final class QueueRoute {
                     + "this client has " + parts.length + " partitions for it: those messages would never be delivered. "
                     + "Keep 1 partition until the queue is empty (see docs/scaling.md, \"Changing the partition count\")");
         }
-        throw new PartitionCountException("queue '" + queue + "' has " + answer + " partitions recorded in Redis ("
+        String recorded = answer + (answer.equals("1") ? " partition" : " partitions");
+        throw new PartitionCountException("queue '" + queue + "' has " + recorded + " recorded in Redis ("
                 + key + "), but this client has " + parts.length + ": a message lives in partition hash(id) mod the "
-                + "count, so a client counting otherwise would not find what the others wrote. Configure " + answer
-                + " partitions (delayqueue.queues.<code>.partitions), or change the count as docs/scaling.md says");
+                + "count, so a client counting otherwise would not find what the others wrote. Configure " + recorded
+                + " (delayqueue.queues.<code>.partitions), or change the count as docs/scaling.md says");
     }
 
     /** Every partition's stats summed; the earliest next due time of any. */

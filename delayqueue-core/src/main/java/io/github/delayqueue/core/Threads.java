@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 
-/** Named threads; virtual threads for handlers when the JVM has them (Java 21+), found reflectively. */
+/** Named threads; virtual threads for handlers when asked for and the JVM has them (Java 21+), found reflectively. */
 final class Threads {
 
     private static final boolean VIRTUAL = virtualFactory("probe-") != null;
@@ -31,16 +31,16 @@ final class Threads {
 
     /**
      * The handler executor of one consumer; the caller's semaphore keeps at most {@code concurrency}
-     * tasks outstanding. On Java 21+ a virtual thread per task; on Java 17 a {@link HandlerPool} of
-     * platform threads, which runs a burst of short handlers without a thread hand-off per message.
+     * tasks outstanding. With {@code virtual} on Java 21+ a virtual thread per task; otherwise a {@link HandlerPool}
+     * of platform threads, which runs a burst of short handlers without a thread hand-off per message.
      * The pool has no bound of its own: a handler that ignores the interrupt after its timeout keeps
      * its thread while its slot goes to the next message, which then gets a new thread instead of
      * waiting behind the hung one. Idle platform threads end after 60 s.
      */
-    static ExecutorService handlerExecutor(String name) {
-        ThreadFactory virtual = VIRTUAL ? virtualFactory(name + "-") : null;
-        if (virtual != null) {
-            return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), virtual);
+    static ExecutorService handlerExecutor(String name, boolean virtual) {
+        ThreadFactory factory = virtual && VIRTUAL ? virtualFactory(name + "-") : null;
+        if (factory != null) {
+            return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), factory);
         }
         return new HandlerPool(named(name), 60, TimeUnit.SECONDS);
     }

@@ -1,5 +1,7 @@
 package io.github.delayqueue.spring.autoconfigure;
 
+import java.lang.reflect.Type;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.Optional;
@@ -40,6 +42,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -141,13 +144,14 @@ public final class DelayQueueAutoConfiguration {
     /**
      * Not {@code @ConditionalOnMissingBean}: like Spring AMQP's listener endpoint registry, it is the
      * machinery behind {@code @DelayHandler}, not a strategy to swap. Every {@link DeliveryInterceptor} bean
-     * runs around every delivery, in {@code @Order} order, the first outermost.
+     * runs around every delivery, in {@code @Order} order, the first outermost. Handlers run on virtual threads
+     * when Boot's do ({@code spring.threads.virtual.enabled} on Java 21+), else on platform threads.
      */
     @Bean
     DefaultDelayQueueConsumerRegistry delayQueueConsumerRegistry(QueueCatalog catalog, DelayQueueProperties properties,
-            ObjectProvider<DeliveryInterceptor> interceptors) {
+            ObjectProvider<DeliveryInterceptor> interceptors, Environment environment) {
         return new DefaultDelayQueueConsumerRegistry(catalog, properties.getConsumer().getShutdownTimeout(),
-                interceptors.orderedStream().toList());
+                interceptors.orderedStream().toList(), Threading.VIRTUAL.isActive(environment));
     }
 
     @Bean
@@ -197,8 +201,16 @@ public final class DelayQueueAutoConfiguration {
         }
     }
 
+    /** Prepares the codec for the payload types of the handlers that the registry holds when the context starts. */
     @Bean
-    RedisWarmUp delayQueueRedisWarmUp(QueueCatalog catalog, RedissonClient redisson) {
-        return new RedisWarmUp(catalog, redisson);
+    RedisWarmUp delayQueueRedisWarmUp(QueueCatalog catalog, RedissonClient redisson, DelayQueueProperties properties,
+            ObjectProvider<DefaultDelayQueueConsumerRegistry> registry) {
+        Duration wait = properties.getWarmUpWait();
+        if (wait == null || wait.isNegative()) {
+            throw new DelayQueueConfigurationException("delayqueue.warm-up-wait must not be negative, was " + wait + ".",
+                    "Set it to how long readiness may wait for the Redis warm-up (0 does not wait), such as 5s.");
+        }
+        return new RedisWarmUp(catalog, redisson, () -> registry.stream()
+                .flatMap(r -> r.definitions().stream()).<Type>map(d -> d.endpoint().payloadType()).toList(), wait);
     }
 }

@@ -33,6 +33,14 @@ public class DelayQueueProperties {
      */
     private List<String> scanPackages = new ArrayList<>();
 
+    /**
+     * Longest that readiness (the ApplicationReadyEvent, and with it the readiness state ACCEPTING_TRAFFIC) waits
+     * for the warm-up that starts with the context: connecting to Redis, loading the scripts, checking the
+     * partition counts and preparing the codec for the handlers' payload types. 0 does not wait. A Redis that is
+     * down never fails or holds up startup longer than this.
+     */
+    private Duration warmUpWait = Duration.ofSeconds(5);
+
     private final Producer producer = new Producer();
 
     private final Consumer consumer = new Consumer();
@@ -54,6 +62,14 @@ public class DelayQueueProperties {
 
     public void setKeyPrefix(String keyPrefix) {
         this.keyPrefix = keyPrefix;
+    }
+
+    public Duration getWarmUpWait() {
+        return this.warmUpWait;
+    }
+
+    public void setWarmUpWait(Duration warmUpWait) {
+        this.warmUpWait = warmUpWait;
     }
 
     public List<String> getScanPackages() {

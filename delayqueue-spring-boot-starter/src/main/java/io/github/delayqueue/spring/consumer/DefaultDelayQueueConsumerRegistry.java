@@ -55,19 +55,23 @@ public final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsum
     private final QueueCatalog catalog;
     private final Duration shutdownTimeout;
     private final List<DeliveryInterceptor> interceptors;
+    private final boolean virtualThreads;
     private List<Definition> definitions = List.of();
     private final Map<String, DelayQueueConsumer> consumers = new LinkedHashMap<>();
     private volatile boolean running;
     private volatile boolean startedOnce;
 
     /**
-     * @param interceptors run around every delivery of every consumer, the first outermost
+     * @param interceptors   run around every delivery of every consumer, the first outermost
+     * @param virtualThreads whether handlers run on virtual threads (Boot's {@code spring.threads.virtual.enabled}
+     *                       on Java 21+)
      */
     public DefaultDelayQueueConsumerRegistry(QueueCatalog catalog, Duration shutdownTimeout,
-            List<DeliveryInterceptor> interceptors) {
+            List<DeliveryInterceptor> interceptors, boolean virtualThreads) {
         this.catalog = catalog;
         this.shutdownTimeout = shutdownTimeout;
         this.interceptors = List.copyOf(interceptors);
+        this.virtualThreads = virtualThreads;
     }
 
     /**
@@ -94,7 +98,7 @@ public final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsum
             ConsumerOptions options;
             try {
                 options = this.catalog.settings().consumerOptions(endpoint.code(), endpoint.overrides()).toBuilder()
-                        .interceptors(this.interceptors).build();
+                        .interceptors(this.interceptors).virtualThreads(this.virtualThreads).build();
             } catch (IllegalArgumentException e) {
                 throw new DelayQueueConfigurationException("Invalid consumer settings for queue '" + endpoint.code()
                         + "' (handler: " + endpoint.source() + "): " + e.getMessage(),
