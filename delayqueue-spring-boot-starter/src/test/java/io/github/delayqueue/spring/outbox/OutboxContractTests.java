@@ -104,7 +104,7 @@ abstract class OutboxContractTests {
                 .withUserConfiguration(FailFast.class)
                 .withPropertyValues("spring.data.redis.url=" + this.redis.url(), "delayqueue.key-prefix=" + this.prefix,
                         "delayqueue.scan-packages=" + OrderQueues.class.getPackageName(),
-                        "delayqueue.producer.outbox.enabled=true", "delayqueue.producer.outbox.relay-after=5s",
+                        "delayqueue.producer.outbox.enabled=true", "delayqueue.producer.outbox.relay-after=2s",
                         "delayqueue.producer.outbox.relay-interval=100ms")
                 .withPropertyValues(databaseProperties());
     }
