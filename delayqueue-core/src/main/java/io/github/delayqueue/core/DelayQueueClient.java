@@ -76,6 +76,11 @@ public final class DelayQueueClient {
         return redisson;
     }
 
+    /** The scripts, for the feature packages through {@link InternalAccess}. */
+    Scripts scripts() {
+        return scripts;
+    }
+
     /** The operations of a queue (of its first partition), validating its name. */
     QueueOps queueOps(String queue) {
         return route(queue).part(0);

@@ -27,7 +27,7 @@ import org.redisson.client.codec.StringCodec;
 final class Scripts {
 
     enum Name {
-        ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD, PEEK, PAUSE, IMPORT, PARTITIONS, VERSIONED;
+        ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD, PEEK, PAUSE, IMPORT, PARTITIONS, VERSIONED, SCHEDULE;
 
         String file() {
             return name().toLowerCase() + ".lua";
