@@ -241,11 +241,30 @@ public final class Schedules {
     /**
      * Resumes a paused schedule: the tick that was pending when it was paused is written again at its instant, so
      * if that instant has passed it is claimed at once and the misfire policy decides what runs (see {@link Misfire}).
-     * Returns false if it was not paused.
+     * On a schedule that is not paused it re-arms the series if its pending tick was lost (see {@link #rearm}).
+     * Returns false if there was nothing to do.
      *
      * @throws IllegalArgumentException if there is no such schedule
      */
     public boolean resume(String queue, String id) {
+        return resume(queue, id, true);
+    }
+
+    /**
+     * Writes the schedule's current tick again if it is no longer in Redis although the schedule is not paused: the
+     * series stops when a tick leaves Redis without its next tick written, which happens only when it was
+     * dead-lettered before its handler ran (a payload that does not bind) or was claimed by a consumer that did not
+     * run {@link #interceptor()}, or was deleted by hand. Writing it again is safe: the cursor still names it, so it
+     * is that tick delivered again, never a second series. Returns false if there was nothing to do (or the
+     * schedule is paused). The Spring Boot starter re-arms every declared schedule at each start.
+     *
+     * @throws IllegalArgumentException if there is no such schedule
+     */
+    public boolean rearm(String queue, String id) {
+        return resume(queue, id, false);
+    }
+
+    private boolean resume(String queue, String id, boolean unpause) {
         Target target = target(queue, id);
         String answer = redis(target, "resume schedule '" + id + "'", () -> {
             for (int i = 0; i < RETRIES; i++) {
@@ -255,8 +274,8 @@ public final class Schedules {
                 if (definition == null || state == null) {
                     return "gone";
                 }
-                String result = target.run("resume", state.version(), body(id, state.cursor(), 0, definition.payload()))
-                        .get(0).toString();
+                String result = target.run("resume", state.version(), body(id, state.cursor(), 0, definition.payload()),
+                        unpause ? "1" : "0").get(0).toString();
                 if (!result.equals("conflict")) {
                     return result;
                 }

@@ -133,17 +133,26 @@ if op == 'pause' then
 end
 
 if op == 'resume' then
-  -- ARGV: 4 expected version, 5 body of the cursor's tick. Writes the cursor's tick again (due at its instant, so
-  -- a tick missed while paused is claimed at once and the misfire policy applies to it as to any late tick).
-  -- Returns {'1'} resumed, {'0'} not paused, {'gone'}, or {'conflict'} if the version moved since Java read it.
+  -- ARGV: 4 expected version, 5 body of the cursor's tick, 6 '1' to resume a paused schedule, '0' only to re-arm.
+  -- Writes the cursor's tick again unless it is live (due at its instant, so a tick missed while paused is claimed
+  -- at once and the misfire policy applies to it as to any late tick). Re-arming (also part of a resume) repairs a
+  -- series whose tick was lost without being claimed by a consumer with the interceptor (dead-lettered before its
+  -- handler ran, or deleted by hand): the cursor still names it, so writing it again is the at-least-once delivery
+  -- of that tick, never a second one. A paused schedule is not re-armed, only resumed.
+  -- Returns {'1'} resumed or re-armed, {'0'} nothing to do, {'gone'}, or {'conflict'} if the version moved since
+  -- Java read it.
   local st = state_of(sid)
   if not st then return { 'gone' } end
-  if st.p == '0' then return { '0' } end
   if st.v ~= ARGV[4] then return { 'conflict' } end
-  st.p = '0'
-  if st.k ~= '' then write_tick(st.k, st.c, ARGV[5]) end
-  save(sid, st)
-  return { '1' }
+  local changed = 0
+  if st.p == '1' then
+    if ARGV[6] ~= '1' then return { '0' } end
+    st.p = '0'
+    save(sid, st)
+    changed = 1
+  end
+  if st.k ~= '' then changed = changed + write_tick(st.k, st.c, ARGV[5]) end
+  return { tostring(math.min(changed, 1)) }
 end
 
 if op == 'trigger' then
