@@ -77,7 +77,7 @@ final class ScheduleInterceptor implements DeliveryInterceptor {
             tell(queue, id, tick, ScheduleListener.Outcome.REDELIVERED, late); // removed since: it runs, nothing follows
             return true;
         }
-        boolean current = state.cursor() == tickMs && !state.paused();
+        boolean current = state.cursor() == tickMs; // paused or not: see schedule.lua's advance
         String nextDue = "";
         String nextId = "";
         String nextBody = "";

@@ -6,8 +6,9 @@
 --  12 schedule-state  HASH  schedule id -> "<version>|<cursor>|<tick id>|<paused>|<running>":
 --                           version   a number taken from the send counter at each create or replace, so a
 --                                     schedule removed and created again never reuses one
---                           cursor    the instant (ms) of the latest tick written: the only tick that may write
---                                     the next one (the compare-and-set of 'advance')
+--                           cursor    the instant (ms) of the latest tick written (or, while paused, to write on
+--                                     resume): the only tick that may write the next one (the compare-and-set of
+--                                     'advance')
 --                           tick id   the message id of that tick ('' when the series ended)
 --                           paused    1 while paused: no tick pending, the cursor kept for the resume
 --                           running   the id of the latest tick whose handler was let run ('' none), for overlap
@@ -81,9 +82,10 @@ if op == 'advance' then
   -- The tick ARGV[5] (instant ARGV[4] ms) was claimed. ARGV: 6 the version Java read, 7 '1' for overlap 'skip',
   -- 8 next tick due ('' to write none), 9 next tick id, 10 next tick body.
   -- Overlap: with 'skip', the tick is left out while the latest tick let run (another id) is still live (in flight
-  -- or waiting for a retry); else it becomes the running one. Then, only if the cursor is this tick, the version
-  -- is the one read and the schedule is not paused, writes the next tick and moves the cursor to it: a late
-  -- redelivery of an older tick finds the cursor moved and writes nothing, so no tick is written twice.
+  -- or waiting for a retry); else it becomes the running one. Then, only if the cursor is this tick and the version
+  -- is the one read, moves the cursor to the next tick and writes it (unless paused): a late redelivery of an older
+  -- tick finds the cursor moved and writes nothing, so no tick is written twice. The cursor's tick is thus always
+  -- one whose handler has not been let run yet: pending, in flight before its advance, or (paused) to be written.
   -- Returns {'advanced'|'stale'|'gone', '1' if overlap leaves this tick out else '0'}.
   local st = state_of(sid)
   if not st then return { 'gone', '0' } end
@@ -94,14 +96,16 @@ if op == 'advance' then
   else
     st.r = tick
   end
-  if st.c ~= ARGV[4] or st.v ~= ARGV[6] or st.p == '1' then
+  if st.c ~= ARGV[4] or st.v ~= ARGV[6] then
     save(sid, st)
     return { 'stale', skip }
   end
   if ARGV[8] == '' then
     st.k = ''
   else
-    write_tick(ARGV[9], ARGV[8], ARGV[10])
+    -- paused since this tick was claimed: the cursor moves on all the same (this tick runs now, so a resume must
+    -- not write it again), but the next tick is written only by the resume
+    if st.p == '0' then write_tick(ARGV[9], ARGV[8], ARGV[10]) end
     st.c, st.k = ARGV[8], ARGV[9]
     redis.call('ZADD', KEYS[13], ARGV[8], sid)
   end

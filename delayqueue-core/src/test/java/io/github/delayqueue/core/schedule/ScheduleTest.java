@@ -26,6 +26,7 @@ import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DeliveryInterceptor;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.MessageHandler;
 import io.github.delayqueue.core.QueuedMessage;
@@ -42,6 +43,9 @@ import io.github.delayqueue.testing.RedisExtension;
 class ScheduleTest {
 
     static final Duration DEADLINE = Duration.ofSeconds(30);
+
+    /** The queues of these tests, for subclasses that partition them. */
+    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-overlap", "sched-pause", "sched-pause-race", "sched-redelivery", "sched-replace", "sched-skip", "sched-trigger");
 
     private final RedisContext redis;
     private final List<DelayQueueConsumer> consumers = new ArrayList<>();
@@ -293,6 +297,44 @@ class ScheduleTest {
         await().atMost(DEADLINE).until(() -> handled.size() >= atPause + 3);
         assertThat(handled).doesNotHaveDuplicates();
         sa.remove(queue, "beat");
+    }
+
+    @Test
+    void aTickClaimedJustBeforeAPauseIsNotWrittenAgainByTheResume() {
+        String queue = "sched-pause-race";
+        DelayQueueClient client = newClient();
+        Schedules schedules = Schedules.builder(client).build();
+        schedules.put(ScheduleSpec.every(queue, "beat", Duration.ofMillis(200)).payloadJson("\"x\"").build());
+        CountDownLatch claimed = new CountDownLatch(1);
+        CountDownLatch paused = new CountDownLatch(1);
+        // runs before the schedule's interceptor: the first tick is claimed, then the schedule is paused, then it advances
+        DeliveryInterceptor hold = new DeliveryInterceptor() {
+            @Override
+            public void aroundHandle(MessageContext context, Object payload, Invocation invocation) throws Exception {
+                claimed.countDown();
+                paused.await(30, TimeUnit.SECONDS);
+                invocation.proceed();
+            }
+        };
+        List<Long> handled = new CopyOnWriteArrayList<>();
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class,
+                (String p, MessageContext ctx) -> handled.add(tick(ctx, "a").tickMs()),
+                ConsumerOptions.builder().concurrency(1).interceptors(List.of(hold, schedules.interceptor())).build());
+        consumers.add(consumer);
+        consumer.start();
+        try {
+            assertThat(claimed.await(30, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        assertThat(schedules.pause(queue, "beat")).isTrue();
+        paused.countDown();
+        await().atMost(DEADLINE).until(() -> handled.size() == 1);
+        await().atMost(DEADLINE).until(() -> client.stats(queue).inFlight() == 0);
+        assertThat(schedules.resume(queue, "beat")).isTrue();
+        await().atMost(DEADLINE).until(() -> handled.size() >= 3);
+        assertThat(handled).doesNotHaveDuplicates();
+        schedules.remove(queue, "beat");
     }
 
     @Test
