@@ -4,6 +4,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.github.delayqueue.core.internal.Checks;
+import io.github.delayqueue.core.protocol.Envelope;
+import io.github.delayqueue.core.protocol.Partitions;
+import io.github.delayqueue.core.protocol.QueueKeys;
+import io.github.delayqueue.core.protocol.ScheduleScript;
+
 /**
  * Not API: how the library's own feature packages ({@code io.github.delayqueue.core.schedule}) reach the engine's
  * package-private Redis protocol (keys, scripts, envelopes). It may change in any release; applications must not use
@@ -51,7 +57,8 @@ public final class InternalAccess {
 
     /** Runs one of the engine's scripts (by its {@code Scripts.Name}) returning a list. */
     public static List<Object> runScript(DelayQueueClient client, String script, List<Object> keys, Object... args) {
-        return client.scripts().list(Scripts.Name.valueOf(script), keys, args);
+        Checks.require(script.equals("SCHEDULE"), "only the schedule script runs through here");
+        return ScheduleScript.run(client.scripts(), keys, args);
     }
 
     /** The body of an envelope as the enqueue script takes it: headers and payload JSON. */
