@@ -71,7 +71,7 @@ class ScheduleTest {
     }
 
     private DelayQueueConsumer consume(Schedules schedules, DelayQueueClient client, String queue, MessageHandler<String> handler) {
-        ConsumerOptions options = ConsumerOptions.builder().concurrency(4).maxPollInterval(Duration.ofSeconds(5))
+        ConsumerOptions options = ConsumerOptions.builder().concurrency(4).maxPollInterval(Duration.ofSeconds(1))
                 .interceptors(List.of(schedules.interceptor())).build();
         DelayQueueConsumer consumer = client.newConsumer(queue, String.class, handler, options);
         consumers.add(consumer);

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.Test;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -132,7 +134,9 @@ class DelayQueueScheduleAutoConfigurationTests {
     @Test
     void aDeclaredScheduleTicksThroughTheHandlerWithItsPayload() {
         received.clear();
-        online(TestRedis.uniquePrefix()).withUserConfiguration(HandlerConfig.class).withPropertyValues(
+        online(TestRedis.uniquePrefix()).withUserConfiguration(HandlerConfig.class)
+                .withConfiguration(AutoConfigurations.of(DelayQueueMetricsAutoConfiguration.class))
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new).withPropertyValues(
                 "delayqueue.schedules.heartbeat.queue=ORDER_TIMEOUT", "delayqueue.schedules.heartbeat.every=200ms",
                 "delayqueue.schedules.heartbeat.payload={\"orderId\":\"beat\",\"amountCents\":1}").run(context -> {
                     assertThat(context).hasNotFailed();
@@ -143,6 +147,8 @@ class DelayQueueScheduleAutoConfigurationTests {
                     context.getBean(DefaultDelayQueueConsumerRegistry.class).start(); // what the application runner does
                     await().atMost(Duration.ofSeconds(30)).until(() -> received.size() >= 2);
                     assertThat(received).allSatisfy(p -> assertThat(p).isEqualTo(new OrderTimeout("beat", 1)));
+                    assertThat(context.getBean(MeterRegistry.class).get("delayqueue.schedule.ticks")
+                            .tags("queue", "ORDER_TIMEOUT", "outcome", "fired").timer().count()).isGreaterThanOrEqualTo(2);
                     schedules.remove("ORDER_TIMEOUT", "heartbeat");
                 });
     }
