@@ -28,6 +28,7 @@ import io.github.delayqueue.core.engine.SharedThreads;
 import io.github.delayqueue.core.engine.Slots;
 import io.github.delayqueue.core.engine.Threads;
 import io.github.delayqueue.core.internal.Checks;
+import io.github.delayqueue.core.internal.ClientAccess;
 import io.github.delayqueue.core.protocol.DeadLetterKeys;
 import io.github.delayqueue.core.protocol.Due;
 import io.github.delayqueue.core.protocol.Envelope;
@@ -47,6 +48,18 @@ import io.github.delayqueue.core.protocol.Scripts;
  * consumers with skewed clocks still agree.
  */
 public final class DelayQueueClient {
+
+    static {
+        ClientAccess.lend(new ClientAccess.Lender() { // for the feature packages (schedules); not API
+            public QueueRoute route(DelayQueueClient client, String queue) {
+                return client.route(queue);
+            }
+
+            public Scripts scripts(DelayQueueClient client) {
+                return client.scripts;
+            }
+        });
+    }
 
     /** Longest delay or furthest due instant accepted. */
     public static final Duration MAX_DELAY = Duration.ofDays(3650);
@@ -89,11 +102,6 @@ public final class DelayQueueClient {
     /** The Redis client, for tools of this package that read other structures ({@link RDelayedQueueImporter}). */
     RedissonClient redisson() {
         return redisson;
-    }
-
-    /** The scripts, for the feature packages through {@link InternalAccess}. */
-    Scripts scripts() {
-        return scripts;
     }
 
     /** The operations of a queue (of its first partition), validating its name. */

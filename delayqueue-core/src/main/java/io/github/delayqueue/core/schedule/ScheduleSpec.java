@@ -141,7 +141,7 @@ public final class ScheduleSpec {
         private Overlap overlap = Overlap.ALLOW;
 
         private Builder(String queue, String id, String kind, String expression) {
-            io.github.delayqueue.core.InternalAccess.validateQueue(queue);
+            Protocol.validateQueue(queue);
             validateId(id);
             require(kind != null && kind.matches("[a-z][a-z0-9-]{0,30}"), "kind must be a lower-case name such as 'cron' or 'every', was '" + kind + "'");
             require(expression != null && !expression.isBlank(), "expression must not be null or blank");

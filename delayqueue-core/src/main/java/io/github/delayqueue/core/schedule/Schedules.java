@@ -17,7 +17,6 @@ import tools.jackson.databind.json.JsonMapper;
 import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DeliveryInterceptor;
-import io.github.delayqueue.core.InternalAccess;
 
 /**
  * Recurring schedules on the queues of one {@link DelayQueueClient}: create or replace, read, list, pause, resume,
@@ -123,7 +122,7 @@ public final class Schedules {
             require(json != null, "codec returned null for the payload of schedule '" + spec.id() + "'");
         }
         Map<String, String> headers = tickHeaders(spec.id(), Long.MAX_VALUE, ScheduleSpec.MAX_CATCH_UP);
-        int bytes = InternalAccess.storedBytes(InternalAccess.body(headers, json));
+        int bytes = Protocol.storedBytes(Protocol.body(headers, json));
         require(bytes <= client.options().maxPayloadBytes(), "payload of schedule '" + spec.id() + "' is " + bytes
                 + " bytes stored, over the limit of " + client.options().maxPayloadBytes());
         return json;
@@ -190,10 +189,10 @@ public final class Schedules {
      * @throws IllegalArgumentException on a negative offset or a limit outside 1..1000
      */
     public SchedulePage list(String queue, long offset, int limit) {
-        InternalAccess.validateQueue(queue);
+        Protocol.validateQueue(queue);
         require(offset >= 0, "offset must not be negative, was " + offset);
         require(limit >= 1 && limit <= 1000, "limit must be between 1 and 1000, was " + limit);
-        int partitions = InternalAccess.partitions(client, queue);
+        int partitions = Protocol.partitions(client, queue);
         require(partitions == 1 || offset + limit <= MERGE_WINDOW, "offset + limit must be at most " + MERGE_WINDOW
                 + " on queue '" + queue + "', which has " + partitions + " partitions, was " + (offset + limit));
         return redis(queue, "list the schedules of queue '" + queue + "'", () -> {
@@ -304,7 +303,7 @@ public final class Schedules {
             Map<String, String> headers = new LinkedHashMap<>();
             headers.put(SCHEDULE_HEADER, id);
             headers.put(TICK_HEADER, MANUAL);
-            String answer = target.run("trigger", tickId, InternalAccess.body(headers, definition.payload())).get(0)
+            String answer = target.run("trigger", tickId, Protocol.body(headers, definition.payload())).get(0)
                     .toString();
             return answer.equals("gone") ? "" : tickId;
         });
@@ -336,10 +335,10 @@ public final class Schedules {
     }
 
     Target target(String queue, String id) {
-        InternalAccess.validateQueue(queue);
+        Protocol.validateQueue(queue);
         ScheduleSpec.validateId(id);
-        int partitions = InternalAccess.partitions(client, queue);
-        return new Target(queue, id, InternalAccess.partitionOf(id, partitions), partitions);
+        int partitions = Protocol.partitions(client, queue);
+        return new Target(queue, id, Protocol.partitionOf(id, partitions), partitions);
     }
 
     record Read(long nowMs, @Nullable Definition definition, @Nullable State state) {
@@ -363,7 +362,7 @@ public final class Schedules {
     }
 
     static String body(String id, long tickMs, int catchUp, String payloadJson) {
-        return InternalAccess.body(tickHeaders(id, tickMs, catchUp), payloadJson);
+        return Protocol.body(tickHeaders(id, tickMs, catchUp), payloadJson);
     }
 
     private ScheduleInfo info(String queue, String id, Definition definition, State state) {
@@ -396,8 +395,8 @@ public final class Schedules {
             this.id = id;
             this.partition = partition;
             this.partitions = partitions;
-            this.keys = InternalAccess.keys(client, queue, partition, KEYS);
-            this.wake = InternalAccess.wakeChannel(client, queue, partition);
+            this.keys = Protocol.keys(client, queue, partition, KEYS);
+            this.wake = Protocol.wakeChannel(client, queue, partition);
         }
 
         /**
@@ -409,7 +408,7 @@ public final class Schedules {
             String base = id + "@" + suffix;
             for (int k = 0; ; k++) {
                 String candidate = k == 0 ? base : base + "~" + k;
-                if (InternalAccess.partitionOf(candidate, partitions) == partition) {
+                if (Protocol.partitionOf(candidate, partitions) == partition) {
                     return candidate;
                 }
             }
@@ -421,7 +420,7 @@ public final class Schedules {
             all[1] = op;
             all[2] = id;
             System.arraycopy(args, 0, all, 3, args.length);
-            return InternalAccess.runScript(client, "SCHEDULE", keys, all);
+            return Protocol.run(client, keys, all);
         }
     }
 
@@ -431,7 +430,7 @@ public final class Schedules {
 
     private <R> R redis(String queue, String what, Supplier<R> call) {
         try {
-            InternalAccess.checkPartitions(client, queue);
+            Protocol.checkPartitions(client, queue);
             return call.get();
         } catch (IllegalArgumentException | DelayQueueException | io.github.delayqueue.core.PartitionCountException e) {
             throw e;
