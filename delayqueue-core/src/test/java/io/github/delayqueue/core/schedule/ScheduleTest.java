@@ -45,7 +45,7 @@ class ScheduleTest {
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
     /** The queues of these tests, for subclasses that partition them. */
-    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-overlap", "sched-pause", "sched-pause-race", "sched-redelivery", "sched-replace", "sched-skip", "sched-trigger");
+    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-overlap", "sched-pause", "sched-pause-race", "sched-redelivery", "sched-replace", "sched-skip", "sched-trigger");
 
     private final RedisContext redis;
     private final List<DelayQueueConsumer> consumers = new ArrayList<>();
@@ -432,6 +432,22 @@ class ScheduleTest {
         // only the partition count, which every client records at its first use of a queue
         assertThat(redis.redisson().getKeys().getKeysStreamByPattern(redis.prefix() + ":*" + queue + "*").toList())
                 .allSatisfy(key -> assertThat(key).endsWith(":partitions"));
+    }
+
+    /** A schedule is a hash entry and a pending message: many of them start no thread and no timer in the JVM. */
+    @Test
+    void manySchedulesCostNoThreadInTheJvm() {
+        String queue = "sched-many";
+        DelayQueueClient client = newClient();
+        Schedules schedules = Schedules.builder(client).build();
+        schedules.put(ScheduleSpec.every(queue, "warm-up", Duration.ofHours(1)).build()); // scripts loaded, connections up
+        int threads = Thread.activeCount();
+        for (int i = 0; i < 200; i++) {
+            schedules.put(ScheduleSpec.every(queue, "customer:" + i, Duration.ofHours(1 + i % 24)).build());
+        }
+        assertThat(schedules.list(queue, 0, 1).total()).isEqualTo(201);
+        assertThat(client.stats(queue).pending()).isEqualTo(201);
+        assertThat(Thread.activeCount()).isLessThanOrEqualTo(threads + 2); // Redisson may grow its pool by a thread
     }
 
     @Test
