@@ -221,7 +221,8 @@ class SampleApplicationIntegrationTest {
 
     @Test
     void theReportScheduleOfTheYamlIsDeclaredAndItsTicksRunTheJob() {
-        ScheduleInfo info = this.schedules.get("NIGHTLY_REPORT", "nightly-report").orElseThrow();
+        await().atMost(Duration.ofSeconds(30)).until(() -> this.schedules.get("NIGHTLY_REPORT", "nightly-report").isPresent());
+        ScheduleInfo info = this.schedules.get("NIGHTLY_REPORT", "nightly-report").orElseThrow(); // declared at startup
         assertThat(info.spec().expression()).isEqualTo("*/30 * * * * *");
         assertThat(info.declared()).isTrue();
         long before = this.nightlyReport.runs();

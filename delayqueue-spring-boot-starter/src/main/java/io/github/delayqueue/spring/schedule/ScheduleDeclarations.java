@@ -25,7 +25,7 @@ import io.github.delayqueue.spring.core.QueueCatalog;
  * The schedules of {@code delayqueue.schedules.*}: checked when the context starts, before any consumer (a bad one
  * fails startup with a {@link DelayQueueConfigurationException} naming the property and the fix), then declared
  * ({@link Schedules#declare}: the newest definition wins, a replaced one is not brought back by an old instance) and
- * re-armed ({@link Schedules#rearm}). If Redis cannot be reached the declaration is logged and left to the next start.
+ * re-armed ({@link Schedules#rearm}) on a thread of its own, which tries again while Redis cannot be reached.
  *
  * <p>Internal to the starter: public only so that the auto-configuration can create it.
  */
@@ -45,6 +45,8 @@ public final class ScheduleDeclarations implements SmartLifecycle {
     /** The payload type of a queue's handler in this application, if it has one. */
     private final Function<String, Optional<Type>> payloadTypes;
     private volatile boolean running;
+    private volatile @Nullable Thread thread;
+    private volatile boolean done;
 
     public ScheduleDeclarations(Map<String, Declared> declared, QueueCatalog catalog, DefaultDelayQueueSchedules schedules,
             Function<String, Optional<Type>> payloadTypes) {
@@ -54,32 +56,85 @@ public final class ScheduleDeclarations implements SmartLifecycle {
         this.payloadTypes = payloadTypes;
     }
 
+    /**
+     * Checks every declaration (a bad one fails startup), then declares them in Redis on a daemon thread of its own
+     * ({@code delayqueue-schedule-declarations}), so that startup never waits for Redis: while Redis cannot be
+     * reached it tries again with a back-off (1 s doubling to 30 s) until every schedule is declared or the context
+     * stops.
+     */
     @Override
-    public void start() {
+    public synchronized void start() {
+        if (this.running) {
+            return;
+        }
         List<ScheduleSpec> specs = new ArrayList<>();
         this.declared.forEach((name, d) -> specs.add(check(name, d)));
-        for (ScheduleSpec spec : specs) {
-            Schedules engine = this.schedules.of(spec.queue());
+        this.running = true;
+        this.done = false;
+        if (specs.isEmpty()) {
+            this.done = true;
+            return;
+        }
+        Thread thread = new Thread(() -> declareAll(specs), "delayqueue-schedule-declarations");
+        thread.setDaemon(true);
+        this.thread = thread;
+        thread.start();
+    }
+
+    private void declareAll(List<ScheduleSpec> specs) {
+        List<ScheduleSpec> left = new ArrayList<>(specs);
+        long backOffMs = 1000;
+        boolean warned = false;
+        while (this.running && !left.isEmpty()) {
+            ScheduleSpec spec = left.get(0);
             try {
-                Schedules.Outcome outcome = engine.declare(spec);
-                if (outcome == Schedules.Outcome.KEPT_NEWER) {
-                    log.warn("Schedule '{}' of queue '{}': this application declares a definition that was replaced "
-                            + "since (by a newer start or the API); the newer one is kept: {}", spec.id(), spec.queue(),
-                            engine.get(spec.queue(), spec.id()).map(Object::toString).orElse("(gone)"));
-                } else {
-                    log.info("Schedule '{}' of queue '{}': {} ({})", spec.id(), spec.queue(),
-                            outcome.name().toLowerCase(), spec);
-                }
-                if (engine.rearm(spec.queue(), spec.id())) {
-                    log.warn("Schedule '{}' of queue '{}' had lost its pending tick; it was written again", spec.id(),
-                            spec.queue());
-                }
+                declare(spec);
+                left.remove(0);
             } catch (DelayQueueException e) {
-                log.error("Schedule '{}' of queue '{}' could not be declared in Redis; it will be at the next start: {}",
-                        spec.id(), spec.queue(), e.toString());
+                if (!warned) {
+                    log.warn("Schedules {} could not be declared in Redis yet ({}); trying again until they are",
+                            left.stream().map(ScheduleSpec::id).toList(), e.toString());
+                    warned = true;
+                }
+                try {
+                    Thread.sleep(backOffMs);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                backOffMs = Math.min(backOffMs * 2, 30_000);
+            } catch (RuntimeException e) { // a wrong partition count, say: not fixed by trying again
+                log.error("Schedule '{}' of queue '{}' could not be declared: {}", spec.id(), spec.queue(), e.toString());
+                left.remove(0);
             }
         }
-        this.running = true;
+        if (left.isEmpty()) {
+            this.done = true;
+            if (warned) {
+                log.info("Schedules {} declared", specs.stream().map(ScheduleSpec::id).toList());
+            }
+        }
+    }
+
+    /** Whether every declaration of this start was made (or failed for good); for tests and health checks. */
+    public boolean isDone() {
+        return this.done;
+    }
+
+    private void declare(ScheduleSpec spec) {
+        Schedules engine = this.schedules.of(spec.queue());
+        Schedules.Outcome outcome = engine.declare(spec);
+        if (outcome == Schedules.Outcome.KEPT_NEWER) {
+            log.warn("Schedule '{}' of queue '{}': this application declares a definition that was replaced since (by "
+                    + "a newer start or the API); the newer one is kept: {}", spec.id(), spec.queue(),
+                    engine.get(spec.queue(), spec.id()).map(i -> i.spec().toString()).orElse("(gone)"));
+        } else {
+            log.info("Schedule '{}' of queue '{}': {} ({})", spec.id(), spec.queue(), outcome.name().toLowerCase(), spec);
+        }
+        if (engine.rearm(spec.queue(), spec.id())) {
+            log.warn("Schedule '{}' of queue '{}' had lost its pending tick; it was written again", spec.id(),
+                    spec.queue());
+        }
     }
 
     /** The spec of {@code delayqueue.schedules.<name>}, or a failure naming the property and the fix. */
@@ -169,8 +224,13 @@ public final class ScheduleDeclarations implements SmartLifecycle {
     }
 
     @Override
-    public void stop() {
+    public synchronized void stop() {
         this.running = false;
+        Thread thread = this.thread;
+        if (thread != null) {
+            thread.interrupt();
+            this.thread = null;
+        }
     }
 
     @Override

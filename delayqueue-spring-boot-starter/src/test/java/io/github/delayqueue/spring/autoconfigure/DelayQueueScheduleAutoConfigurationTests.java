@@ -27,6 +27,7 @@ import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderTimeout;
 import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
 import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
+import io.github.delayqueue.spring.schedule.ScheduleDeclarations;
 import io.github.delayqueue.testing.TestRedis;
 
 /**
@@ -65,6 +66,13 @@ class DelayQueueScheduleAutoConfigurationTests {
         public void handle(OrderTimeout payload) {
             received.add(payload);
         }
+    }
+
+    /** Waits for the declaration (made on a thread of its own) to be stored with {@code expression}. */
+    private static ScheduleInfo declared(DelayQueueSchedules schedules, String queue, String id, String expression) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> schedules.get(queue, id)
+                .filter(info -> info.spec().expression().equals(expression)).isPresent());
+        return schedules.get(queue, id).orElseThrow();
     }
 
     private static FailureAnalysis analysis(AssertableApplicationContext context) {
@@ -115,6 +123,16 @@ class DelayQueueScheduleAutoConfigurationTests {
                 "delayqueue.schedules.beat.catch-up-limit=0");
     }
 
+    /** As the rest of the starter: Redis down at startup does not fail it; the declaration waits for the next start. */
+    @Test
+    void aValidDeclarationDoesNotFailStartupWhileRedisIsDown() {
+        this.offline.withPropertyValues("delayqueue.schedules.nightly.queue=REMINDER",
+                "delayqueue.schedules.nightly.cron=0 0 2 * * *").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(ScheduleDeclarations.class).isDone()).isFalse(); // still trying
+                });
+    }
+
     @Test
     void theRuntimeApiRefusesBadInputBeforeWriting() {
         this.offline.run(context -> {
@@ -141,7 +159,7 @@ class DelayQueueScheduleAutoConfigurationTests {
                 "delayqueue.schedules.heartbeat.payload={\"orderId\":\"beat\",\"amountCents\":1}").run(context -> {
                     assertThat(context).hasNotFailed();
                     DelayQueueSchedules schedules = context.getBean(DelayQueueSchedules.class);
-                    ScheduleInfo info = schedules.get("ORDER_TIMEOUT", "heartbeat").orElseThrow();
+                    ScheduleInfo info = declared(schedules, "ORDER_TIMEOUT", "heartbeat", "PT0.2S");
                     assertThat(info.declared()).isTrue();
                     assertThat(info.spec().expression()).isEqualTo("PT0.2S");
                     context.getBean(DefaultDelayQueueConsumerRegistry.class).start(); // what the application runner does
@@ -167,12 +185,14 @@ class DelayQueueScheduleAutoConfigurationTests {
         online(prefix).withPropertyValues(v1).run(old -> {
             assertThat(old).hasNotFailed();
             DelayQueueSchedules schedules = old.getBean(DelayQueueSchedules.class);
-            assertThat(schedules.get("REMINDER", "nightly").orElseThrow().spec().expression()).isEqualTo("0 0 2 * * *");
+            declared(schedules, "REMINDER", "nightly", "0 0 2 * * *");
             online(prefix).withPropertyValues(v2).run(current -> {
                 assertThat(current).hasNotFailed();
-                assertThat(schedules.get("REMINDER", "nightly").orElseThrow().spec().expression()).isEqualTo("0 0 3 * * *");
+                declared(schedules, "REMINDER", "nightly", "0 0 3 * * *");
                 online(prefix).withPropertyValues(v1).run(oldAgain -> {
                     assertThat(oldAgain).hasNotFailed();
+                    await().atMost(Duration.ofSeconds(30))
+                            .until(() -> oldAgain.getBean(ScheduleDeclarations.class).isDone());
                     ScheduleInfo info = schedules.get("REMINDER", "nightly").orElseThrow();
                     assertThat(info.spec().expression()).isEqualTo("0 0 3 * * *");
                     assertThat(info.nextTickAt().atZone(info.spec().zone()).getHour()).isEqualTo(3);
