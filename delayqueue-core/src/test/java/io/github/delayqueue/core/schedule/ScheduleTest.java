@@ -45,7 +45,7 @@ class ScheduleTest {
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
     /** The queues of these tests, for subclasses that partition them. */
-    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-overlap", "sched-pause", "sched-pause-race", "sched-redelivery", "sched-replace", "sched-skip", "sched-trigger");
+    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-overlap", "sched-pause", "sched-pause-race", "sched-rearm", "sched-redelivery", "sched-replace", "sched-skip", "sched-trigger");
 
     private final RedisContext redis;
     private final List<DelayQueueConsumer> consumers = new ArrayList<>();
@@ -374,6 +374,24 @@ class ScheduleTest {
         assertThat(schedules.put(v1)).as("an explicit put wins").isEqualTo(Schedules.Outcome.REPLACED);
         assertThat(schedules.declare(v2)).isEqualTo(Schedules.Outcome.KEPT_NEWER);
         assertThat(schedules.get(queue, "d").orElseThrow().declared()).isFalse();
+    }
+
+    @Test
+    void rearmWritesALostTickAgainAndLeavesAnIntactSeriesAlone() {
+        String queue = "sched-rearm";
+        DelayQueueClient client = newClient();
+        Schedules schedules = Schedules.builder(client).build();
+        schedules.put(ScheduleSpec.every(queue, "r", Duration.ofHours(1)).build());
+        QueuedMessage tick = onlyPending(client, queue);
+        assertThat(schedules.rearm(queue, "r")).as("nothing lost").isFalse();
+        assertThat(client.cancel(queue, tick.id())).isTrue(); // deleted by hand: the series would stop here
+        assertThat(schedules.rearm(queue, "r")).isTrue();
+        QueuedMessage again = onlyPending(client, queue);
+        assertThat(again.id()).isEqualTo(tick.id());
+        assertThat(again.dueAt()).isEqualTo(tick.dueAt());
+        assertThat(schedules.pause(queue, "r")).isTrue();
+        assertThat(schedules.rearm(queue, "r")).as("a paused schedule is not re-armed").isFalse();
+        assertThat(pending(client, queue)).isEmpty();
     }
 
     @Test
