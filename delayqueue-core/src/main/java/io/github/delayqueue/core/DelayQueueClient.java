@@ -49,7 +49,7 @@ import io.github.delayqueue.core.protocol.Scripts;
 public final class DelayQueueClient {
 
     /** Longest delay or furthest due instant accepted. */
-    public static final Duration MAX_DELAY = Duration.ofDays(3650);
+    public static final Duration MAX_DELAY = Checks.MAX_DELAY;
 
     /** Messages per script call in {@link #sendAll}: bounds the time one call holds Redis. */
     static final int SCRIPT_BATCH = 500;
