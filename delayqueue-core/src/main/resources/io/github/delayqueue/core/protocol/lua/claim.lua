@@ -1,16 +1,25 @@
+-- Claims due messages under a lease, after returning expired leases and trimming the dead letters.
+-- KEYS: the standard layout (includes/keys.lua)
 -- ARGV: 1 wake channel (unused), 2 how many to claim, 3 lease ms, 4 max attempts, 5 how many expired leases to reap,
 --       6 dead-letter retention ms, 7 most dead letters kept, 8 byte budget: envelopes are claimed while their
 --       bytes stay within it (at least one is, whatever its size), so one reply cannot hold 100 x 1 MiB
+-- Returns: now in microseconds (the consumer sleeps until the next event to the microsecond, not to the
+--          millisecond below it), next event time in ms ('' when none: the earliest due time or lease deadline),
+--          what this call did besides claiming ('' when nothing, else "<expired leases put back>:<expired
+--          leases dead-lettered>:<bad due times dead-lettered>", for the engine's listener), then pairs:
+--          "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope.
+-- Two reply items per message rather than four: the client decodes every item into a string of its own.
 -- First deletes dead letters past their retention or beyond the count (at most DEAD_TRIM per call: a claim
 -- runs at least once per poll interval, so a backlog of old dead letters goes within seconds, and when none
 -- is due for deletion this costs one ZRANGEBYSCORE and one ZCARD), then returns expired leases to the delayed
 -- set (or to the dead letters when attempts are used up), then, unless the queue is paused, moves up to ARGV[2]
 -- due messages in flight.
--- Returns: now in microseconds (the consumer sleeps until the next event to the microsecond, not to the
---          millisecond below it), next event time in ms ('' when none: the earliest due time or lease deadline),
---          what this call did besides claiming ('' when nothing, else "<expired leases put back>:<expired
---          leases dead-lettered>:<bad due times dead-lettered>", for the engine's listener), then pairs: "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope.
--- Two reply items per message rather than four: the client decodes every item into a string of its own.
+--- @include "clock"
+--- @include "keys"
+--- @include "members"
+--- @include "wake"
+--- @include "dead_letters"
+local queue = queue_keys(KEYS)
 local now, now_us = clock()
 local limit = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
@@ -18,10 +27,10 @@ local max_attempts = tonumber(ARGV[4])
 
 local DEAD_TRIM = 100
 local expired_dead = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[6]), 'LIMIT', 0, DEAD_TRIM)
-delete_dead(expired_dead)
+delete_dead(queue, expired_dead)
 local trim = math.min(redis.call('ZCARD', KEYS[6]) - tonumber(ARGV[7]), DEAD_TRIM - #expired_dead)
 if trim > 0 then
-  delete_dead(redis.call('ZRANGE', KEYS[6], 0, trim - 1))
+  delete_dead(queue, redis.call('ZRANGE', KEYS[6], 0, trim - 1))
 end
 
 local redelivered, expired_buried, bad_buried = 0, 0, 0
@@ -31,7 +40,7 @@ for _, member in ipairs(expired) do
   local attempts = tonumber(redis.call('HGET', KEYS[4], id) or '0')
   if attempts >= max_attempts then
     expired_buried = expired_buried + 1
-    bury(id, member, now, attempts, 'lease expired on attempt ' .. attempts .. ' (consumer died or handler hung)')
+    bury(queue, id, member, now, attempts, 'lease expired on attempt ' .. attempts .. ' (consumer died or handler hung)')
   else
     redelivered = redelivered + 1
     redis.call('ZREM', KEYS[3], member)
@@ -51,7 +60,7 @@ local function bury_bad_score(member, score)
   bad_buried = bad_buried + 1
   local id = id_of(member)
   local attempts = tonumber(redis.call('HGET', KEYS[4], id) or '0')
-  bury(id, member, now, attempts, 'due time ' .. score .. ' in the delayed set is not a whole number of '
+  bury(queue, id, member, now, attempts, 'due time ' .. score .. ' in the delayed set is not a whole number of '
     .. 'milliseconds (written by something other than delayqueue)')
 end
 local too_late = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. MAX_SCORE, '+inf', 'WITHSCORES', 'LIMIT', 0, 10)

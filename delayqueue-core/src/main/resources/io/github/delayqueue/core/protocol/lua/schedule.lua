@@ -1,7 +1,5 @@
--- Recurring schedules (io.github.delayqueue.core.schedule): every operation on one schedule, atomically with its
--- pending tick message. Java computes tick instants (the tick function is Java's: cron needs a calendar); this script
--- owns the cursor, the compare-and-set that makes a tick written at most once, and the tick messages themselves.
--- KEYS: the ten of common.lua of the schedule's partition, then, under the same hash tag:
+-- Every operation on one recurring schedule, atomically with its pending tick message.
+-- KEYS: the standard layout (includes/keys.lua) of the schedule's partition, then, under the same hash tag:
 --  11 schedules       HASH  schedule id -> definition (JSON written and read by Java only)
 --  12 schedule-state  HASH  schedule id -> "<version>|<cursor>|<tick id>|<paused>|<running>":
 --                           version   a number taken from the send counter at each create or replace, so a
@@ -13,10 +11,18 @@
 --                           paused    1 while paused: no tick pending, the cursor kept for the resume
 --                           running   the id of the latest tick whose handler was let run ('' none), for overlap
 --  13 schedule-next   ZSET  schedule id -> cursor (ms): pages of a queue's schedules in next-tick order
--- Schedule ids hold no '|' (Java checks), so the state splits on it.
--- ARGV[1] wake channel, ARGV[2] op, ARGV[3] schedule id, then per op (below).
--- Returns a list; its first item says what happened.
+-- ARGV: 1 wake channel, 2 op, 3 schedule id, then per op (below).
+-- Returns: a list; its first item says what happened (per op, below).
+-- Schedule ids hold no '|' (Java checks), so the state splits on it. Java computes tick instants (io.github.
+-- delayqueue.core.schedule: cron needs a calendar); this script owns the cursor, the compare-and-set that makes a
+-- tick written at most once, and the tick messages themselves.
+--- @include "clock"
+--- @include "keys"
+--- @include "members"
+--- @include "lifecycle"
+--- @include "wake"
 
+local keys = queue_keys(KEYS)
 local op, sid = ARGV[2], ARGV[3]
 
 local function state_of(id)
@@ -37,7 +43,7 @@ local function unpend(id)
   if not envelope then return 0 end
   local member = member_of(id, envelope)
   if redis.call('ZSCORE', KEYS[3], member) then return 0 end
-  forget(id, member)
+  forget(keys, id, member)
   return 1
 end
 
@@ -45,7 +51,7 @@ end
 local function write_tick(id, due, body)
   if redis.call('HEXISTS', KEYS[1], id) == 1 then return 0 end
   local old_head = head_score(KEYS[2])
-  local s = encode8(reserve_sequence(1))
+  local s = encode8(reserve_sequence(KEYS[9], 1))
   redis.call('HSET', KEYS[1], id, '2' .. s .. encode8(now_ms()) .. body)
   redis.call('ZADD', KEYS[2], due, '~' .. s .. id)
   wake_if_earlier(ARGV[1], tonumber(due), old_head)
@@ -70,7 +76,7 @@ if op == 'put' then
     unpend(st.k)
     running, paused = st.r, st.p
   end
-  local version = string.format('%d', reserve_sequence(1))
+  local version = string.format('%d', reserve_sequence(KEYS[9], 1))
   redis.call('HSET', KEYS[11], sid, ARGV[5])
   if paused == '0' then write_tick(ARGV[7], ARGV[6], ARGV[8]) end
   save(sid, { v = version, c = ARGV[6], k = ARGV[7], p = paused, r = running })
