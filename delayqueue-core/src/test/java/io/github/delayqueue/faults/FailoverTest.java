@@ -295,6 +295,8 @@ class FailoverTest {
             Map<String, Long> acknowledgedAt = new ConcurrentHashMap<>();
             // not before this: the send started here, and the message is due its delay after the server wrote it
             Map<String, Long> dueNotBefore = new ConcurrentHashMap<>();
+            Map<String, Long> delays = new ConcurrentHashMap<>(); // nanoseconds
+
             Set<String> failed = ConcurrentHashMap.newKeySet();
             Map<String, String> failures = new ConcurrentHashMap<>();
             AtomicInteger sendsAfterPromotion = new AtomicInteger();
@@ -307,6 +309,7 @@ class FailoverTest {
                         try {
                             long delayMs = ThreadLocalRandom.current().nextLong(1_000);
                             dueNotBefore.put(id, System.nanoTime() + delayMs * 1_000_000);
+                            delays.put(id, delayMs * 1_000_000);
                             producer.send(queue, id, Duration.ofMillis(delayMs), SendOptions.id(id));
                             acknowledgedAt.put(id, System.nanoTime());
                             if (afterPromotion.get()) {
@@ -388,6 +391,16 @@ class FailoverTest {
                     .filter(e -> !failedPartitions.contains(partitionOf(e.getKey(), partitions)))
                     .filter(e -> dueNotBefore.get(e.getKey()) >= killedAt + 500_000_000L && e.getValue() < promotedAt)
                     .count();
+            // the drain: how late after the promotion (or after its due time, if that came later) the last message of
+            // the failed partitions acknowledged before the kill was first delivered. Its due time is at most its
+            // acknowledgement plus its delay (the server took the time before it answered)
+            long drainNanos = acknowledgedAt.entrySet().stream().filter(e -> e.getValue() < killedAt)
+                    .filter(e -> failedPartitions.contains(partitionOf(e.getKey(), partitions)))
+                    .filter(e -> firstDeliveredAt.containsKey(e.getKey()))
+                    .mapToLong(e -> firstDeliveredAt.get(e.getKey())
+                            - Math.max(promotedAt, e.getValue() + delays.get(e.getKey())))
+                    .max().orElse(0);
+            long drainMs = Math.max(0, drainNanos) / 1_000_000;
             Set<String> lost = new HashSet<>(acknowledgedAt.keySet());
             lost.removeAll(deliveries.keySet());
             long lostAckedBeforeKillMsMax = lost.stream().mapToLong(id -> (killedAt - acknowledgedAt.get(id)) / 1_000_000)
@@ -400,7 +413,8 @@ class FailoverTest {
                     "redis=" + mode + " wait_for_replicas=" + waitForReplicas + " stall_ms=" + stallNanos / 1_000_000
                             + " stall_began_after_kill_ms=" + (stallEnd - stallNanos - killedAt) / 1_000_000
                             + " promoted_ms=" + promotedMs + " first_delivery_after_promotion_ms="
-                            + (firstAfterPromotion - promotedAt) / 1_000_000 + " failed_sends=" + failed.size()
+                            + (firstAfterPromotion - promotedAt) / 1_000_000 + " drained_after_promotion_ms=" + drainMs
+                            + " failed_sends=" + failed.size()
                             + " failed_but_delivered=" + failedButDelivered + " lost_acknowledged_before_kill_ms_max="
                             + lostAckedBeforeKillMsMax + " failure_causes=" + failures.keySet() + " dead="
                             + producer.stats(queue).dead()
