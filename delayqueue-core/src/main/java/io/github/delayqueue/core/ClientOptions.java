@@ -195,14 +195,15 @@ public final class ClientOptions {
 
         /**
          * Whether a send that fewer than {@link #waitForReplicas} replicas acknowledged in time throws
-         * {@link NotReplicatedException} (true, the default). With false it returns (the message was written on the
-         * master), a warning is logged, and the sends of that queue (partition) stop waiting; a probe off the sends'
-         * path ({@code WAIT} after a read, a second later, then at most every 8 s) finds when the master's replicas
-         * acknowledge again, and sends wait from then on. So a master without a connected replica (a standalone
-         * Redis, a replica that is down) neither fails nor stalls a send, but the first sends after a replica is lost
-         * wait the timeout once; and a replica slower than the timeout counts as absent. On a client of a single
-         * Redis server ({@code useSingleServer}) sends start without waiting until a probe finds a replica; on a
-         * cluster or Sentinel set-up they wait from the first.
+         * {@link NotReplicatedException} (true, the default). With false, sends wait only while the queue's master has
+         * replicas that acknowledge: a probe off the sends' path ({@code WAIT} after a read, started by the queue's
+         * first send or {@link DelayQueueClient#warmUp}) finds them, and until it has (about a round trip) sends do
+         * not wait. A send that fewer replicas acknowledged in time returns (the message was written on the master), a
+         * warning is logged, and the sends of that queue (partition) stop waiting until the probe (a second later,
+         * then at most every 8 s) finds the replicas again. So a master without a connected replica (a standalone
+         * Redis, a replica that is down) and an ACL that denies {@code WAIT} neither fail nor stall sends, but the
+         * sends under way when a replica is lost wait the timeout once, and a replica slower than the timeout counts
+         * as absent. What is sent while sends do not wait is not protected against a failover.
          */
         public Builder replicasRequired(boolean required) {
             this.replicasRequired = required;

@@ -50,24 +50,12 @@ public final class DelayQueueClient {
     private final Map<String, QueueRoute> queues = new ConcurrentHashMap<>();
     /** The lease keeper and settler threads, shared by this client's consumers. */
     private final SharedThreads shared = new SharedThreads();
-    /** Whether the client's topology has replicas (not a single server); see {@link ReplicaWait}. */
-    private final boolean replicasExpected;
 
     private DelayQueueClient(RedissonClient redisson, ClientOptions options) {
         this.redisson = Checks.notNull(redisson, "redisson");
         this.options = Checks.notNull(options, "options");
         this.scripts = new Scripts(redisson);
         this.listener = SafeListener.of(options.listener());
-        this.replicasExpected = options.waitForReplicas() > 0 && replicasExpected(redisson);
-    }
-
-    private static boolean replicasExpected(RedissonClient redisson) {
-        try {
-            org.redisson.config.Config config = redisson.getConfig();
-            return config == null || !config.isSingleConfig();
-        } catch (RuntimeException e) {
-            return true;
-        }
     }
 
     /** A client with the default {@link ClientOptions}. */
@@ -634,6 +622,7 @@ public final class DelayQueueClient {
             }
             route.check();
             route.part(0).warmUp(); // a read-only script call, made as a lone send's is
+            route.parts().forEach(QueueOps::probeReplicasIfDue); // scripts loaded: the probe blocks nothing
             return null;
         });
         try { // the codec's first use builds its serializer machinery: do it here rather than in the first send
@@ -687,7 +676,7 @@ public final class DelayQueueClient {
         }
         QueueKeys.validateName(queue);
         return queues.computeIfAbsent(queue, q -> new QueueRoute(scripts, options.keyPrefix(), q, options.partitions(q),
-                options, replicasExpected));
+                options));
     }
 
     private String encode(Object payload, String where) {

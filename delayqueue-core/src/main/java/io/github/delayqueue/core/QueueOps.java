@@ -175,13 +175,15 @@ final class QueueOps {
     }
 
     /**
-     * For {@link ReplicaWait}: a read (stats.lua) followed by {@code WAIT} on its connection, whose last write the
-     * replicas of a healthy master have acknowledged already or acknowledge at once; completes with the replicas that
-     * acknowledged within the timeout.
+     * For {@link ReplicaWait}: enqueue.lua with no message (it reads the clock and the head, writes nothing) followed
+     * by {@code WAIT} on its connection, whose last write the replicas of a healthy master have acknowledged already or
+     * acknowledge at once; completes with the replicas that acknowledged within the timeout. The sends' own script, so
+     * it is loaded already: loading another one would block the sender that starts the probe (on a cluster, loading
+     * goes to every node, and retries while one is down).
      */
     private CompletionStage<Integer> probeReplicas() {
-        return scripts.listSyncedAsync(Scripts.Name.STATS, keys.keys(), replicaWait.replicas(), replicaWait.timeout(),
-                keys.wakeChannel()).thenApply(Scripts.Synced::replicas);
+        return scripts.listSyncedAsync(Scripts.Name.ENQUEUE, keys.keys(), replicaWait.replicas(), replicaWait.timeout(),
+                keys.wakeChannel(), modeArg(SendMode.IF_ABSENT)).thenApply(Scripts.Synced::replicas);
     }
 
     private Object[] enqueueArgs(SendMode mode, List<String> triples) {
@@ -352,6 +354,11 @@ final class QueueOps {
      */
     void warmUp() {
         scripts.listAsync(Scripts.Name.STATS, keys.keys(), keys.wakeChannel()).toCompletableFuture().join();
+    }
+
+    /** For {@link DelayQueueClient#warmUp}: starts the replica probe, so that sends wait from the first where they can. */
+    void probeReplicasIfDue() {
+        replicaWait.probeIfDue(this::probeReplicas);
     }
 
     QueueStats stats() {

@@ -27,15 +27,14 @@ final class QueueRoute {
     private final List<Object> checkKeys;
     private volatile boolean checked;
 
-    /** {@code replicasExpected}: see {@link ReplicaWait}. */
-    QueueRoute(Scripts scripts, String prefix, String queue, int partitions, ClientOptions options, boolean replicasExpected) {
+    QueueRoute(Scripts scripts, String prefix, String queue, int partitions, ClientOptions options) {
         this.queue = queue;
         this.prefix = prefix;
         this.scripts = scripts;
         this.parts = new QueueOps[partitions];
         for (int p = 0; p < partitions; p++) {
             parts[p] = new QueueOps(scripts, QueueKeys.of(prefix, queue, p, partitions), new ReplicaWait(queue,
-                    options.waitForReplicas(), options.replicaTimeout(), options.replicasRequired(), replicasExpected));
+                    options.waitForReplicas(), options.replicaTimeout(), options.replicasRequired()));
         }
         List<Object> base = QueueKeys.of(prefix, queue).keys();
         this.checkKeys = List.of(QueueKeys.partitionsKey(prefix, queue), base.get(1), base.get(2), base.get(5));

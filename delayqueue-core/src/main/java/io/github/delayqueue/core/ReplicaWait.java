@@ -12,11 +12,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Whether the sends of one queue partition wait for replicas ({@link ClientOptions#waitForReplicas()}), and, when
  * replicas are not {@linkplain ClientOptions#replicasRequired() required}, whether the partition's master has replicas
- * that acknowledge: a send whose replicas did not acknowledge it in time returns (it was written on the master), and
- * later sends stop waiting, so a master without a replica (a standalone Redis, a replica that is down) neither fails
- * nor stalls a send but the first. While they do not wait, a probe ({@code WAIT} after a read, on its own call, off
- * every send's path) asks again, a second after the miss, then at most every {@value #MAX_PROBE_SECONDS} s, and
- * sends wait again once the replicas acknowledge it.
+ * that acknowledge. Then sends wait only once a probe ({@code WAIT} after a read, a call of its own started by a send
+ * or the warm-up, off every send's path) found the replicas: a master without a replica (a standalone Redis) never
+ * makes a send wait, and an ACL that denies {@code WAIT} never fails one. A send whose replicas did not acknowledge it
+ * in time returns (it was written on the master), and later sends stop waiting, so a replica that is lost costs the
+ * sends under way the timeout once. While sends do not wait, the probe asks again a second after a miss, then at most
+ * every {@value #MAX_PROBE_SECONDS} s.
  */
 final class ReplicaWait {
 
@@ -35,22 +36,19 @@ final class ReplicaWait {
     private final AtomicBoolean probing = new AtomicBoolean();
     private volatile long nextProbeNanos;
     private volatile long probeIntervalNanos = TimeUnit.SECONDS.toNanos(FIRST_PROBE_SECONDS);
+    private volatile boolean deniedLogged;
 
-    /**
-     * {@code replicasExpected}: whether the client's topology has replicas (a cluster or Sentinel set-up): sends wait
-     * from the first; otherwise (a single server) they start without waiting and a probe finds out.
-     */
-    ReplicaWait(String queue, int replicas, Duration timeout, boolean required, boolean replicasExpected) {
+    ReplicaWait(String queue, int replicas, Duration timeout, boolean required) {
         this.queue = queue;
         this.replicas = replicas;
         this.timeout = timeout;
         this.required = required;
-        this.waiting = replicas > 0 && (required || replicasExpected);
+        this.waiting = replicas > 0 && required;
         this.nextProbeNanos = System.nanoTime();
     }
 
     static ReplicaWait none(String queue) {
-        return new ReplicaWait(queue, 0, Duration.ZERO, true, false);
+        return new ReplicaWait(queue, 0, Duration.ZERO, true);
     }
 
     int replicas() {
@@ -100,14 +98,21 @@ final class ReplicaWait {
             probed(0);
             return;
         }
-        asked.whenComplete((acknowledged, error) -> probed(error == null ? acknowledged : 0));
+        asked.whenComplete((acknowledged, error) -> {
+            if (error != null && !deniedLogged && String.valueOf(error.getMessage()).contains("NOPERM")) {
+                deniedLogged = true;
+                log.warn("Queue '{}': the Redis ACL denies WAIT, so sends do not wait for replicas and a failover can "
+                        + "lose sends that returned; allow +wait (see docs/redis-layout.md): {}", queue, error.toString());
+            }
+            probed(error == null ? acknowledged : 0);
+        });
     }
 
     private void probed(int acknowledged) {
         try {
             if (acknowledged >= replicas) {
                 waiting = true;
-                log.info("Queue '{}': {} replicas of its Redis master acknowledge again; sends wait for them", queue,
+                log.debug("Queue '{}': {} replicas of its Redis master acknowledge; sends wait for them", queue,
                         acknowledged);
             } else {
                 long interval = probeIntervalNanos;

@@ -52,13 +52,16 @@ import io.github.delayqueue.testing.TestSentinel;
  * <p>Each prints a FAULT line: {@code lost} (sends that returned and were never handled), {@code duplicates} (extra
  * handler calls), {@code stall_ms} (the longest time without a delivery from the kill on, while messages were due all
  * along), {@code stall_began_after_kill_ms} (0 when it began with the kill), {@code promoted_ms} (kill to the replica
- * answering as master) and {@code first_delivery_after_promotion_ms}.
+ * answering as master), {@code first_delivery_after_promotion_ms} and {@code drained_after_promotion_ms} (how late
+ * after the promotion, or after its due time if that came later, the last message of the failed queue or partition that
+ * was acknowledged before the fault was delivered).
  * Asserted, as docs/reliability.md and docs/scaling.md promise: with wait-for-replicas, lost = 0; without it, whatever
  * was lost was acknowledged in the last second before the kill (the replication lag, not the engine). A duplicate is
  * a message whose ack or lease went with the failed master: no message first delivered a lease (3 s) after the
  * promotion is delivered again. Delivery of the failed queue (or partition) resumes after the promotion within a bound that only a
  * client that does not find the new master, or a poller stuck in its back-off, crosses (the measured figure,
- * {@code first_delivery_after_promotion_ms}, is printed, not asserted). With partitions, the partitions on the other
+ * {@code first_delivery_after_promotion_ms}, is printed, not asserted), and so does the drain
+ * ({@code drained_after_promotion_ms}, at most {@link #DRAIN_TUNED_MS} with the starter's settings). With partitions, the partitions on the other
  * masters keep delivering: some of their messages due half a second or more after the kill are delivered before the
  * promotion ({@code other_partitions_due_after_kill_delivered_before_promotion}).
  */
@@ -78,6 +81,15 @@ class FailoverTest {
 
     /** The same with Redisson's defaults: a 5 s topology scan and retries 1 to 2 s apart, then the back-off. Measured: 0.3 to 6.5 s. */
     private static final long RESUME_DEFAULTS_MS = 30_000;
+
+    /**
+     * Most time from the promotion (or a message's due time, if later) until every message of the failed queue sent
+     * before the fault is delivered, with the starter's client settings (issue 31 item 10; target 1 s). The client
+     * finds the new master within a topology scan (500 ms), Redisson subscribes the wake-up channel there and the
+     * poller claims at once; a poller that sat out its error back-off (up to 5 s) or a client that scans every 5 s
+     * crosses this. Measured: 0.27 to 0.53 s.
+     */
+    private static final long DRAIN_TUNED_MS = 5_000;
 
     /** The client settings the starter gives a cluster client (see RedissonConfigFactory) and this test measures. */
     static void tune(ClusterServersConfig servers) {
@@ -438,6 +450,9 @@ class FailoverTest {
             assertThat((failedResumedAt - promotedAt) / 1_000_000)
                     .as("ms from the promotion to the failed %s's first delivery", failedPart)
                     .isLessThanOrEqualTo(resumeWithinMs);
+            assertThat(drainMs).as("ms from the promotion until the failed %s had delivered every message sent before "
+                    + "the fault", failedPart).isLessThanOrEqualTo(resumeWithinMs == RESUME_TUNED_MS ? DRAIN_TUNED_MS
+                            : resumeWithinMs);
             if (partitions > 1) {
                 assertThat(failedPartitions).as("partitions on the failed master").isNotEmpty().hasSizeLessThan(partitions);
                 // docs/scaling.md: the partitions on the other masters keep delivering while the failed one waits

@@ -43,7 +43,8 @@ public final class ReplicaWaitCost {
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 3;
-        Duration timeout = Duration.ofMillis(args.length > 2 ? Long.parseLong(args[2]) : 100);
+        Duration timeout = Duration.ofMillis(args.length > 2 ? Long.parseLong(args[2]) : 250);
+        boolean acknowledgedFirst = args.length > 3 && Boolean.parseBoolean(args[3]);
         String prefix = TestRedis.uniquePrefix();
         String queue = "replica-cost";
         try (TestCluster cluster = TestCluster.startEmbedded(2_000)) {
@@ -76,7 +77,7 @@ public final class ReplicaWaitCost {
                         }
                     }
                 }
-                for (int w = 0; w < workloads.length; w++) {
+                for (int w = 0; w < workloads.length && rounds > 0; w++) {
                     StringBuilder line = new StringBuilder("RESULT workload=" + workloads[w]);
                     for (Variant v : Variant.values()) {
                         line.append(String.format(Locale.ROOT, " %s_msg_per_s=%.0f %s_p99_us=%.0f",
@@ -92,7 +93,11 @@ public final class ReplicaWaitCost {
                 int replica = cluster.replicaPortOf(master).orElseThrow();
                 cluster.kill(replica);
                 for (int round = 0; round < 2; round++) {
-                    for (Variant v : new Variant[] { Variant.IF_ACKNOWLEDGED, Variant.NONE, Variant.REQUIRED }) {
+                    // the first seconds after the kill (the cluster marks the replica failed, the clients see it) fall
+                    // on a different variant in each round
+                    Variant[] order = (round == 0) != acknowledgedFirst ? new Variant[] { Variant.NONE, Variant.IF_ACKNOWLEDGED, Variant.REQUIRED }
+                            : new Variant[] { Variant.IF_ACKNOWLEDGED, Variant.NONE, Variant.REQUIRED };
+                    for (Variant v : order) {
                         long[] result = measure(clients[v.ordinal()], queue, 0, seconds);
                         System.out.printf(Locale.ROOT, "RESULT workload=single-1-thread-replica-down round=%d variant=%s "
                                 + "sent_per_s=%.0f call_p50_us=%d call_p99_us=%d call_max_us=%d failed=%d timeout_ms=%d%n",
@@ -144,6 +149,9 @@ public final class ReplicaWaitCost {
                             sent.incrementAndGet();
                         }
                         mine[n++] = System.nanoTime() - start;
+                        if (System.nanoTime() - start > 50_000_000L && System.getProperty("slow") != null) {
+                            System.out.println("SLOW " + java.time.Instant.now() + " " + (System.nanoTime() - start) / 1_000_000 + " ms");
+                        }
                     }
                 } finally {
                     if (n < mine.length) {
