@@ -10,6 +10,8 @@ import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.delayqueue.core.internal.Checks;
+
 /**
  * How one consumer claims and runs messages. Immutable; build with {@link #builder()}.
  *

@@ -1,0 +1,536 @@
+package io.github.delayqueue.core.engine;
+
+import java.io.InterruptedIOException;
+import java.lang.reflect.Type;
+import java.nio.channels.ClosedByInterruptException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+import org.redisson.api.RedissonClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.github.delayqueue.core.ConsumerOptions;
+import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DelayQueueListener;
+import io.github.delayqueue.core.DeliveryErrorHandler;
+import io.github.delayqueue.core.DeliveryInterceptor;
+import io.github.delayqueue.core.DeliveryOutcome;
+import io.github.delayqueue.core.FailureAction;
+import io.github.delayqueue.core.MessageContext;
+import io.github.delayqueue.core.MessageHandler;
+import io.github.delayqueue.core.PayloadCodec;
+import io.github.delayqueue.core.RetryLaterException;
+import io.github.delayqueue.core.protocol.Envelope;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.QueueRoute;
+import io.github.delayqueue.core.protocol.Unreadable;
+
+/**
+ * The consumer of one queue: its lifecycle, its handler slots and the handler call with the retry
+ * decision. The roles around it have files of their own: {@link Poller} claims and dispatches,
+ * {@link LeaseKeeper} extends the leases of running handlers (and gives up on hung ones), {@link Settler}
+ * sends acks, retries and dead letters in batches, {@link WakeUps} listens for sooner messages, and
+ * {@link Delivery} is one claimed message. The lease keeper and settler run on threads shared by all
+ * consumers of one client ({@link SharedThreads}).
+ */
+public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
+
+    private static final Logger log = LoggerFactory.getLogger(DelayQueueConsumer.class);
+    private static final int MAX_TEXT = 4_000;
+    private static final Duration SETTLE_AT_STOP = Duration.ofSeconds(5);
+
+    private enum State { NEW, RUNNING, STOPPING, STOPPED }
+
+    private final Function<String, ExecutorService> executors;
+    private final RedissonClient redisson;
+    private final SharedThreads shared;
+    private final QueueOps ops;
+    private final PayloadCodec codec;
+    private final Type payloadType;
+    private final MessageHandler<T> handler;
+    private final ConsumerOptions options;
+    private final String queue;
+    /** {@link DelayQueueListener#NONE} when nobody listens: then nothing is measured for it. */
+    private final DelayQueueListener listener;
+
+    /** The handler slots; shared with the engines of the other partitions of a partitioned queue. */
+    private final Slots slots;
+    /** Checks the queue's partition count against Redis ({@link QueueRoute#check}) before the first claim. */
+    private final Runnable partitionCheck;
+    /** The queue, and the partition when there are several: for thread names. */
+    private final String label;
+    /** By identity, not member: a lease lost while a handler runs can bring the same member back as a second delivery. */
+    private final Set<Delivery> running = ConcurrentHashMap.newKeySet();
+    /** Signalled when a delivery finishes while stopping. */
+    private final ReentrantLock stopLock = new ReentrantLock();
+    private final Condition finishedWhileStopping = stopLock.newCondition();
+    private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+
+    private volatile State state = State.NEW;
+    private volatile @Nullable Throwable failure;
+    private @Nullable Thread pollerThread;
+    private volatile @Nullable Poller poller;
+    private @Nullable Settler settler;
+    private @Nullable LeaseKeeper keeper;
+    private @Nullable WakeUps wakeUps;
+    private @Nullable ExecutorService workers;
+
+    public ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
+            MessageHandler<T> handler, ConsumerOptions options) {
+        this(redisson, shared, ops, codec, payloadType, handler, options,
+                name -> Threads.handlerExecutor(name, options.virtualThreads()));
+    }
+
+    public ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
+            MessageHandler<T> handler, ConsumerOptions options, Function<String, ExecutorService> executors) {
+        this(redisson, shared, ops, codec, payloadType, handler, options, executors, DelayQueueListener.NONE);
+    }
+
+    /** {@code executors} makes the handler executor from its thread name prefix (tests give one that rejects). */
+    public ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
+            MessageHandler<T> handler, ConsumerOptions options, Function<String, ExecutorService> executors,
+            DelayQueueListener listener) {
+        this(redisson, shared, ops, codec, payloadType, handler, options, executors, listener,
+                new Slots(options.concurrency()), () -> { });
+    }
+
+    /** {@code slots} may be shared by the engines of a partitioned queue's partitions ({@link PartitionedConsumer}). */
+    public ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
+            MessageHandler<T> handler, ConsumerOptions options, Function<String, ExecutorService> executors,
+            DelayQueueListener listener, Slots slots, Runnable partitionCheck) {
+        this.executors = executors;
+        this.listener = SafeListener.of(listener);
+        this.redisson = redisson;
+        this.shared = shared;
+        this.ops = ops;
+        this.codec = codec;
+        this.payloadType = payloadType;
+        this.handler = handler;
+        this.options = options;
+        this.queue = ops.keys().queue();
+        this.label = ops.keys().label();
+        this.slots = slots;
+        this.partitionCheck = partitionCheck;
+    }
+
+    @Override
+    public String queue() {
+        return queue;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (state != State.NEW) {
+            throw new IllegalStateException("consumer of queue '" + queue + "' was already started");
+        }
+        state = State.RUNNING;
+        shared.acquire();
+        workers = executors.apply("delayqueue-handler-" + label);
+        settler = new Settler(queue, ops, shared.settler(), () -> poller.settleProgress(), listener);
+        keeper = new LeaseKeeper(queue, ops, options, running, this::timeOut);
+        keeper.start(shared.keeper());
+        wakeUps = new WakeUps(redisson, ops.keys(), options.maxPollInterval(), due -> poller.signal(true, due));
+        poller = new Poller(queue, ops, options, slots, settler, wakeUps, this::isRunning, this::dispatch, listener,
+                partitionCheck);
+        slots.register(poller);
+        pollerThread = Threads.named("delayqueue-poller-" + label).newThread(this::poll);
+        pollerThread.start();
+        log.debug("Started consumer of queue '{}' with {}", queue, options);
+    }
+
+    @Override
+    public boolean isRunning() {
+        return state == State.RUNNING;
+    }
+
+    @Override
+    public int activeHandlers() {
+        return running.size();
+    }
+
+    @Override
+    public @Nullable Throwable failure() {
+        return failure;
+    }
+
+    /**
+     * Whether this consumer's poller sleeps until at least {@code serverMs} (server clock), waiting for a wake-up:
+     * tests wait for this state instead of sleeping a fixed time and hoping.
+     */
+    public boolean sleepsPast(long serverMs) {
+        Poller current = poller;
+        return current != null && current.sleepingUntilServerMs() >= serverMs;
+    }
+
+    /**
+     * The poller thread: the claiming loop, and what ended it if that was not a stop. The loop itself survives
+     * every failure of its work; what reaches here escaped it (an Error before the loop, an interrupt from
+     * another thread), and is kept as {@link #failure()} for health checks rather than lost with the thread.
+     */
+    private void poll() {
+        Throwable escaped = null;
+        try {
+            poller.run();
+        } catch (Throwable e) {
+            escaped = e;
+        } finally {
+            if (state == State.RUNNING) {
+                Throwable cause = escaped != null ? escaped : new IllegalStateException(
+                        "the poller thread of queue '" + queue + "' ended without a stop"
+                                + (Thread.currentThread().isInterrupted() ? " (interrupted by another thread)" : ""));
+                failure = cause;
+                try {
+                    log.error("Queue '{}': the consumer stopped claiming messages for good: {}. Stop it and start a "
+                            + "new one (in Spring Boot: restart the application)", queue, cause.toString(), cause);
+                } catch (Throwable ignored) {
+                    // failure() still tells it
+                }
+            }
+        }
+    }
+
+    // ---- deliveries --------------------------------------------------------------------------
+
+    /** Hands a claimed message to a handler thread; returns why the executor refused it, or null. */
+    private @Nullable Throwable dispatch(QueueOps.Claimed claimed) {
+        // its slot was taken by the poller before the claim; the delivery gives it back when it finishes
+        Delivery delivery = new Delivery(claimed, this);
+        FutureTask<Void> task = new FutureTask<>(() -> handle(delivery), null);
+        delivery.runOn(task);
+        running.add(delivery);
+        try {
+            workers.execute(task);
+            return null;
+        } catch (Throwable e) { // RejectedExecutionException, or an Error such as "unable to create native thread"
+            delivery.neverRun(); // handed back by the poller; the lease keeper must not extend it
+            delivery.finish();
+            return e;
+        }
+    }
+
+    @Override
+    public void settle(QueueOps.Settlement settlement) {
+        settler.add(settlement);
+    }
+
+    @Override
+    public void finished(Delivery delivery, boolean slotReleased) {
+        running.remove(delivery);
+        if (slotReleased) {
+            slots.giveBack(1);
+        }
+        if (state != State.RUNNING) {
+            stopLock.lock();
+            try {
+                finishedWhileStopping.signalAll();
+            } finally {
+                stopLock.unlock();
+            }
+        }
+    }
+
+    private void handle(Delivery delivery) {
+        QueueOps.Claimed claimed = delivery.claimed;
+        try {
+            Envelope envelope;
+            Object payload;
+            try {
+                envelope = Envelope.parse(claimed.envelope());
+            } catch (RuntimeException e) { // Envelope's messages name the part, never the stored text
+                undecodable(delivery, e, e instanceof IllegalArgumentException ? e.getMessage() : Unreadable.describe(e));
+                return;
+            }
+            try {
+                payload = codec.decode(envelope.payload(), payloadType);
+            } catch (RuntimeException e) { // a codec's message may quote the payload: only type, path and position
+                undecodable(delivery, e, Unreadable.describe(e));
+                return;
+            }
+            if (payload == null) { // no producer sends null; a handler must never see one
+                undecodable(delivery, new IllegalArgumentException("payload is JSON null"), "payload is JSON null");
+                return;
+            }
+            MessageContext context = new MessageContext(queue, claimed.id(), claimed.attempt(),
+                    Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers());
+            delivery.context = context;
+            if (listener != DelayQueueListener.NONE) {
+                long startNanos = System.nanoTime();
+                delivery.handlerStartNanos = startNanos;
+                listener.handlerStarted(context, Duration.ofNanos(Math.max(0, startNanos - claimed.dueNanos())));
+            }
+            try {
+                invoke(context, payload, 0);
+                if (delivery.isCutOff()) {
+                    // returned after shutdown interrupted it (catch, restore the flag, return): the work was
+                    // abandoned, so the message stays in flight and is redelivered after its lease
+                    afterDelivery(delivery, context, DeliveryOutcome.ABANDONED, null);
+                    return;
+                }
+                delivery.settle(QueueOps.SettleOp.ACK, 0, null);
+                afterDelivery(delivery, context, DeliveryOutcome.ACKNOWLEDGED, null);
+            } catch (Throwable e) {
+                if (delivery.timedOut()) {
+                    return; // the lease keeper settled it already
+                }
+                if (delivery.isCutOff() || (state != State.RUNNING && interruptedBy(e))) {
+                    // failed because the application is stopping (even with the interrupt wrapped in another
+                    // exception): stays in flight, no attempt spent, redelivered after its lease
+                    afterDelivery(delivery, context, DeliveryOutcome.ABANDONED, e);
+                    return;
+                }
+                if (e instanceof RetryLaterException later) {
+                    log.debug("Queue '{}': message '{}' asked to be retried in {} ms (attempt {} not counted): {}", queue,
+                            claimed.id(), later.delay().toMillis(), claimed.attempt(), later.getMessage());
+                    delivery.settle(QueueOps.SettleOp.LATER, later.delay().toMillis(), null);
+                    afterDelivery(delivery, context, DeliveryOutcome.RETRY_LATER, e);
+                    return;
+                }
+                failed(delivery, context, e);
+                if (e instanceof Error && !(e instanceof AssertionError)) {
+                    throw (Error) e;
+                }
+            }
+        } finally {
+            delivery.finish();
+        }
+    }
+
+    /** Runs interceptor {@code index} (the handler after the last) around the rest. */
+    @SuppressWarnings("unchecked")
+    private void invoke(MessageContext context, Object payload, int index) throws Exception {
+        List<DeliveryInterceptor> interceptors = options.interceptors();
+        if (index == interceptors.size()) {
+            handler.handle((T) payload, context);
+        } else {
+            interceptors.get(index).aroundHandle(context, payload, () -> invoke(context, payload, index + 1));
+        }
+    }
+
+    /** The default rule for a failure: dead letter for a noRetryFor exception or on the last attempt, else retry. */
+    private FailureAction proposed(int attempt, Throwable error) {
+        if (attempt >= options.retry().maxAttempts() || noRetryFor(error)) {
+            return FailureAction.deadLetter();
+        }
+        return FailureAction.retryAfter(options.retry().backoffAfter(attempt));
+    }
+
+    private boolean noRetryFor(Throwable error) {
+        if (options.noRetryFor().isEmpty()) {
+            return false;
+        }
+        Throwable t = error;
+        for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) { // bounded: causes can form a cycle
+            for (Class<? extends Throwable> type : options.noRetryFor()) {
+                if (type.isInstance(t)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private void failed(Delivery delivery, MessageContext context, Throwable error) {
+        QueueOps.Claimed claimed = delivery.claimed;
+        int maxAttempts = options.retry().maxAttempts();
+        String reason = describe(error);
+        FailureAction proposed = proposed(claimed.attempt(), error);
+        FailureAction action = proposed;
+        DeliveryErrorHandler errorHandler = options.errorHandler();
+        if (errorHandler != null) {
+            try {
+                action = Objects.requireNonNull(errorHandler.onFailure(context, error, proposed),
+                        "the error handler returned null");
+            } catch (RuntimeException e) {
+                log.warn("Queue '{}': the error handler failed on message '{}'; doing what it was offered ({}): {}", queue,
+                        claimed.id(), proposed, e.toString());
+                action = proposed;
+            }
+        }
+        switch (action.kind()) {
+            case DEAD_LETTER -> {
+                log.warn("Queue '{}': message '{}' failed on attempt {} of {}{}; moved to dead letters", queue,
+                        claimed.id(), claimed.attempt(), maxAttempts, action == proposed && claimed.attempt() < maxAttempts
+                                && errorHandler == null ? " (an exception that is never retried)" : "", error);
+                delivery.settle(QueueOps.SettleOp.DEAD, 0, reason);
+                afterDelivery(delivery, context, DeliveryOutcome.DEAD_LETTERED, error);
+            }
+            case ACKNOWLEDGE -> {
+                log.info("Queue '{}': message '{}' failed on attempt {}; acknowledged by the error handler: {}", queue,
+                        claimed.id(), claimed.attempt(), reason);
+                delivery.settle(QueueOps.SettleOp.ACK, 0, null);
+                afterDelivery(delivery, context, DeliveryOutcome.ACKNOWLEDGED, error);
+            }
+            default -> {
+                log.info("Queue '{}': message '{}' failed on attempt {} of {}, retrying in {} ms: {}", queue,
+                        claimed.id(), claimed.attempt(), maxAttempts, action.delay().toMillis(), reason);
+                delivery.settle(QueueOps.SettleOp.RETRY, action.delay().toMillis(), reason);
+                afterDelivery(delivery, context, DeliveryOutcome.RETRIED, error);
+            }
+        }
+    }
+
+    /**
+     * Tells the listener (when a handler ran: {@code context} is set) and the interceptors; they cannot change
+     * the outcome, and what they throw is logged.
+     */
+    private void afterDelivery(Delivery delivery, @Nullable MessageContext context, DeliveryOutcome outcome,
+            @Nullable Throwable error) {
+        if (context != null && listener != DelayQueueListener.NONE) {
+            long started = delivery.handlerStartNanos;
+            listener.handlerFinished(context, outcome,
+                    Duration.ofNanos(System.nanoTime() - (started != 0 ? started : delivery.startNanos)), error);
+        }
+        List<DeliveryInterceptor> interceptors = options.interceptors();
+        if (interceptors.isEmpty()) {
+            return;
+        }
+        MessageContext shown = context != null ? context : new MessageContext(queue, delivery.claimed.id(),
+                delivery.claimed.attempt(), Instant.ofEpochMilli(delivery.claimed.dueMs()), null, Map.of());
+        Duration handlerTime = Duration.ofNanos(System.nanoTime() - delivery.startNanos);
+        for (DeliveryInterceptor interceptor : interceptors) {
+            try {
+                interceptor.afterDelivery(shown, outcome, error, handlerTime);
+            } catch (RuntimeException e) {
+                log.warn("Queue '{}': interceptor {} failed after message '{}': {}", queue, interceptor, shown.id(),
+                        e.toString());
+            }
+        }
+    }
+
+    /** Called by the lease keeper for a handler past the handler timeout. */
+    private void timeOut(Delivery delivery) {
+        if (!delivery.timeOut()) {
+            return;
+        }
+        log.warn("Queue '{}': handler for message '{}' exceeded the handler timeout of {}; interrupting it, "
+                + "the message will be retried, or dead-lettered on its last attempt", queue, delivery.claimed.id(),
+                options.handlerTimeout());
+        MessageContext context = delivery.context;
+        if (context == null) { // still decoding: a context of what is known
+            context = new MessageContext(queue, delivery.claimed.id(), delivery.claimed.attempt(),
+                    Instant.ofEpochMilli(delivery.claimed.dueMs()), null, Map.of());
+        }
+        TimeoutException timeout = new TimeoutException("handler timed out after " + options.handlerTimeout());
+        timeout.setStackTrace(new StackTraceElement[0]); // the lease keeper's stack says nothing about the handler
+        failed(delivery, context, timeout);
+        delivery.interrupt();
+        delivery.finish(); // frees the slot even if the handler ignores the interrupt
+    }
+
+    /** Whether {@code e} or its causes is an interrupt, or this thread's interrupt flag is set. */
+    private static boolean interruptedBy(Throwable e) {
+        if (Thread.currentThread().isInterrupted()) {
+            return true;
+        }
+        Throwable t = e;
+        for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) { // bounded: causes can form a cycle
+            if (t instanceof InterruptedException || t instanceof InterruptedIOException
+                    || t instanceof ClosedByInterruptException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Dead-letters a message whose envelope or payload cannot be read, saying why without quoting it. */
+    private void undecodable(Delivery delivery, RuntimeException e, String why) {
+        QueueOps.Claimed claimed = delivery.claimed;
+        String reason = "undecodable payload for " + payloadType.getTypeName() + ": " + why;
+        log.warn("Queue '{}': message '{}' moved to dead letters: {}", queue, claimed.id(), reason);
+        log.debug("Queue '{}': message '{}' could not be read", queue, claimed.id(), e); // may quote the payload
+        delivery.settle(QueueOps.SettleOp.UNDECODABLE, 0, reason.length() <= MAX_TEXT ? reason : reason.substring(0, MAX_TEXT));
+        afterDelivery(delivery, null, DeliveryOutcome.DEAD_LETTERED, e);
+    }
+
+    private static String describe(Throwable e) {
+        String text = e.getClass().getName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        return text.length() <= MAX_TEXT ? text : text.substring(0, MAX_TEXT);
+    }
+
+    // ---- stop --------------------------------------------------------------------------------
+
+    @Override
+    public synchronized CompletableFuture<Void> stopAsync() {
+        if (state == State.NEW) {
+            state = State.STOPPED;
+            stopped.complete(null);
+        }
+        if (state == State.RUNNING) {
+            state = State.STOPPING;
+            poller.signal(false);
+            Thread stopper = Threads.named("delayqueue-stop-" + label).newThread(this::shutdown);
+            stopper.start();
+        }
+        return stopped;
+    }
+
+    private void shutdown() {
+        try {
+            long deadline = System.nanoTime() + options.shutdownTimeout().toNanos();
+            wakeUps.close();
+            joinQuietly(pollerThread, deadline); // no new claims from here on
+            stopLock.lock();
+            try {
+                while (!running.isEmpty()) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        break;
+                    }
+                    finishedWhileStopping.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
+                }
+            } finally {
+                stopLock.unlock();
+            }
+            if (!running.isEmpty()) {
+                log.warn("Queue '{}': {} handlers still running after the shutdown timeout of {}; interrupting them, "
+                        + "their messages will be delivered again after their lease", queue, running.size(),
+                        options.shutdownTimeout());
+            }
+            for (Delivery delivery : running) {
+                delivery.cutOff(); // before the interrupt, so a handler returning because of it is not acked
+            }
+            workers.shutdownNow();
+            keeper.stop();
+            try {
+                settler.close().get(SETTLE_AT_STOP.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                log.warn("Queue '{}': finished deliveries not settled within {} of the stop; they will be delivered "
+                        + "again after their lease", queue, SETTLE_AT_STOP);
+            } catch (ExecutionException e) {
+                log.warn("Queue '{}': error while settling at stop: {}", queue, e.getCause().toString());
+            }
+            log.debug("Stopped consumer of queue '{}'", queue);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            log.warn("Queue '{}': error while stopping", queue, e);
+        } finally {
+            shared.release();
+            state = State.STOPPED;
+            stopped.complete(null);
+        }
+    }
+
+    private static void joinQuietly(Thread thread, long deadlineNanos) throws InterruptedException {
+        long left = deadlineNanos - System.nanoTime();
+        if (thread != null && left > 0) {
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        }
+    }
+}

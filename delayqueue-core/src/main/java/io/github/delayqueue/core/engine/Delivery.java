@@ -1,0 +1,107 @@
+package io.github.delayqueue.core.engine;
+
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.delayqueue.core.MessageContext;
+import io.github.delayqueue.core.protocol.QueueOps;
+
+/**
+ * One claimed message, from its dispatch until its handler finished and its slot was freed. It settles
+ * once (the first of ack, retry, dead letter or hand-back wins) and frees its slot once.
+ */
+public final class Delivery {
+
+    /** What a delivery reports to: its consumer. */
+    interface Owner {
+
+        void settle(QueueOps.Settlement settlement);
+
+        /** {@code slotReleased}: this call freed the delivery's handler slot (only the first call does). */
+        void finished(Delivery delivery, boolean slotReleased);
+    }
+
+    final QueueOps.Claimed claimed;
+    final long startNanos = System.nanoTime();
+    /** When its handler started ({@link System#nanoTime()}), set only while a listener listens; 0 until then. */
+    volatile long handlerStartNanos;
+    /** Set by the handler thread once the envelope is decoded; null until then. */
+    volatile @Nullable MessageContext context;
+    private final Owner owner;
+    private final AtomicBoolean settled = new AtomicBoolean();
+    private final AtomicBoolean slotHeld = new AtomicBoolean(true);
+    private volatile @Nullable FutureTask<Void> task;
+    private volatile boolean timedOut;
+    /** Set before shutdown interrupts the handler: whatever it does next, its work was abandoned. */
+    private volatile boolean cutOff;
+    private volatile boolean leaseLostLogged;
+
+    Delivery(QueueOps.Claimed claimed, Owner owner) {
+        this.claimed = claimed;
+        this.owner = owner;
+    }
+
+    /** Settles the delivery unless it was settled already; see {@link QueueOps.Settlement} for the ops. */
+    void settle(QueueOps.SettleOp op, long delayMs, @Nullable String text) {
+        if (settled.compareAndSet(false, true)) {
+            owner.settle(new QueueOps.Settlement(op, claimed.member(), claimed.attempt(), delayMs, text));
+        }
+    }
+
+    boolean isSettled() {
+        return settled.get();
+    }
+
+    /** The executor refused it: nothing to settle from here on (it is handed back), no lease to extend. */
+    void neverRun() {
+        settled.set(true);
+    }
+
+    void finish() {
+        owner.finished(this, slotHeld.compareAndSet(true, false));
+    }
+
+    void runOn(FutureTask<Void> task) {
+        this.task = task;
+    }
+
+    /** Interrupts the handler (if it runs); used by the handler timeout. */
+    void interrupt() {
+        FutureTask<Void> running = task;
+        if (running != null) {
+            running.cancel(true);
+        }
+    }
+
+    /** Marks it timed out; false if it was already. */
+    boolean timeOut() {
+        if (timedOut) {
+            return false;
+        }
+        timedOut = true;
+        return true;
+    }
+
+    boolean timedOut() {
+        return timedOut;
+    }
+
+    void cutOff() {
+        cutOff = true;
+    }
+
+    boolean isCutOff() {
+        return cutOff;
+    }
+
+    /** True the first time only: a lost lease is logged once per delivery. */
+    boolean firstLeaseLoss() {
+        if (leaseLostLogged) {
+            return false;
+        }
+        leaseLostLogged = true;
+        return true;
+    }
+}

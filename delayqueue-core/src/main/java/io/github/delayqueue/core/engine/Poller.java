@@ -1,0 +1,386 @@
+package io.github.delayqueue.core.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.github.delayqueue.core.ConsumerOptions;
+import io.github.delayqueue.core.DeadLetterCause;
+import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DelayQueueListener;
+import io.github.delayqueue.core.PartitionCountException;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.QueueRoute;
+
+/**
+ * The claiming loop of one consumer, on its own thread ({@code delayqueue-poller-<queue>-1}): claims up
+ * to {@code min(batchSize, free handler slots)} due messages per script call, hands them to the consumer's
+ * handlers, and sleeps until the next due time or lease deadline the claim reported (to the microsecond,
+ * on the Redis clock), a wake-up, a freed slot, or at most {@code maxPollInterval}.
+ */
+public final class Poller {
+
+    private static final Logger log = LoggerFactory.getLogger(DelayQueueConsumer.class);
+    private static final long NOT_SLEEPING = Long.MIN_VALUE;
+    private static final long BACKLOG_WAIT_MS = 5;
+    /** A settle backlog that lasts this long is logged at WARN: settling fails or cannot keep up. */
+    private static final long SETTLE_LAG_WARN_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final String queue;
+    private final QueueOps ops;
+    private final ConsumerOptions options;
+    private final Slots slots;
+    /** The partition count check, run before the first claim ({@link QueueRoute#check}). */
+    private final Runnable partitionCheck;
+    private final Settler settler;
+    private final WakeUps wakeUps;
+    private final BooleanSupplier running;
+    /** Hands a claimed message to a handler thread; returns why the executor refused it, or null. */
+    private final Function<QueueOps.Claimed, @Nullable Throwable> dispatch;
+    private final DelayQueueListener listener;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    // guarded by lock
+    private boolean wakeRequested;
+    private long sleepingUntilServerMs = NOT_SLEEPING;
+
+    /**
+     * Free slots the poller waits for (0: it is not waiting for slots). Under a backlog it waits for
+     * half a batch rather than claiming one message per round trip as each handler finishes.
+     */
+    private volatile int slotsWanted;
+    /** Whether the poller waits for the settler to catch up (back-pressure). */
+    private volatile boolean awaitingSettles;
+
+    Poller(String queue, QueueOps ops, ConsumerOptions options, Slots slots, Settler settler, WakeUps wakeUps,
+            BooleanSupplier running, Function<QueueOps.Claimed, @Nullable Throwable> dispatch,
+            DelayQueueListener listener, Runnable partitionCheck) {
+        this.partitionCheck = partitionCheck;
+        this.queue = queue;
+        this.ops = ops;
+        this.options = options;
+        this.slots = slots;
+        this.settler = settler;
+        this.wakeUps = wakeUps;
+        this.running = running;
+        this.dispatch = dispatch;
+        this.listener = listener;
+    }
+
+    /** Tells the listener what the claim did: claimed, and the expired leases and bad due times it found. */
+    private void report(QueueOps.ClaimResult result) {
+        if (!result.messages().isEmpty()) {
+            listener.claimed(queue, result.messages().size());
+        }
+        if (result.redelivered() > 0) {
+            listener.redelivered(queue, result.redelivered());
+        }
+        if (result.leaseDead() > 0) {
+            listener.deadLettered(queue, DeadLetterCause.LEASE_EXPIRED, result.leaseDead());
+        }
+        if (result.badDueDead() > 0) {
+            listener.deadLettered(queue, DeadLetterCause.INVALID_DUE_TIME, result.badDueDead());
+        }
+    }
+
+    void run() {
+        long leaseMs = options.visibilityTimeout().toMillis();
+        long maxSleepMs = options.maxPollInterval().toMillis();
+        int maxAttempts = options.retry().maxAttempts();
+        int reapLimit = Math.max(options.batchSize(), 100);
+        long deadRetentionMs = options.deadLetterRetention().toMillis();
+        // each partition keeps its share of the queue's dead letters (ids spread evenly over the partitions)
+        int partitions = ops.keys().partitions();
+        int maxDead = (options.deadLetterMaxCount() + partitions - 1) / partitions;
+        // With a backlog, claim at least this many at once (waiting up to BACKLOG_WAIT_MS for free slots):
+        // claiming each slot as it frees costs a round trip and a script call per message.
+        int minClaim = Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
+        // The pollers of a partitioned queue share the consumer's slots, and a claim holds what it took until Redis
+        // answers: a partition whose master stops answering held every slot for the client's timeout and retries, and
+        // the whole queue stopped (PartitionsOnClusterTest). One claim takes at most an even share; a busy partition
+        // still fills every free slot, by claiming again.
+        int claimCap = partitions == 1 ? Integer.MAX_VALUE : Math.max(1, (options.concurrency() + partitions - 1) / partitions);
+        minClaim = Math.min(minClaim, claimCap);
+        // back-pressure: while settling fails or lags, claim nothing more, so finished deliveries waiting to
+        // be settled stay bounded (at most this plus the running handlers), whatever Redis answers. Four
+        // batches: a healthy settler under a burst holds up to two (one being written, one piling up), and a
+        // bound it reaches in normal flow would pause claiming for nothing.
+        int unsettledLimit = Math.max(4 * Settler.BATCH, 4 * options.concurrency());
+        boolean backlog = false;
+        long settleBacklogSince = 0;
+        boolean settleLagWarned = false;
+        long backoffMs = 0;
+        int failures = 0;
+        int rejections = 0;
+        long rejectedBackoffMs = 0;
+        boolean checked = false;
+        wakeUps.subscribe();
+        while (running.getAsBoolean()) {
+            try {
+                if (!checked) {
+                    partitionCheck.run(); // a PartitionCountException ends the loop: the consumer's failure()
+                    checked = true;
+                }
+                if (settler.unsettled() >= unsettledLimit) {
+                    long now = System.nanoTime();
+                    if (settleBacklogSince == 0) {
+                        settleBacklogSince = now;
+                        log.debug("Queue '{}': {} finished deliveries wait to be settled; claiming paused until they "
+                                + "are", queue, settler.unsettled());
+                    } else if (!settleLagWarned && now - settleBacklogSince >= SETTLE_LAG_WARN_NANOS) {
+                        settleLagWarned = true;
+                        log.warn("Queue '{}': {} finished deliveries have waited over a second to be settled; claiming "
+                                + "paused until they are", queue, settler.unsettled());
+                    }
+                    awaitSettles(unsettledLimit, 20);
+                    continue;
+                }
+                if (settleBacklogSince != 0) {
+                    if (settleLagWarned) {
+                        log.info("Queue '{}': settling caught up; claiming again", queue);
+                    }
+                    settleBacklogSince = 0;
+                    settleLagWarned = false;
+                }
+                int free = slots.available();
+                if (free == 0) {
+                    awaitSlots(1, maxSleepMs);
+                    continue;
+                }
+                if (backlog && free < minClaim) {
+                    awaitSlots(minClaim, BACKLOG_WAIT_MS);
+                    free = slots.available();
+                }
+                int wanted = Math.min(Math.min(options.batchSize(), free), claimCap);
+                if (wanted == 0 || !slots.take(wanted)) {
+                    continue; // the poller of another partition took them first
+                }
+                beforeClaim();
+                QueueOps.ClaimResult result;
+                try {
+                    result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead);
+                } catch (Throwable e) {
+                    slots.giveBack(wanted);
+                    throw e;
+                }
+                // each claimed message keeps its slot until its delivery finishes
+                slots.giveBack(wanted - result.messages().size());
+                if (listener != DelayQueueListener.NONE) {
+                    report(result);
+                }
+                backlog = result.messages().size() == wanted;
+                if (failures > 0) {
+                    log.info("Queue '{}': Redis answers again after {} failed polls", queue, failures);
+                }
+                failures = 0;
+                backoffMs = 0;
+                wakeUps.retryIfDue();
+                List<QueueOps.Claimed> messages = result.messages();
+                boolean rejected = false;
+                for (int i = 0; i < messages.size() && !rejected; i++) {
+                    Throwable rejection = dispatch.apply(messages.get(i));
+                    if (rejection != null) {
+                        slots.giveBack(messages.size() - i - 1); // never dispatched (the refused one's delivery gave its own)
+                        rejected = true;
+                        rejections++;
+                        rejectedBackoffMs = Math.min(Math.max(100, rejectedBackoffMs * 2), 5_000);
+                        handBack(messages.subList(i, messages.size()), rejection, rejections, rejectedBackoffMs);
+                    }
+                }
+                if (rejected) {
+                    pause(rejectedBackoffMs); // give the executor time; other consumers may take the messages meanwhile
+                    continue;
+                }
+                if (rejections > 0 && !messages.isEmpty()) {
+                    log.info("Queue '{}': the handler executor accepts work again after {} rejections", queue, rejections);
+                    rejections = 0;
+                    rejectedBackoffMs = 0;
+                }
+                if (messages.size() == wanted) {
+                    continue; // probably more are due
+                }
+                long untilServerMs = result.serverNowMs() + maxSleepMs;
+                long sleepNanos = TimeUnit.MILLISECONDS.toNanos(maxSleepMs);
+                if (result.nextEventMs() >= 0 && result.nextEventMs() < untilServerMs) {
+                    // to the microsecond: the server read its clock about half a round trip before the reply
+                    // arrived (clockReadAtNanos), and dispatching took some of the time since
+                    long eventAt = result.clockReadAtNanos()
+                            + TimeUnit.MICROSECONDS.toNanos(result.nextEventMs() * 1000 - result.serverNowMicros());
+                    untilServerMs = result.nextEventMs();
+                    sleepNanos = eventAt - System.nanoTime();
+                }
+                if (sleepNanos > 0) {
+                    awaitNanos(sleepNanos, untilServerMs);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (PartitionCountException e) {
+                throw e; // a configuration error: claiming again cannot help
+            } catch (Throwable e) { // an Error too: the poller must not end while the consumer runs
+                failures++;
+                backoffMs = Math.min(Math.max(100, backoffMs * 2), Math.max(1_000, Math.min(maxSleepMs * 5, 10_000)));
+                if (failures == 1 || failures % 20 == 0) {
+                    Threads.loopFailed(log, e, "Queue '{}': polling Redis failed ({} in a row), retrying in {} ms: {}",
+                            queue, failures, backoffMs);
+                }
+                try {
+                    await(backoffMs, NOT_SLEEPING);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+    }
+
+    /**
+     * Gives messages the executor refused back to the delayed set at their due time, their attempt not
+     * counted, so this or another consumer takes them at once rather than after their lease. If that
+     * write fails too, they stay in flight and are redelivered after their lease.
+     */
+    private void handBack(List<QueueOps.Claimed> refused, Throwable rejection, int rejections, long backoffMs) {
+        if (rejections == 1 || rejections % 20 == 0) {
+            log.warn("Queue '{}': the handler executor refused {} messages ({} in a row: {}); handed back to the queue "
+                    + "without counting the attempt, claiming again in {} ms", queue, refused.size(), rejections,
+                    rejection.toString(), backoffMs);
+        }
+        List<QueueOps.Settlement> back = new ArrayList<>(refused.size());
+        for (QueueOps.Claimed claimed : refused) {
+            back.add(new QueueOps.Settlement(QueueOps.SettleOp.HAND_BACK, claimed.member(), claimed.attempt(), claimed.dueMs(), null));
+        }
+        try {
+            ops.settle(back);
+        } catch (RuntimeException e) {
+            log.warn("Queue '{}': could not hand back {} refused messages; they will be delivered again after their "
+                    + "lease: {}", queue, refused.size(), e.toString());
+        }
+    }
+
+    /** The settler settled a batch: wakes the poller if it waits for settles to catch up. */
+    void settleProgress() {
+        if (awaitingSettles) {
+            signal(false);
+        }
+    }
+
+    /** Waits up to {@code millis} until fewer than {@code limit} finished deliveries wait to be settled. */
+    private void awaitSettles(int limit, long millis) throws InterruptedException {
+        awaitingSettles = true;
+        long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
+        lock.lock();
+        try {
+            while (running.getAsBoolean() && settler.unsettled() >= limit && nanos > 0) {
+                nanos = changed.awaitNanos(nanos);
+            }
+            wakeRequested = false;
+        } finally {
+            awaitingSettles = false;
+            lock.unlock();
+        }
+    }
+
+    /** A handler freed its slot: wakes the poller if it waits for that many free slots (not one sleeping until a due time). */
+    void slotFreed() {
+        int wanted = slotsWanted;
+        if (wanted > 0 && slots.available() >= wanted) {
+            signal(false);
+        }
+    }
+
+    /** Waits up to {@code millis} until at least {@code wanted} handler slots are free. */
+    private void awaitSlots(int wanted, long millis) throws InterruptedException {
+        slotsWanted = wanted;
+        try {
+            if (slots.available() < wanted) { // re-read: a handler may have finished meanwhile
+                await(millis, NOT_SLEEPING);
+            }
+        } finally {
+            slotsWanted = 0;
+        }
+    }
+
+    private void beforeClaim() {
+        lock.lock();
+        try {
+            wakeRequested = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sleeps up to {@code millis}, or until woken by a sooner message, a freed slot, or a stop. */
+    private void await(long millis, long untilServerMs) throws InterruptedException {
+        awaitNanos(TimeUnit.MILLISECONDS.toNanos(millis), untilServerMs);
+    }
+
+    private void awaitNanos(long nanos, long untilServerMs) throws InterruptedException {
+        lock.lock();
+        try {
+            sleepingUntilServerMs = untilServerMs;
+            while (!wakeRequested && running.getAsBoolean() && nanos > 0) {
+                nanos = changed.awaitNanos(nanos);
+            }
+            wakeRequested = false;
+        } finally {
+            sleepingUntilServerMs = NOT_SLEEPING;
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The server time (ms) this poller sleeps until, or {@link Long#MIN_VALUE} while it is not sleeping on a due
+     * time (claiming, dispatching, backing off). For tests that must know the poller waits for a wake-up.
+     */
+    long sleepingUntilServerMs() {
+        lock.lock();
+        try {
+            return sleepingUntilServerMs;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sleeps {@code millis} unless stopped; unlike {@link #await}, wake-ups and freed slots do not end it. */
+    private void pause(long millis) throws InterruptedException {
+        long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
+        lock.lock();
+        try {
+            while (running.getAsBoolean() && nanos > 0) {
+                nanos = changed.awaitNanos(nanos);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Wakes the poller: a wake-up message ({@code message} true, naming the due time it announces, or
+     * {@link Long#MIN_VALUE}) only when that is before its planned wake; anything else (a freed slot, a stop)
+     * always.
+     */
+    void signal(boolean message, long dueServerMs) {
+        lock.lock();
+        try {
+            if (!message || sleepingUntilServerMs == NOT_SLEEPING || dueServerMs < sleepingUntilServerMs) {
+                wakeRequested = true;
+                changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void signal(boolean message) {
+        signal(message, Long.MIN_VALUE);
+    }
+}

@@ -1,0 +1,619 @@
+package io.github.delayqueue.core.protocol;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.delayqueue.core.ClientOptions;
+import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.DelayQueueClient;
+import io.github.delayqueue.core.MessagePage;
+import io.github.delayqueue.core.NotReplicatedException;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.core.SendMode;
+
+/** The Redis operations of one queue; each is one script call. Arguments are already validated. */
+public final class QueueOps {
+
+    /**
+     * One claimed delivery. {@code member} is the delayed/in-flight set member, {@code attempt} its fence,
+     * {@code dueNanos} its due time on this JVM's {@link System#nanoTime()} scale (the Redis clock carried
+     * over by the claim's round trip), so that lateness is measured on the Redis clock.
+     */
+    public record Claimed(String member, String id, int attempt, long dueMs, String envelope, long dueNanos) {
+    }
+
+    /**
+     * What a claim returned; {@code nextEventMs} is -1 when nothing is pending or in flight;
+     * {@code clockReadAtNanos} when (on {@link System#nanoTime()}) Redis read {@code serverNowMicros}, taken
+     * as the middle of the round trip. {@code redelivered}, {@code leaseDead} and {@code badDueDead}: expired
+     * leases put back, expired leases dead-lettered on their last attempt, messages with a due time delayqueue
+     * never writes dead-lettered.
+     */
+    public record ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
+            int redelivered, int leaseDead, int badDueDead) {
+
+        public long serverNowMs() {
+            return serverNowMicros / 1000;
+        }
+    }
+
+    /** How a delivery is settled; {@link #code} is its letter in settle.lua's arguments. */
+    public enum SettleOp {
+        /** Done: deleted everywhere. */
+        ACK('A'),
+        /** Failed: back to the delayed set in {@code delayMs}, {@code text} its error. */
+        RETRY('R'),
+        /** To the dead letters, {@code text} the reason. */
+        DEAD('D'),
+        /** To the dead letters without a handler run (the payload could not be decoded): {@link #DEAD} in Redis. */
+        UNDECODABLE('D'),
+        /** Never run (the executor refused it): back at its due time, {@code delayMs} holding it; attempt not counted. */
+        HAND_BACK('H'),
+        /** The handler asked for it again in {@code delayMs}: not a failure, attempt not counted. */
+        LATER('L');
+
+        final char code;
+
+        SettleOp(char code) {
+            this.code = code;
+        }
+    }
+
+    /** One finished delivery to settle, fenced by its member and attempt. */
+    public record Settlement(SettleOp op, String member, int attempt, long delayMs, @Nullable String text) {
+    }
+
+    /** What a dead-letter script call does with the letters it selects; {@link #arg} is its op in dead.lua's arguments. */
+    public enum DeadOp {
+        /** Reads them ({@link #listDead}). */
+        LIST("list"),
+        /** Sends them again ({@link #moveDead}). */
+        REQUEUE("requeue"),
+        /** Deletes them ({@link #moveDead}). */
+        PURGE("purge");
+
+        public final String arg;
+
+        DeadOp(String arg) {
+            this.arg = arg;
+        }
+    }
+
+    /**
+     * Most bytes of messages one enqueue script call carries (a single larger message goes alone): 500
+     * messages of up to 1 MiB each in one call would hold Redis for seconds, and other consumers' leases
+     * with it. {@code DelayQueueClient.sendAll} and the {@link Combiner} both cut their calls here.
+     */
+    public static final int SCRIPT_BYTES = 1024 * 1024;
+
+    /** Most single sends combined into one script call (as {@code DelayQueueClient.SCRIPT_BATCH}). */
+    static final int COMBINED = 500;
+
+    /**
+     * Most envelope bytes one claim returns (at least one message is claimed, whatever its size): a claim
+     * of a full batch of 1 MiB payloads would otherwise build a 100 MiB reply inside Redis, blocking it
+     * for seconds while other consumers' leases run out.
+     */
+    public static final int CLAIM_BYTES = 1024 * 1024;
+
+    /** Most combined script calls under way at once per queue and mode (see {@link Combiner}). */
+    static final int CALLS = 2;
+
+    private final Scripts scripts;
+    private final QueueKeys keys;
+    private final Combiner keeping = new Combiner(SendMode.IF_ABSENT);
+    private final Combiner replacing = new Combiner(SendMode.REPLACE);
+
+    /** Whether each enqueue call waits for replicas, how many and how long; see {@link ClientOptions#waitForReplicas()}. */
+    private final ReplicaWait replicaWait;
+
+    public QueueOps(Scripts scripts, QueueKeys keys) {
+        this(scripts, keys, ReplicaWait.none(keys.queue()));
+    }
+
+    QueueOps(Scripts scripts, QueueKeys keys, ReplicaWait replicaWait) {
+        this.scripts = scripts;
+        this.keys = keys;
+        this.replicaWait = replicaWait;
+    }
+
+    public QueueKeys keys() {
+        return keys;
+    }
+
+    /**
+     * Writes messages; {@code triples} holds id, due ({@link Due#scriptArg()}), body per message. Returns a
+     * written flag per message. Single-message sends from concurrent threads are combined into one script
+     * call (see {@link Combiner}).
+     */
+    public List<Object> enqueue(SendMode mode, List<String> triples) {
+        if (triples.size() == 3) {
+            return (mode == SendMode.REPLACE ? replacing : keeping).send(triples);
+        }
+        return enqueueNow(mode, triples);
+    }
+
+    private List<Object> enqueueNow(SendMode mode, List<String> triples) {
+        if (!replicaWait.waits()) {
+            List<Object> written = scripts.list(Scripts.Name.ENQUEUE, keys.keys(), enqueueArgs(mode, triples));
+            replicaWait.probeIfDue(this::probeReplicas);
+            return written;
+        }
+        try {
+            return enqueueAsync(mode, triples).toCompletableFuture().join();
+        } catch (CompletionException e) {
+            throw unwrap(e);
+        }
+    }
+
+    /**
+     * One enqueue script call; when {@link #replicaWait} waits, followed by WAIT on the same connection, failing with
+     * {@link NotReplicatedException} when fewer replicas acknowledged the write in time and replicas are required.
+     */
+    private CompletionStage<List<Object>> enqueueAsync(SendMode mode, List<String> triples) {
+        if (!replicaWait.waits()) {
+            CompletionStage<List<Object>> written = scripts.listAsync(Scripts.Name.ENQUEUE, keys.keys(),
+                    enqueueArgs(mode, triples));
+            replicaWait.probeIfDue(this::probeReplicas);
+            return written;
+        }
+        int replicas = replicaWait.replicas();
+        return scripts.listSyncedAsync(Scripts.Name.ENQUEUE, keys.keys(), replicas, replicaWait.timeout(),
+                enqueueArgs(mode, triples)).thenApply(synced -> {
+                    if (replicaWait.failed(synced.replicas())) {
+                        throw new NotReplicatedException("written to queue '" + keys.queue() + "' on the Redis master, but "
+                                + synced.replicas() + " of " + replicas + " replicas acknowledged it within "
+                                + replicaWait.timeout().toMillis() + " ms: it is lost if that master fails before a replica "
+                                + "has it (send it again with the same id and IF_ABSENT to be sure)", replicas,
+                                synced.replicas());
+                    }
+                    return synced.result();
+                });
+    }
+
+    /**
+     * For {@link ReplicaWait}: enqueue.lua with no message (it reads the clock and the head, writes nothing) followed
+     * by {@code WAIT} on its connection, whose last write the replicas of a healthy master have acknowledged already or
+     * acknowledge at once; completes with the replicas that acknowledged within the timeout. The sends' own script, so
+     * it is loaded already: loading another one would block the sender that starts the probe (on a cluster, loading
+     * goes to every node, and retries while one is down).
+     */
+    private CompletionStage<Integer> probeReplicas() {
+        return scripts.listSyncedAsync(Scripts.Name.ENQUEUE, keys.keys(), replicaWait.replicas(), replicaWait.timeout(),
+                keys.wakeChannel(), modeArg(SendMode.IF_ABSENT)).thenApply(Scripts.Synced::replicas);
+    }
+
+    private Object[] enqueueArgs(SendMode mode, List<String> triples) {
+        Object[] args = new Object[2 + triples.size()];
+        args[0] = keys.wakeChannel();
+        args[1] = modeArg(mode);
+        for (int i = 0; i < triples.size(); i++) {
+            args[2 + i] = triples.get(i);
+        }
+        return args;
+    }
+
+    /**
+     * Applies versioned intents with versioned.lua ({@code args} as its ARGV from the third on); with
+     * {@link #replicaWait} waiting, followed by WAIT as an enqueue is. Returns one number per intent: 1 applied, 0 nothing
+     * to do, -1 superseded.
+     */
+    public List<Object> applyVersioned(long keepMs, List<String> args) {
+        Object[] all = new Object[2 + args.size()];
+        all[0] = keys.wakeChannel();
+        all[1] = Long.toString(keepMs);
+        for (int i = 0; i < args.size(); i++) {
+            all[2 + i] = args.get(i);
+        }
+        if (!replicaWait.waits()) {
+            List<Object> applied = scripts.list(Scripts.Name.VERSIONED, keys.versionedKeys(), all);
+            replicaWait.probeIfDue(this::probeReplicas);
+            return applied;
+        }
+        int replicas = replicaWait.replicas();
+        try {
+            return scripts.listSyncedAsync(Scripts.Name.VERSIONED, keys.versionedKeys(), replicas, replicaWait.timeout(),
+                    all).thenApply(synced -> {
+                        if (replicaWait.failed(synced.replicas())) {
+                            throw new NotReplicatedException("written to queue '" + keys.queue() + "' on the Redis master, "
+                                    + "but " + synced.replicas() + " of " + replicas + " replicas acknowledged it within "
+                                    + replicaWait.timeout().toMillis() + " ms: it is lost if that master fails before a replica "
+                                    + "has it (apply the intents again with the same versions to be sure: that writes "
+                                    + "nothing twice)", replicas, synced.replicas());
+                        }
+                        return synced.result();
+                    }).toCompletableFuture().join();
+        } catch (CompletionException e) {
+            throw unwrap(e);
+        }
+    }
+
+    /**
+     * Writes imported messages with import.lua: {@code triples} as for {@link #enqueue}, every due an instant.
+     * An id in the import ledger, or live, is not written again. Returns a flag per message: 1 written, 0 not.
+     */
+    public List<Object> importBatch(List<String> triples) {
+        List<Object> withLedger = new ArrayList<>(keys.keys());
+        withLedger.add(keys.importLedger());
+        Object[] args = new Object[1 + triples.size()];
+        args[0] = keys.wakeChannel();
+        for (int i = 0; i < triples.size(); i++) {
+            args[1 + i] = triples.get(i);
+        }
+        return scripts.list(Scripts.Name.IMPORT, withLedger, args);
+    }
+
+    /** The send mode in enqueue.lua's arguments: {@code "1"} replaces a live message with the same id, {@code "0"} keeps it. */
+    public static String modeArg(SendMode mode) {
+        return switch (mode) {
+            case REPLACE -> "1";
+            case IF_ABSENT -> "0";
+        };
+    }
+
+    public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead) {
+        long sent = System.nanoTime();
+        List<Object> out = scripts.list(Scripts.Name.CLAIM, keys.keys(), keys.wakeChannel(), Integer.toString(limit),
+                Long.toString(leaseMs), Integer.toString(maxAttempts), Integer.toString(reapLimit),
+                Long.toString(deadRetentionMs), Integer.toString(maxDead), Integer.toString(CLAIM_BYTES));
+        long received = System.nanoTime();
+        // the server read its clock about half a round trip before the reply arrived
+        long clockReadAt = received - (received - sent) / 2;
+        long nowMicros = Long.parseLong(out.get(0).toString());
+        String next = out.get(1).toString();
+        String reaped = out.get(2).toString(); // "" or "<redelivered>:<lease dead>:<bad due dead>", see claim.lua
+        int redelivered = 0;
+        int leaseDead = 0;
+        int badDueDead = 0;
+        if (!reaped.isEmpty()) {
+            int first = reaped.indexOf(':');
+            int second = reaped.indexOf(':', first + 1);
+            redelivered = Integer.parseInt(reaped, 0, first, 10);
+            leaseDead = Integer.parseInt(reaped, first + 1, second, 10);
+            badDueDead = Integer.parseInt(reaped, second + 1, reaped.length(), 10);
+        }
+        List<Claimed> claimed = new ArrayList<>((out.size() - 3) / 2);
+        for (int i = 3; i + 1 < out.size(); i += 2) {
+            String head = out.get(i).toString(); // "<attempt>:<due>:<member>", see claim.lua
+            int first = head.indexOf(':');
+            int second = head.indexOf(':', first + 1);
+            String member = head.substring(second + 1);
+            long dueMs = Long.parseLong(head, first + 1, second, 10);
+            long dueNanos = clockReadAt - (nowMicros - dueMs * 1000) * 1000;
+            claimed.add(new Claimed(member, Envelope.idOf(member), Integer.parseInt(head, 0, first, 10), dueMs,
+                    out.get(i + 1).toString(), dueNanos));
+        }
+        return new ClaimResult(nowMicros, clockReadAt, next.isEmpty() ? -1 : Long.parseLong(next), claimed,
+                redelivered, leaseDead, badDueDead);
+    }
+
+    /** Returns an applied flag per settlement (false: a newer delivery owns the message, or it is gone). */
+    public boolean[] settle(List<Settlement> settlements) {
+        List<Object> args = new ArrayList<>(1 + settlements.size());
+        args.add(keys.wakeChannel());
+        for (Settlement s : settlements) {
+            // see settle.lua: an ack is one argument; the member goes last because an id may hold ':'
+            char code = s.op().code;
+            switch (s.op()) {
+                case ACK -> args.add(code + "" + s.attempt() + ":" + s.member());
+                case RETRY -> {
+                    args.add(code + "" + s.attempt() + ":" + s.delayMs() + ":" + s.member());
+                    args.add(s.text() == null ? "" : s.text());
+                }
+                case HAND_BACK, LATER -> args.add(code + "" + s.attempt() + ":" + s.delayMs() + ":" + s.member());
+                case DEAD, UNDECODABLE -> {
+                    args.add(code + "" + s.attempt() + ":" + s.member());
+                    args.add(s.text() == null ? "" : s.text());
+                }
+            }
+        }
+        return flags(scripts.text(Scripts.Name.SETTLE, keys.keys(), args.toArray()));
+    }
+
+    /** {@code fences} holds member, attempt pairs. Returns an extended flag per pair. */
+    public boolean[] extend(long leaseMs, List<String> fences) {
+        Object[] args = new Object[2 + fences.size()];
+        args[0] = keys.wakeChannel();
+        args[1] = Long.toString(leaseMs);
+        for (int i = 0; i < fences.size(); i++) {
+            args[2 + i] = fences.get(i);
+        }
+        return flags(scripts.text(Scripts.Name.EXTEND, keys.keys(), args));
+    }
+
+    public boolean cancel(String id) {
+        return scripts.number(Scripts.Name.CANCEL, keys.keys(), keys.wakeChannel(), id) == 1;
+    }
+
+    public boolean reschedule(String id, Due due) {
+        return scripts.number(Scripts.Name.RESCHEDULE, keys.keys(), keys.wakeChannel(), id, due.scriptArg()) == 1;
+    }
+
+    /** The op of pause.lua; {@link #arg} is its name in the script's arguments. */
+    public enum PauseOp {
+        PAUSE("pause"), RESUME("resume"), STATUS("status");
+
+        public final String arg;
+
+        PauseOp(String arg) {
+            this.arg = arg;
+        }
+    }
+
+    /** Pauses, resumes or reads the pause mark; true if it changed (or, for status, if the queue is paused). */
+    public boolean pause(PauseOp op) {
+        return scripts.number(Scripts.Name.PAUSE, keys.keys(), keys.wakeChannel(), op.arg) == 1;
+    }
+
+    /**
+     * Reads the stats as a lone send writes: an asynchronous script call answered on Redisson's threads, waited for.
+     * For {@link DelayQueueClient#warmUp}: the first asynchronous call of a JVM costs tens of milliseconds.
+     */
+    public void warmUp() {
+        scripts.listAsync(Scripts.Name.STATS, keys.keys(), keys.wakeChannel()).toCompletableFuture().join();
+    }
+
+    /** For {@link io.github.delayqueue.core.DelayQueueClient#warmUp}: starts the replica probe, so that sends wait from the first where they can. */
+    public void probeReplicasIfDue() {
+        replicaWait.probeIfDue(this::probeReplicas);
+    }
+
+    public QueueStats stats() {
+        List<Object> out = scripts.list(Scripts.Name.STATS, keys.keys(), keys.wakeChannel());
+        String next = out.get(5).toString();
+        return new QueueStats(keys.queue(), number(out.get(1)), number(out.get(2)), number(out.get(3)),
+                number(out.get(4)), next.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(next)),
+                Instant.ofEpochMilli(Long.parseLong(out.get(0).toString())));
+    }
+
+    /** Which set {@link #page} reads; {@link #arg} is its name in peek.lua's arguments. */
+    public enum PageOf {
+        PENDING("delayed"), IN_FLIGHT("inflight");
+
+        public final String arg;
+
+        PageOf(String arg) {
+            this.arg = arg;
+        }
+    }
+
+    MessagePage page(PageOf set, long offset, int limit) {
+        List<Object> out = scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), set.arg,
+                Long.toString(offset), Integer.toString(limit));
+        return new MessagePage(keys.queue(), number(out.get(1)), offset, Instant.ofEpochMilli(number(out.get(0))),
+                queued(out));
+    }
+
+    public java.util.Optional<QueuedMessage> peek(String id) {
+        List<QueuedMessage> found = queued(scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), "id", id));
+        return found.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(found.get(0));
+    }
+
+    /** peek.lua's answer: the time, a count, then six fields per message. */
+    private static List<QueuedMessage> queued(List<Object> out) {
+        List<QueuedMessage> messages = new ArrayList<>((out.size() - 2) / 6);
+        for (int i = 2; i + 5 < out.size(); i += 6) {
+            String id = out.get(i).toString();
+            boolean pending = "d".equals(out.get(i + 1).toString());
+            Instant score = Instant.ofEpochMilli(Long.parseLong(out.get(i + 2).toString()));
+            String attempts = out.get(i + 3).toString();
+            String stored = out.get(i + 4).toString();
+            String error = out.get(i + 5).toString();
+            Envelope envelope;
+            try {
+                envelope = Envelope.parse(stored);
+            } catch (IllegalArgumentException e) {
+                envelope = null;
+            }
+            messages.add(new QueuedMessage(id, pending ? QueuedMessage.State.PENDING : QueuedMessage.State.IN_FLIGHT,
+                    pending ? score : null, pending ? null : score, attempts.isEmpty() ? 0 : parseIntOr(attempts, 0),
+                    error.isEmpty() ? null : error, envelope == null ? null : envelope.enqueuedAt(),
+                    envelope == null ? java.util.Map.of() : envelope.headers(),
+                    envelope == null ? stored : envelope.payload()));
+        }
+        return messages;
+    }
+
+    List<DeadLetter> listDead(long offset, int limit) {
+        List<Object> out = scripts.list(Scripts.Name.DEAD, keys.keys(), keys.wakeChannel(), DeadOp.LIST.arg,
+                Integer.toString(limit), Long.toString(offset));
+        List<DeadLetter> letters = new ArrayList<>(out.size() / 5);
+        for (int i = 0; i + 4 < out.size(); i += 5) {
+            letters.add(deadLetter(out.get(i).toString(), out.get(i + 1).toString(), out.get(i + 2).toString(),
+                    out.get(i + 3).toString()));
+        }
+        return letters;
+    }
+
+    /**
+     * No keys (stored form) means the oldest {@code limit} from position {@code offset} on.
+     * Returns how many were moved.
+     */
+    public long moveDead(DeadOp op, int limit, long offset, Collection<String> storedKeys) {
+        Object[] args = new Object[4 + storedKeys.size()];
+        args[0] = keys.wakeChannel();
+        args[1] = op.arg;
+        args[2] = Integer.toString(limit);
+        args[3] = Long.toString(offset);
+        int i = 4;
+        for (String key : storedKeys) {
+            args[i++] = key;
+        }
+        return scripts.number(Scripts.Name.DEAD, keys.keys(), args);
+    }
+
+    private static DeadLetter deadLetter(String key, String deadAt, String reason, String stored) {
+        String id = DeadLetterKeys.id(key);
+        String shown = DeadLetterKeys.shown(key);
+        int colon = reason.indexOf(':');
+        int attempts = colon > 0 ? parseIntOr(reason.substring(0, colon), 0) : 0;
+        String text = colon >= 0 ? reason.substring(colon + 1) : reason;
+        Instant died = Instant.ofEpochMilli((long) Double.parseDouble(deadAt));
+        try {
+            Envelope envelope = Envelope.parse(stored);
+            return new DeadLetter(shown, id, envelope.payload(), envelope.headers(), attempts, text, died, envelope.enqueuedAt());
+        } catch (IllegalArgumentException e) {
+            return new DeadLetter(shown, id, stored, java.util.Map.of(), attempts, text, died, null);
+        }
+    }
+
+    /** One single-message send waiting to be written by {@link Combiner}. */
+    private static final class Single {
+        final List<String> triple;
+        final Thread thread = Thread.currentThread();
+        volatile boolean done;
+        @Nullable Object flag;
+        @Nullable RuntimeException error;
+
+        Single(List<String> triple) {
+            this.triple = triple;
+        }
+    }
+
+    /**
+     * Group commit for single-message sends. A sender queues its message and, unless {@value #CALLS}
+     * script calls of this queue (and mode) are already under way, starts one with every message queued
+     * so far (up to {@value #COMBINED}); then it waits for its own outcome. When a call completes, the
+     * messages queued meanwhile go out in the next call, started at once from the completing (Redisson)
+     * thread, so no sender thread has to wake up first to start it. A lone sender pays nothing extra;
+     * concurrent senders share script calls (the Redis cost of a call is mostly per call, not per message).
+     *
+     * <p>Two calls under way rather than one: with one, a sender that queues while a call runs waits for
+     * it, so two senders took turns and were no faster than one, and eight alternated between two halves.
+     * Measured on the 2-core benchmark box with the harness of the time ({@code benchmarks.jar --sides=ours
+     * --scenarios=enqueue-rate --enqueue-count=40000 --repeat=3 --threads=N}, means of three; the scenario is now
+     * {@code enqueue-rate-<threads>} and {@code --rounds} replaced {@code --repeat}): one call under way gave 7.5k, 12.6k
+     * and 20.4k msg/s with 2, 4 and 8 senders; two gave 10.9k, 17.6k and 29.9k; four gave 10.9k, 12.0k
+     * and 17.0k (mostly calls of one or two messages: the per-call cost again).
+     *
+     * <p>Order: a call never holds one id twice (the later send waits for the next call: enqueue.lua
+     * rejects such a batch). A thread's own sends are written in order, because each returns only after
+     * its call completed; sends of different threads that overlap in time may be written in either order.
+     */
+    private final class Combiner {
+        private final SendMode mode;
+        private final ConcurrentLinkedQueue<Single> waiting = new ConcurrentLinkedQueue<>();
+        private int calls; // under way; guarded by this
+
+        Combiner(SendMode mode) {
+            this.mode = mode;
+        }
+
+        List<Object> send(List<String> triple) {
+            Single me = new Single(triple);
+            scripts.ensureLoaded(Scripts.Name.ENQUEUE, keys.keys()); // so that no Redisson thread ever loads it blocking
+            waiting.add(me);
+            flush();
+            boolean interrupted = false;
+            while (!me.done) {
+                LockSupport.park(this);
+                interrupted |= Thread.interrupted(); // the message may be written by now: wait for the outcome
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (me.error != null) {
+                throw me.error;
+            }
+            return List.of(me.flag);
+        }
+
+        /** Starts a call with the queued messages unless {@value #CALLS} are under way (each completion flushes again). */
+        private void flush() {
+            List<Single> batch;
+            synchronized (this) {
+                if (calls >= CALLS) {
+                    return;
+                }
+                batch = new ArrayList<>();
+                Set<String> ids = new HashSet<>();
+                long bytes = 0;
+                for (Single s = waiting.peek(); s != null && batch.size() < COMBINED; s = waiting.peek()) {
+                    if (!ids.add(s.triple.get(0))) {
+                        break; // the same id twice: the later send goes in the next call, after the earlier one
+                    }
+                    long size = s.triple.get(0).length() + s.triple.get(1).length() + s.triple.get(2).length();
+                    if (!batch.isEmpty() && bytes + size > SCRIPT_BYTES) {
+                        break; // the byte budget (characters, a lower bound of the bytes): the rest go next
+                    }
+                    bytes += size;
+                    waiting.poll(); // the head we peeked: only this lock's holder removes from waiting
+                    batch.add(s);
+                }
+                if (batch.isEmpty()) {
+                    return;
+                }
+                calls++;
+            }
+            start(batch);
+        }
+
+        private void start(List<Single> batch) {
+            List<String> triples = new ArrayList<>(batch.size() * 3);
+            for (Single s : batch) {
+                triples.addAll(s.triple);
+            }
+            CompletionStage<List<Object>> call;
+            try {
+                call = enqueueAsync(mode, triples);
+            } catch (RuntimeException e) {
+                call = CompletableFuture.failedFuture(e);
+            }
+            call.whenComplete((flags, error) -> {
+                synchronized (this) {
+                    calls--;
+                }
+                flush(); // the messages queued during this call go out before this call's senders are woken
+                RuntimeException failure = error == null ? null : unwrap(error);
+                for (int i = 0; i < batch.size(); i++) {
+                    Single s = batch.get(i);
+                    if (failure != null) {
+                        s.error = failure;
+                    } else {
+                        s.flag = flags.get(i);
+                    }
+                    s.done = true;
+                    LockSupport.unpark(s.thread);
+                }
+            });
+        }
+    }
+
+    private static RuntimeException unwrap(Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return cause instanceof RuntimeException r ? r : new IllegalStateException(cause);
+    }
+
+    private static int parseIntOr(String s, int fallback) {
+        try {
+            return Integer.parseInt(s);
+        } catch (NumberFormatException e) {
+            return fallback;
+        }
+    }
+
+    private static long number(Object o) {
+        return Long.parseLong(o.toString());
+    }
+
+    /** settle.lua and extend.lua answer with one character per entry, '1' (applied) or '0'. */
+    private static boolean[] flags(String out) {
+        boolean[] flags = new boolean[out.length()];
+        for (int i = 0; i < flags.length; i++) {
+            flags[i] = out.charAt(i) == '1';
+        }
+        return flags;
+    }
+}

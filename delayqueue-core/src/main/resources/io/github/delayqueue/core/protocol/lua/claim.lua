@@ -1,0 +1,146 @@
+-- Claims due messages under a lease, after returning expired leases and trimming the dead letters.
+-- KEYS: the standard layout (includes/keys.lua)
+-- ARGV: 1 wake channel (unused), 2 how many to claim, 3 lease ms, 4 max attempts, 5 how many expired leases to reap,
+--       6 dead-letter retention ms, 7 most dead letters kept, 8 byte budget: envelopes are claimed while their
+--       bytes stay within it (at least one is, whatever its size), so one reply cannot hold 100 x 1 MiB
+-- Returns: now in microseconds (the consumer sleeps until the next event to the microsecond, not to the
+--          millisecond below it), next event time in ms ('' when none: the earliest due time or lease deadline),
+--          what this call did besides claiming ('' when nothing, else "<expired leases put back>:<expired
+--          leases dead-lettered>:<bad due times dead-lettered>", for the engine's listener), then pairs:
+--          "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope.
+-- Two reply items per message rather than four: the client decodes every item into a string of its own.
+-- First deletes dead letters past their retention or beyond the count (at most DEAD_TRIM per call: a claim
+-- runs at least once per poll interval, so a backlog of old dead letters goes within seconds, and when none
+-- is due for deletion this costs one ZRANGEBYSCORE and one ZCARD), then returns expired leases to the delayed
+-- set (or to the dead letters when attempts are used up), then, unless the queue is paused, moves up to ARGV[2]
+-- due messages in flight.
+--- @include "clock"
+--- @include "keys"
+--- @include "members"
+--- @include "wake"
+--- @include "dead_letters"
+local queue = queue_keys(KEYS)
+local now, now_us = clock()
+local limit = tonumber(ARGV[2])
+local lease = tonumber(ARGV[3])
+local max_attempts = tonumber(ARGV[4])
+
+local DEAD_TRIM = 100
+local expired_dead = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[6]), 'LIMIT', 0, DEAD_TRIM)
+delete_dead(queue, expired_dead)
+local trim = math.min(redis.call('ZCARD', KEYS[6]) - tonumber(ARGV[7]), DEAD_TRIM - #expired_dead)
+if trim > 0 then
+  delete_dead(queue, redis.call('ZRANGE', KEYS[6], 0, trim - 1))
+end
+
+local redelivered, expired_buried, bad_buried = 0, 0, 0
+local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, tonumber(ARGV[5]))
+for _, member in ipairs(expired) do
+  local id = id_of(member)
+  local attempts = tonumber(redis.call('HGET', KEYS[4], id) or '0')
+  if attempts >= max_attempts then
+    expired_buried = expired_buried + 1
+    bury(queue, id, member, now, attempts, 'lease expired on attempt ' .. attempts .. ' (consumer died or handler hung)')
+  else
+    redelivered = redelivered + 1
+    redis.call('ZREM', KEYS[3], member)
+    redis.call('ZADD', KEYS[2], now, member)
+  end
+end
+
+-- A score we never write (by hand or by another tool): not a whole number of milliseconds, infinite, or
+-- beyond what a Lua number holds exactly. Such a member goes to the dead letters with its reason rather
+-- than stalling the batch it was claimed in (+inf is never due: swept here, a few per call, for the same end).
+local MAX_SCORE = 9007199254740991
+local function bad_score(score)
+  local n = tonumber(score)
+  return n == nil or n ~= math.floor(n) or n > MAX_SCORE or n < -MAX_SCORE
+end
+local function bury_bad_score(member, score)
+  bad_buried = bad_buried + 1
+  local id = id_of(member)
+  local attempts = tonumber(redis.call('HGET', KEYS[4], id) or '0')
+  bury(queue, id, member, now, attempts, 'due time ' .. score .. ' in the delayed set is not a whole number of '
+    .. 'milliseconds (written by something other than delayqueue)')
+end
+local too_late = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. MAX_SCORE, '+inf', 'WITHSCORES', 'LIMIT', 0, 10)
+for k = 1, #too_late, 2 do bury_bad_score(too_late[k], too_late[k + 1]) end
+
+-- What this call did besides claiming, for the engine's listener (see the header)
+local out = { string.format('%d', now_us), '', '' }
+local function report()
+  if redelivered + expired_buried + bad_buried > 0 then
+    out[3] = redelivered .. ':' .. expired_buried .. ':' .. bad_buried
+  end
+  return out
+end
+-- A paused queue (pause.lua) hands nothing out, and names no next event: its consumers sleep their longest
+-- poll interval (resume publishes a wake-up). Expired leases above are still returned and dead letters trimmed.
+if redis.call('HEXISTS', KEYS[10], 'since') == 1 then return report() end
+if limit > 0 then
+  local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit)
+  -- variadic ZREM / HMGET / ZADD: a few commands per batch rather than four per message
+  local members, ids, scores = {}, {}, {}
+  for k = 1, #due, 2 do
+    if bad_score(due[k + 1]) then
+      bury_bad_score(due[k], due[k + 1])
+    else
+      members[#members + 1] = due[k]
+      ids[#ids + 1] = id_of(due[k])
+      scores[#scores + 1] = string.format('%d', tonumber(due[k + 1]))
+    end
+  end
+  if #members > 0 then
+    local envelopes = redis.call('HMGET', KEYS[1], unpack(ids))
+    -- the byte budget: the first members whose envelopes fit; the rest stay in the delayed set, due
+    local budget, bytes, taken = tonumber(ARGV[8]), 0, #members
+    for i = 1, #members do
+      local size = envelopes[i] and #envelopes[i] or 0
+      if i > 1 and bytes + size > budget then
+        taken = i - 1
+        break
+      end
+      bytes = bytes + size
+    end
+    if taken < #members then
+      for i = #members, taken + 1, -1 do
+        members[i] = nil
+        ids[i] = nil
+        envelopes[i] = nil
+      end
+    end
+    redis.call('ZREM', KEYS[2], unpack(members))
+    local deadline = string.format('%d', now + lease)
+    local live = {}
+    local live_ids = {}
+    for i = 1, #members do
+      if envelopes[i] then
+        live[#live + 1] = i
+        live_ids[#live_ids + 1] = ids[i]
+      end
+    end
+    if #live > 0 then
+      -- attempts + 1 for the whole batch: one HMGET and one variadic HSET instead of a HINCRBY per message
+      local previous = redis.call('HMGET', KEYS[4], unpack(live_ids))
+      local leases, counts = {}, {}
+      for k, i in ipairs(live) do
+        local attempt = string.format('%d', (tonumber(previous[k]) or 0) + 1)
+        counts[#counts + 1] = ids[i]
+        counts[#counts + 1] = attempt
+        leases[#leases + 1] = deadline
+        leases[#leases + 1] = members[i]
+        out[#out + 1] = attempt .. ':' .. scores[i] .. ':' .. members[i]
+        out[#out + 1] = envelopes[i]
+      end
+      redis.call('HSET', KEYS[4], unpack(counts))
+      redis.call('ZADD', KEYS[3], unpack(leases))
+    end
+  end
+end
+
+local next_due = head_score(KEYS[2])
+local next_lease = head_score(KEYS[3])
+local next_event = next_due
+if next_lease ~= nil and (next_event == nil or next_lease < next_event) then next_event = next_lease end
+if next_event ~= nil then out[2] = string.format('%d', next_event) end
+return report()

@@ -1,0 +1,49 @@
+-- Reads a page of pending or in-flight messages, or one message by its id.
+-- KEYS: the standard layout (includes/keys.lua)
+-- ARGV: 1 wake channel (unused), 2 what: 'delayed' or 'inflight' (a page by rank: 3 offset, 4 limit) or
+--       'id' (one message: 3 its id).
+-- Returns: the Redis time (ms), the size of the set read ('' for 'id'), then five fields per message:
+--          id, state ('d' pending, 'i' in flight), score (due time, or lease deadline in flight), attempts (''
+--          before the first claim), envelope, last error ('' if none). A member whose envelope is gone is skipped.
+-- Read-only; touches at most 'limit' messages (the caller bounds it to 1,000).
+--- @include "clock"
+--- @include "members"
+local out = { string.format('%d', now_ms()) }
+
+local function add(id, state, score)
+  local envelope = redis.call('HGET', KEYS[1], id)
+  if not envelope then return end
+  out[#out + 1] = id
+  out[#out + 1] = state
+  out[#out + 1] = string.format('%d', tonumber(score))
+  out[#out + 1] = redis.call('HGET', KEYS[4], id) or ''
+  out[#out + 1] = envelope
+  out[#out + 1] = redis.call('HGET', KEYS[5], id) or ''
+end
+
+if ARGV[2] == 'id' then
+  out[2] = ''
+  local id = ARGV[3]
+  local envelope = redis.call('HGET', KEYS[1], id)
+  if not envelope then return out end
+  local member = member_of(id, envelope)
+  local score = redis.call('ZSCORE', KEYS[2], member)
+  if score then
+    add(id, 'd', score)
+  else
+    score = redis.call('ZSCORE', KEYS[3], member)
+    if score then add(id, 'i', score) end
+  end
+  return out
+end
+
+local key = KEYS[2]
+local state = 'd'
+if ARGV[2] == 'inflight' then key = KEYS[3]; state = 'i' end
+out[2] = redis.call('ZCARD', key)
+local offset = tonumber(ARGV[3])
+local page = redis.call('ZRANGE', key, offset, offset + tonumber(ARGV[4]) - 1, 'WITHSCORES')
+for i = 1, #page, 2 do
+  add(id_of(page[i]), state, page[i + 1])
+end
+return out

@@ -1,0 +1,23 @@
+-- Moves a pending (not in-flight) message to a new due time.
+-- KEYS: the standard layout (includes/keys.lua)
+-- ARGV: 1 wake channel, 2 id, 3 due ("+<delayMs>" or "@<epochMs>").
+-- Returns: 1 if moved, 0 if the message is gone or in flight.
+--- @include "clock"
+--- @include "members"
+--- @include "wake"
+local id = ARGV[2]
+local envelope = redis.call('HGET', KEYS[1], id)
+if not envelope then return 0 end
+local member = member_of(id, envelope)
+if not redis.call('ZSCORE', KEYS[2], member) then return 0 end
+local due
+if string.sub(ARGV[3], 1, 1) == '@' then
+  due = tonumber(string.sub(ARGV[3], 2))
+else
+  local _, now_us = clock()
+  due = delay_base(now_us) + tonumber(string.sub(ARGV[3], 2))
+end
+local old_head = head_score(KEYS[2])
+redis.call('ZADD', KEYS[2], 'XX', due, member)
+wake_if_earlier(ARGV[1], due, old_head)
+return 1

@@ -1,0 +1,106 @@
+-- Settles finished deliveries in one round trip.
+-- KEYS: the standard layout (includes/keys.lua)
+-- ARGV: 1 wake channel, then one entry per op (member last: it is the only part that may hold ':'):
+--   "A<attempt>:<member>"                  ack: the message is done and deleted
+--   "R<attempt>:<delay ms>:<member>", text  retry: back to the delayed set in <delay ms>, text its last error
+--   "D<attempt>:<member>", text             dead: to the dead letters with text as the reason
+--   "H<attempt>:<due ms>:<member>"           hand back: never run (the handler executor rejected it), so back
+--                                           to the delayed set at its due time and the attempt not counted
+--   "L<attempt>:<delay ms>:<member>"         later: the handler asked for it again in <delay ms>; not a failure,
+--                                           so the attempt is not counted and no error is recorded
+-- Returns: one string with a flag character per op: 1 applied, 0 stale (lease lost to a newer delivery, or
+--          message gone). One reply of N bytes rather than N integer replies, each decoded and boxed by the client.
+-- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
+-- (client encoding, protocol parsing, Lua strings), not the Redis commands.
+-- Every op is fenced: it applies only if the delivery is still the current one.
+--- @include "clock"
+--- @include "keys"
+--- @include "members"
+--- @include "wake"
+--- @include "dead_letters"
+local queue = queue_keys(KEYS)
+local now = now_ms()
+local old_head = head_score(KEYS[2])
+local earliest = nil
+local result = {}
+-- The fences of the whole batch are read with two variadic commands (ZMSCORE, HMGET), and acks are
+-- deleted with variadic commands at the end: a batch holds at most one current delivery per id and
+-- every op touches only its own id, so reading the fences up front is the same as reading them one by one.
+local ops, attempts_sent, delays, texts, members, ids = {}, {}, {}, {}, {}, {}
+local j = 2
+while j <= #ARGV do
+  local entry = ARGV[j]
+  local op = string.sub(entry, 1, 1)
+  local colon = string.find(entry, ':', 2, true)
+  local n = #ops + 1
+  ops[n] = op
+  attempts_sent[n] = string.sub(entry, 2, colon - 1)
+  local member
+  if op == 'A' then
+    member = string.sub(entry, colon + 1)
+    j = j + 1
+  elseif op == 'H' or op == 'L' then
+    local second = string.find(entry, ':', colon + 1, true)
+    delays[n] = tonumber(string.sub(entry, colon + 1, second - 1))
+    member = string.sub(entry, second + 1)
+    j = j + 1
+  else
+    if op == 'R' then
+      local second = string.find(entry, ':', colon + 1, true)
+      delays[n] = tonumber(string.sub(entry, colon + 1, second - 1))
+      member = string.sub(entry, second + 1)
+    else
+      member = string.sub(entry, colon + 1)
+    end
+    texts[n] = ARGV[j + 1]
+    j = j + 2
+  end
+  members[n] = member
+  ids[n] = id_of(member)
+end
+if #members == 0 then return '' end
+local leases = redis.call('ZMSCORE', KEYS[3], unpack(members))
+local attempts = redis.call('HMGET', KEYS[4], unpack(ids))
+local acked_members, acked_ids = {}, {}
+for i, member in ipairs(members) do
+  local op, attempt, id = ops[i], attempts_sent[i], ids[i]
+  if leases[i] and attempts[i] == attempt then
+    if op == 'A' then
+      acked_members[#acked_members + 1] = member
+      acked_ids[#acked_ids + 1] = id
+    elseif op == 'R' then
+      local due = now + delays[i]
+      redis.call('ZREM', KEYS[3], member)
+      redis.call('ZADD', KEYS[2], due, member)
+      redis.call('HSET', KEYS[5], id, texts[i])
+      if earliest == nil or due < earliest then earliest = due end
+    elseif op == 'H' or op == 'L' then
+      local due = delays[i]
+      if op == 'L' then due = now + due end
+      redis.call('ZREM', KEYS[3], member)
+      redis.call('ZADD', KEYS[2], due, member)
+      local previous = tonumber(attempt) - 1
+      if previous > 0 then
+        redis.call('HSET', KEYS[4], id, string.format('%d', previous))
+      else
+        redis.call('HDEL', KEYS[4], id)
+      end
+      if earliest == nil or due < earliest then earliest = due end
+    else
+      bury(queue, id, member, now, attempt, texts[i])
+    end
+    result[i] = '1'
+  else
+    result[i] = '0'
+  end
+end
+if #acked_ids > 0 then
+  -- what forget() does, for the whole batch
+  redis.call('ZREM', KEYS[3], unpack(acked_members))
+  redis.call('ZREM', KEYS[2], unpack(acked_members))
+  redis.call('HDEL', KEYS[1], unpack(acked_ids))
+  redis.call('HDEL', KEYS[4], unpack(acked_ids))
+  redis.call('HDEL', KEYS[5], unpack(acked_ids))
+end
+if earliest ~= nil then wake_if_earlier(ARGV[1], earliest, old_head) end
+return table.concat(result)
