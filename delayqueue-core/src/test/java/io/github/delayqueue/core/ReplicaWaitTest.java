@@ -18,8 +18,9 @@ import io.github.delayqueue.testing.TestRedis;
 /**
  * {@link ClientOptions.Builder#replicasRequired} false (the starter's default, issue 31 item 9): sends wait for the
  * replica while the master has one that acknowledges, and neither fail nor stall while it has none. On a master and a
- * replica of this test's own (the replica is killed), with a single-server client, whose sends start without waiting
- * until the background probe finds the replica.
+ * replica of this test's own (the replica is killed); sends start without waiting until the background probe finds
+ * the replica. A send that waited each time for the replica that is gone would take the timeout every time; one that
+ * failed would throw {@link NotReplicatedException} (what {@code replicasRequired(true)} does).
  */
 class ReplicaWaitTest {
 

@@ -41,6 +41,8 @@ final class ReplicaWait {
     private volatile long nextProbeNanos;
     private volatile long probeIntervalNanos = TimeUnit.SECONDS.toNanos(FIRST_PROBE_SECONDS);
     private volatile boolean deniedLogged;
+    /** Whether sends stopped waiting after a miss (warned): the probe that finds the replicas again says so at INFO. */
+    private volatile boolean missed;
 
     ReplicaWait(String queue, int replicas, Duration timeout, boolean required) {
         this.queue = queue;
@@ -78,6 +80,7 @@ final class ReplicaWait {
         }
         if (waiting) {
             waiting = false;
+            missed = true;
             nextProbeNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(FIRST_PROBE_SECONDS);
             probeIntervalNanos = TimeUnit.SECONDS.toNanos(FIRST_PROBE_SECONDS);
             log.warn("Queue '{}': {} of {} replicas of its Redis master acknowledged a send within {} ms; sends do not "
@@ -116,8 +119,11 @@ final class ReplicaWait {
         try {
             if (acknowledged >= replicas) {
                 waiting = true;
-                log.debug("Queue '{}': {} replicas of its Redis master acknowledge; sends wait for them", queue,
-                        acknowledged);
+                if (missed) {
+                    missed = false;
+                    log.info("Queue '{}': {} replicas of its Redis master acknowledge again; sends wait for them", queue,
+                            acknowledged);
+                }
             } else {
                 long interval = probeIntervalNanos;
                 nextProbeNanos = System.nanoTime() + interval;
