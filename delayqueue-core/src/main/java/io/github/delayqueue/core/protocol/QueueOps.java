@@ -14,9 +14,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.DeadLetter;
-import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.NotReplicatedException;
 import io.github.delayqueue.core.QueueStats;
@@ -116,7 +114,7 @@ public final class QueueOps {
     private final Combiner keeping = new Combiner(SendMode.IF_ABSENT);
     private final Combiner replacing = new Combiner(SendMode.REPLACE);
 
-    /** Whether each enqueue call waits for replicas, how many and how long; see {@link ClientOptions#waitForReplicas()}. */
+    /** Whether each enqueue call waits for replicas, how many and how long; see {@code ClientOptions.waitForReplicas()}. */
     private final ReplicaWait replicaWait;
 
     public QueueOps(Scripts scripts, QueueKeys keys) {
@@ -359,13 +357,13 @@ public final class QueueOps {
 
     /**
      * Reads the stats as a lone send writes: an asynchronous script call answered on Redisson's threads, waited for.
-     * For {@link DelayQueueClient#warmUp}: the first asynchronous call of a JVM costs tens of milliseconds.
+     * For {@code DelayQueueClient.warmUp}: the first asynchronous call of a JVM costs tens of milliseconds.
      */
     public void warmUp() {
         scripts.listAsync(Scripts.Name.STATS, keys.keys(), keys.wakeChannel()).toCompletableFuture().join();
     }
 
-    /** For {@link io.github.delayqueue.core.DelayQueueClient#warmUp}: starts the replica probe, so that sends wait from the first where they can. */
+    /** For {@code DelayQueueClient.warmUp}: starts the replica probe, so that sends wait from the first where they can. */
     public void probeReplicasIfDue() {
         replicaWait.probeIfDue(this::probeReplicas);
     }

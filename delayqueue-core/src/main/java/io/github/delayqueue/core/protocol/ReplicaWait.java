@@ -10,7 +10,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.github.delayqueue.core.ClientOptions;
-import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.NotReplicatedException;
 
 /**
@@ -25,7 +24,8 @@ import io.github.delayqueue.core.NotReplicatedException;
  */
 final class ReplicaWait {
 
-    private static final Logger log = LoggerFactory.getLogger(DelayQueueClient.class);
+    /** The client's logger, where its other send warnings go (this package may not name the entry point). */
+    private static final Logger log = LoggerFactory.getLogger("io.github.delayqueue.core.DelayQueueClient");
 
     static final long FIRST_PROBE_SECONDS = 1;
     static final long MAX_PROBE_SECONDS = 8;

@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.core;
 
 import java.time.Duration;
 import java.util.Set;
@@ -18,7 +18,8 @@ public record HandlerOverrides(@Nullable Integer concurrency, @Nullable Integer 
         @Nullable Duration visibilityTimeout, @Nullable Duration handlerTimeout,
         Set<Class<? extends Throwable>> noRetryFor, @Nullable DeliveryErrorHandler errorHandler) {
 
-    static final HandlerOverrides NONE = new HandlerOverrides(null, null, null, null, Set.of(), null);
+    /** A handler that sets nothing itself: every setting comes from the properties. */
+    public static final HandlerOverrides NONE = new HandlerOverrides(null, null, null, null, Set.of(), null);
 
     public HandlerOverrides {
         noRetryFor = Set.copyOf(noRetryFor);
