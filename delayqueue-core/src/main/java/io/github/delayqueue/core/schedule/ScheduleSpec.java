@@ -92,7 +92,7 @@ public final class ScheduleSpec {
         return payload;
     }
 
-    /** The payload as JSON: given with {@link Builder#payloadJson}, or read back from Redis; null when an object was given. */
+    /** The payload as JSON: given with {@link Builder#payloadJson}, or read back from Redis; null when an object (or none) was given. */
     public @Nullable String payloadJson() {
         return payloadJson;
     }
@@ -157,7 +157,10 @@ public final class ScheduleSpec {
             return this;
         }
 
-        /** The payload of every tick, encoded by the client's codec; {@code null} (the default) is JSON {@code null}. */
+        /**
+         * The payload of every tick, encoded by the client's codec. Required (this or {@link #payloadJson}): a
+         * schedule without one, or with one that encodes to JSON {@code null}, is refused by {@link Schedules#put}.
+         */
         public Builder payload(@Nullable Object payload) {
             this.payload = payload;
             this.payloadJson = null;

@@ -81,8 +81,8 @@ public final class Schedules {
      * the first tick of the new definition after now (a tick already running finishes). A paused schedule stays
      * paused. Putting the definition stored already changes nothing.
      *
-     * @throws IllegalArgumentException if the spec is invalid (unknown kind, bad expression, payload that is not
-     *                                  JSON or cannot be encoded); nothing is written
+     * @throws IllegalArgumentException if the spec is invalid (unknown kind, bad expression, no payload or JSON
+     *                                  null, payload that is not JSON or cannot be encoded); nothing is written
      */
     public Outcome put(ScheduleSpec spec) {
         return write(spec, Definition.API);
@@ -108,18 +108,24 @@ public final class Schedules {
     public String validate(ScheduleSpec spec) {
         require(spec != null, "spec must not be null");
         tickFunction(spec.kind(), spec.expression(), spec.zone());
+        String noPayload = "schedule '" + spec.id() + "' has no payload: set one with payload(...) or payloadJson(...) "
+                + "(a handler is never given null, so a tick whose payload is JSON null goes to the dead letters)";
         String json;
         if (spec.payloadJson() != null) {
             json = spec.payloadJson();
+            boolean isNull;
             try {
-                JSON.readTree(json);
+                isNull = JSON.readTree(json).isNull();
             } catch (JacksonException e) {
                 throw new IllegalArgumentException("payload of schedule '" + spec.id() + "' is not JSON: "
                         + e.getOriginalMessage(), e);
             }
+            require(!isNull, noPayload);
         } else {
-            json = spec.payload() == null ? "null" : client.options().codec().encode(spec.payload());
+            require(spec.payload() != null, noPayload);
+            json = client.options().codec().encode(spec.payload());
             require(json != null, "codec returned null for the payload of schedule '" + spec.id() + "'");
+            require(!json.strip().equals("null"), noPayload);
         }
         Map<String, String> headers = tickHeaders(spec.id(), Long.MAX_VALUE, ScheduleSpec.MAX_CATCH_UP);
         int bytes = Protocol.storedBytes(Protocol.body(headers, json));

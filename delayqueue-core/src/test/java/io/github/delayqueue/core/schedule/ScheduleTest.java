@@ -45,7 +45,7 @@ class ScheduleTest {
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
     /** The queues of these tests, for subclasses that partition them. */
-    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-overlap", "sched-pause", "sched-pause-race", "sched-rearm", "sched-redelivery", "sched-replace", "sched-skip", "sched-trigger");
+    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-no-payload", "sched-overlap", "sched-pause", "sched-pause-race", "sched-rearm", "sched-redelivery", "sched-replace", "sched-skip", "sched-trigger");
 
     private final RedisContext redis;
     private final List<DelayQueueConsumer> consumers = new ArrayList<>();
@@ -121,7 +121,7 @@ class ScheduleTest {
         String queue = "sched-redelivery";
         DelayQueueClient client = newClient();
         Schedules schedules = Schedules.builder(client).build();
-        schedules.put(ScheduleSpec.every(queue, "hourly", Duration.ofHours(1)).build());
+        schedules.put(ScheduleSpec.every(queue, "hourly", Duration.ofHours(1)).payloadJson("\"x\"").build());
         ScheduleInfo info = schedules.get(queue, "hourly").orElseThrow();
         Instant t0 = info.nextTickAt();
         QueuedMessage m0 = onlyPending(client, queue);
@@ -195,7 +195,7 @@ class ScheduleTest {
         DelayQueueClient client = newClient();
         Counting listener = new Counting();
         Schedules schedules = Schedules.builder(client).listener(listener).build();
-        schedules.put(ScheduleSpec.every(queue, "fast", Duration.ofMillis(10)).build());
+        schedules.put(ScheduleSpec.every(queue, "fast", Duration.ofMillis(10)).payloadJson("\"x\"").build());
         QueuedMessage m0 = onlyPending(client, queue);
         waitPast(client, queue, m0.dueAt().plusMillis(100)); // no consumer for 100 ms: 10 ticks missed at least
         assertThat(claim(schedules, m0)).as("the one catch-up tick runs").isTrue();
@@ -211,7 +211,7 @@ class ScheduleTest {
         DelayQueueClient client = newClient();
         Counting listener = new Counting();
         Schedules schedules = Schedules.builder(client).listener(listener).build();
-        schedules.put(ScheduleSpec.every(queue, "fast", Duration.ofMillis(10)).misfire(Misfire.SKIP).build());
+        schedules.put(ScheduleSpec.every(queue, "fast", Duration.ofMillis(10)).payloadJson("\"x\"").misfire(Misfire.SKIP).build());
         QueuedMessage m0 = onlyPending(client, queue);
         waitPast(client, queue, m0.dueAt().plusMillis(100));
         assertThat(claim(schedules, m0)).as("the late tick is left out").isFalse();
@@ -226,7 +226,7 @@ class ScheduleTest {
         DelayQueueClient client = newClient();
         Counting listener = new Counting();
         Schedules schedules = Schedules.builder(client).listener(listener).build();
-        schedules.put(ScheduleSpec.every(queue, "fast", Duration.ofMillis(10)).misfire(Misfire.FIRE_ALL).catchUpLimit(3)
+        schedules.put(ScheduleSpec.every(queue, "fast", Duration.ofMillis(10)).payloadJson("\"x\"").misfire(Misfire.FIRE_ALL).catchUpLimit(3)
                 .build());
         QueuedMessage m = onlyPending(client, queue);
         Instant first = m.dueAt();
@@ -365,8 +365,8 @@ class ScheduleTest {
         String queue = "sched-declare";
         DelayQueueClient client = newClient();
         Schedules schedules = Schedules.builder(client).build();
-        ScheduleSpec v1 = ScheduleSpec.every(queue, "d", Duration.ofHours(1)).build();
-        ScheduleSpec v2 = ScheduleSpec.every(queue, "d", Duration.ofHours(2)).build();
+        ScheduleSpec v1 = ScheduleSpec.every(queue, "d", Duration.ofHours(1)).payloadJson("\"x\"").build();
+        ScheduleSpec v2 = ScheduleSpec.every(queue, "d", Duration.ofHours(2)).payloadJson("\"x\"").build();
         assertThat(schedules.declare(v1)).isEqualTo(Schedules.Outcome.CREATED);
         assertThat(schedules.declare(v2)).isEqualTo(Schedules.Outcome.REPLACED);
         assertThat(schedules.declare(v1)).as("an old instance starting again").isEqualTo(Schedules.Outcome.KEPT_NEWER);
@@ -381,7 +381,7 @@ class ScheduleTest {
         String queue = "sched-rearm";
         DelayQueueClient client = newClient();
         Schedules schedules = Schedules.builder(client).build();
-        schedules.put(ScheduleSpec.every(queue, "r", Duration.ofHours(1)).build());
+        schedules.put(ScheduleSpec.every(queue, "r", Duration.ofHours(1)).payloadJson("\"x\"").build());
         QueuedMessage tick = onlyPending(client, queue);
         assertThat(schedules.rearm(queue, "r")).as("nothing lost").isFalse();
         assertThat(client.cancel(queue, tick.id())).isTrue(); // deleted by hand: the series would stop here
@@ -417,7 +417,7 @@ class ScheduleTest {
         DelayQueueClient client = newClient();
         Schedules schedules = Schedules.builder(client).build();
         for (int i = 1; i <= 5; i++) {
-            schedules.put(ScheduleSpec.every(queue, "s" + i, Duration.ofHours(i)).build());
+            schedules.put(ScheduleSpec.every(queue, "s" + i, Duration.ofHours(i)).payloadJson("\"x\"").build());
         }
         SchedulePage page = schedules.list(queue, 1, 2);
         assertThat(page.total()).isEqualTo(5);
@@ -452,16 +452,35 @@ class ScheduleTest {
                 .allSatisfy(key -> assertThat(key).endsWith(":partitions"));
     }
 
+    /**
+     * The engine sends a JSON null payload to the dead letters before any interceptor runs (a handler never sees
+     * null), so a schedule without a payload would stop after its first tick: it is refused, nothing written.
+     */
+    @Test
+    void aScheduleWithoutAPayloadIsRefused() {
+        String queue = "sched-no-payload";
+        DelayQueueClient client = newClient();
+        Schedules schedules = Schedules.builder(client).build();
+        assertThatIllegalArgumentException().isThrownBy(() -> schedules.put(ScheduleSpec.every(queue, "n", Duration.ofSeconds(1)).build()))
+                .withMessageContaining("no payload");
+        assertThatIllegalArgumentException().isThrownBy(() -> schedules.put(ScheduleSpec.every(queue, "n", Duration.ofSeconds(1))
+                .payload(null).build())).withMessageContaining("no payload");
+        assertThatIllegalArgumentException().isThrownBy(() -> schedules.declare(ScheduleSpec.every(queue, "n", Duration.ofSeconds(1))
+                .payloadJson(" null ").build())).withMessageContaining("no payload");
+        assertThat(redis.redisson().getKeys().getKeysStreamByPattern(redis.prefix() + ":*" + queue + "*").toList())
+                .allSatisfy(key -> assertThat(key).endsWith(":partitions"));
+    }
+
     /** A schedule is a hash entry and a pending message: many of them start no thread and no timer in the JVM. */
     @Test
     void manySchedulesCostNoThreadInTheJvm() {
         String queue = "sched-many";
         DelayQueueClient client = newClient();
         Schedules schedules = Schedules.builder(client).build();
-        schedules.put(ScheduleSpec.every(queue, "warm-up", Duration.ofHours(1)).build()); // scripts loaded, connections up
+        schedules.put(ScheduleSpec.every(queue, "warm-up", Duration.ofHours(1)).payloadJson("\"x\"").build()); // scripts loaded, connections up
         int threads = Thread.activeCount();
         for (int i = 0; i < 200; i++) {
-            schedules.put(ScheduleSpec.every(queue, "customer:" + i, Duration.ofHours(1 + i % 24)).build());
+            schedules.put(ScheduleSpec.every(queue, "customer:" + i, Duration.ofHours(1 + i % 24)).payloadJson("\"x\"").build());
         }
         assertThat(schedules.list(queue, 0, 1).total()).isEqualTo(201);
         assertThat(client.stats(queue).pending()).isEqualTo(201);

@@ -177,8 +177,17 @@ public final class ScheduleDeclarations implements SmartLifecycle {
             throw fail(property + ".catch-up-limit is " + d.catchUpLimit() + ".",
                     "Set it between 1 and " + ScheduleSpec.MAX_CATCH_UP + ".");
         }
-        ScheduleSpec spec = builder.zone(zone).payloadJson(d.payload() == null || d.payload().isBlank() ? "null" : d.payload())
+        String noPayload = "Set " + property + ".payload to JSON of the payload type of queue '" + d.queue()
+                + "'s handler, quoted in yaml: payload: '{\"kind\":\"nightly\"}' (leave it out for {}). A handler is "
+                + "never given null: every tick would go to the dead letters.";
+        if (d.payload() == null || d.payload().isBlank()) {
+            throw fail(property + ".payload is empty.", noPayload);
+        }
+        ScheduleSpec spec = builder.zone(zone).payloadJson(d.payload())
                 .misfire(d.misfire()).catchUpLimit(d.catchUpLimit()).overlap(d.overlap()).build();
+        if (d.payload().strip().equals("null")) {
+            throw fail(property + ".payload is JSON null.", noPayload);
+        }
         Schedules engine = this.schedules.of(d.queue());
         try {
             engine.validate(spec);
@@ -199,7 +208,9 @@ public final class ScheduleDeclarations implements SmartLifecycle {
         Optional<Type> type = this.payloadTypes.apply(d.queue());
         if (type.isPresent()) {
             try {
-                this.catalog.codec().decode(spec.payloadJson(), type.get());
+                if (this.catalog.codec().decode(spec.payloadJson(), type.get()) == null) {
+                    throw new IllegalArgumentException("it decodes to null");
+                }
             } catch (RuntimeException e) {
                 throw fail(property + ".payload " + spec.payloadJson() + " does not bind to " + type.get().getTypeName()
                         + ", the payload type of queue '" + d.queue() + "'s handler: " + e.getMessage()

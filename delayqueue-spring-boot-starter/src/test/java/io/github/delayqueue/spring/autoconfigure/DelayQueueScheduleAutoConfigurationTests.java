@@ -116,6 +116,13 @@ class DelayQueueScheduleAutoConfigurationTests {
         failsWith("does not bind to " + OrderTimeout.class.getName(), "delayqueue.schedules.beat.payload",
                 "delayqueue.schedules.beat.queue=ORDER_TIMEOUT", "delayqueue.schedules.beat.every=30s",
                 "delayqueue.schedules.beat.payload=[1, 2]");
+        // a handler is never given null: a tick without a payload would go to the dead letters and end the series
+        failsWith("delayqueue.schedules.beat.payload is empty", "delayqueue.schedules.beat.payload",
+                "delayqueue.schedules.beat.queue=REMINDER", "delayqueue.schedules.beat.every=30s",
+                "delayqueue.schedules.beat.payload=");
+        failsWith("delayqueue.schedules.beat.payload is JSON null", "delayqueue.schedules.beat.payload",
+                "delayqueue.schedules.beat.queue=ORDER_TIMEOUT", "delayqueue.schedules.beat.every=30s",
+                "delayqueue.schedules.beat.payload=null");
         failsWith("The schedule name 'a|b' is not a valid schedule id", "Rename it",
                 "delayqueue.schedules[a|b].queue=REMINDER", "delayqueue.schedules[a|b].every=30s");
         failsWith("delayqueue.schedules.beat.catch-up-limit is 0", "between 1 and",
@@ -179,9 +186,9 @@ class DelayQueueScheduleAutoConfigurationTests {
     void duringARollingDeployTheNewestDeclarationWinsAndAnOldInstanceDoesNotBringItsSpecBack() {
         String prefix = TestRedis.uniquePrefix();
         String[] v1 = { "delayqueue.schedules.nightly.queue=REMINDER", "delayqueue.schedules.nightly.cron=0 0 2 * * *",
-                "delayqueue.schedules.nightly.zone=Europe/Berlin" };
+                "delayqueue.schedules.nightly.zone=Europe/Berlin", "delayqueue.schedules.nightly.payload=\"n\"" };
         String[] v2 = { "delayqueue.schedules.nightly.queue=REMINDER", "delayqueue.schedules.nightly.cron=0 0 3 * * *",
-                "delayqueue.schedules.nightly.zone=Europe/Berlin" };
+                "delayqueue.schedules.nightly.zone=Europe/Berlin", "delayqueue.schedules.nightly.payload=\"n\"" };
         online(prefix).withPropertyValues(v1).run(old -> {
             assertThat(old).hasNotFailed();
             DelayQueueSchedules schedules = old.getBean(DelayQueueSchedules.class);
