@@ -140,6 +140,7 @@ public final class Schedules {
         Definition wanted = Definition.of(spec, payload, origin);
         Target target = target(spec.queue(), spec.id());
         return redis(target, "put schedule '" + spec.id() + "' of queue '" + spec.queue() + "'", () -> {
+            long floorMs = Long.MIN_VALUE; // past a first tick found in flight
             for (int i = 0; i < RETRIES; i++) {
                 Read read = read(target);
                 Definition stored = read.definition();
@@ -153,13 +154,15 @@ public final class Schedules {
                     }
                     written = wanted.replacing(stored);
                 }
-                Instant first = ticks.next(Instant.ofEpochMilli(read.nowMs()));
+                Instant first = ticks.next(Instant.ofEpochMilli(Math.max(read.nowMs(), floorMs)));
                 require(first != null, "schedule '" + spec.id() + "' has no tick after now");
                 long due = first.toEpochMilli();
                 String tickId = target.tickId(Long.toString(due));
                 List<Object> result = target.run("put", read.state() == null ? "0" : read.state().version(),
                         written.json(), Long.toString(due), tickId, body(spec.id(), due, 0, payload), "0");
-                if (!"conflict".equals(result.get(0))) {
+                if ("inflight".equals(result.get(0))) {
+                    floorMs = due; // claimed since the read: the new series starts after it
+                } else if (!"conflict".equals(result.get(0))) {
                     return stored == null ? Outcome.CREATED : Outcome.REPLACED;
                 }
             }

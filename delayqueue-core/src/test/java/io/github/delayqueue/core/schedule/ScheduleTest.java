@@ -45,7 +45,7 @@ class ScheduleTest {
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
     /** The queues of these tests, for subclasses that partition them. */
-    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-no-payload", "sched-overlap", "sched-pause", "sched-pause-race", "sched-rearm", "sched-redelivery", "sched-replace", "sched-skip", "sched-trigger");
+    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-no-payload", "sched-overlap", "sched-pause", "sched-pause-race", "sched-put-race", "sched-rearm", "sched-redelivery", "sched-replace", "sched-skip", "sched-trigger");
 
     private final RedisContext redis;
     private final List<DelayQueueConsumer> consumers = new ArrayList<>();
@@ -335,6 +335,51 @@ class ScheduleTest {
         await().atMost(DEADLINE).until(() -> handled.size() >= 3);
         assertThat(handled).doesNotHaveDuplicates();
         schedules.remove(queue, "beat");
+    }
+
+    /**
+     * A put that keeps the timing (another payload) computes the same first tick as the pending one; that tick is
+     * claimed between the put's read and its script, and its advance reads the old version. The put must not leave
+     * the series without a next tick. The tick function holds each side at the point of the race.
+     */
+    @Test
+    void aPutRacingTheClaimOfItsFirstTickKeepsTheSeriesGoing() throws Exception {
+        String queue = "sched-put-race";
+        DelayQueueClient client = newClient();
+        long period = 1000;
+        AtomicBoolean armed = new AtomicBoolean();
+        AtomicBoolean putHeld = new AtomicBoolean();
+        AtomicBoolean advanceHeld = new AtomicBoolean();
+        CountDownLatch claimed = new CountDownLatch(1);
+        CountDownLatch putDone = new CountDownLatch(1);
+        TickFunction.Factory gated = (expression, zone) -> after -> {
+            long next = (Math.floorDiv(after.toEpochMilli(), period) + 1) * period;
+            try {
+                if (armed.get() && after.toEpochMilli() % period != 0 && putHeld.compareAndSet(false, true)) {
+                    claimed.await(30, TimeUnit.SECONDS); // the put: read done, script not run yet
+                } else if (armed.get() && after.toEpochMilli() % period == 0 && advanceHeld.compareAndSet(false, true)) {
+                    claimed.countDown(); // the claimed tick's interceptor: read done, advance not run yet
+                    putDone.await(30, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Instant.ofEpochMilli(next);
+        };
+        Schedules schedules = Schedules.builder(client).kind("gated", gated).build();
+        // just past a period boundary: the second put reads well before the first tick is due
+        long nowMs = client.stats(queue).serverTime().toEpochMilli();
+        waitPast(client, queue, Instant.ofEpochMilli((nowMs / period + 1) * period));
+        schedules.put(ScheduleSpec.of(queue, "g", "gated", "1s").payloadJson("\"v1\"").build());
+        List<String> handled = new CopyOnWriteArrayList<>();
+        consume(schedules, client, queue, (p, ctx) -> handled.add(p));
+        armed.set(true);
+        schedules.put(ScheduleSpec.of(queue, "g", "gated", "1s").payloadJson("\"v2\"").build());
+        putDone.countDown();
+        assertThat(putHeld.get() && advanceHeld.get()).as("the race was set up").isTrue();
+        await().atMost(Duration.ofSeconds(15)).until(() -> handled.size() >= 2);
+        assertThat(handled.get(handled.size() - 1)).isEqualTo("v2");
+        schedules.remove(queue, "g");
     }
 
     @Test

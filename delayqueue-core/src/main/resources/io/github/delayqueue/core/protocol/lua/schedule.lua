@@ -68,9 +68,15 @@ if op == 'put' then
   -- ARGV: 4 expected version ('0': the schedule must not exist), 5 definition, 6 first tick due (ms),
   --       7 first tick id, 8 first tick body, 9 '1' to create it paused (only when it does not exist yet)
   -- Replaces the definition and the pending tick (one in flight finishes; its 'advance' finds a new version and
-  -- writes nothing). Returns {'conflict'} if the version moved since Java read it, else {'ok', version}.
+  -- writes nothing). Returns {'conflict'} if the version moved since Java read it, {'inflight'} (nothing written)
+  -- if the first tick is in flight (claimed since Java read the clock, its advance then stale: writing the cursor
+  -- there would end the series), so Java computes the first tick after it; else {'ok', version}.
   local st = state_of(sid)
   if (st and st.v or '0') ~= ARGV[4] then return { 'conflict' } end
+  if (st and st.p or ARGV[9]) == '0' then
+    local envelope = redis.call('HGET', KEYS[1], ARGV[7])
+    if envelope and redis.call('ZSCORE', KEYS[3], member_of(ARGV[7], envelope)) then return { 'inflight' } end
+  end
   local running, paused = '', ARGV[9]
   if st then
     unpend(st.k)
