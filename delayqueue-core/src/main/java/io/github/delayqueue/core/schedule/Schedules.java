@@ -260,9 +260,10 @@ public final class Schedules {
 
     /**
      * Writes the schedule's current tick again if it is no longer in Redis although the schedule is not paused: the
-     * series stops when a tick leaves Redis without its next tick written, which happens only when it was
-     * dead-lettered before its handler ran (a payload that does not bind) or was claimed by a consumer that did not
-     * run {@link #interceptor()}, or was deleted by hand. Writing it again is safe: the cursor still names it, so it
+     * series stops when a tick leaves Redis without its next tick written, which happens only when it was claimed by
+     * a consumer that did not run {@link #interceptor()} (such as an instance of an older release during a rolling
+     * deploy), or was deleted by hand. (A tick whose payload cannot be decoded writes its next tick before it is
+     * dead-lettered.) Writing it again is safe: the cursor still names it, so it
      * is that tick delivered again, never a second series. Returns false if there was nothing to do (or the
      * schedule is paused). The Spring Boot starter re-arms every declared schedule at each start.
      *

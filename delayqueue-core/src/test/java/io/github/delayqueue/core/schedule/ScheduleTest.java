@@ -45,7 +45,7 @@ class ScheduleTest {
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
     /** The queues of these tests, for subclasses that partition them. */
-    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-no-payload", "sched-overlap", "sched-pause", "sched-pause-race", "sched-put-race", "sched-rearm", "sched-redelivery", "sched-replace", "sched-skip", "sched-trigger");
+    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-no-payload", "sched-overlap", "sched-pause", "sched-pause-race", "sched-put-race", "sched-rearm", "sched-redelivery", "sched-replace", "sched-skip", "sched-trigger", "sched-undecodable");
 
     private final RedisContext redis;
     private final List<DelayQueueConsumer> consumers = new ArrayList<>();
@@ -380,6 +380,24 @@ class ScheduleTest {
         await().atMost(Duration.ofSeconds(15)).until(() -> handled.size() >= 2);
         assertThat(handled.get(handled.size() - 1)).isEqualTo("v2");
         schedules.remove(queue, "g");
+    }
+
+    /**
+     * A tick whose payload the consumer cannot read (a payload changed by a deploy, a handler type changed) goes to
+     * the dead letters, but the series goes on: the next tick is written from the tick's headers, before decoding.
+     */
+    @Test
+    void aTickWhosePayloadDoesNotBindStillWritesTheNextTick() {
+        String queue = "sched-undecodable";
+        DelayQueueClient client = newClient();
+        Schedules schedules = Schedules.builder(client).build();
+        schedules.put(ScheduleSpec.every(queue, "u", Duration.ofMillis(200)).payloadJson("{\"not\":\"a string\"}").build());
+        List<String> handled = new CopyOnWriteArrayList<>();
+        consume(schedules, client, queue, (p, ctx) -> handled.add(p));
+        await().atMost(Duration.ofSeconds(15)).until(() -> client.stats(queue).dead() >= 3);
+        assertThat(handled).isEmpty();
+        assertThat(schedules.get(queue, "u").orElseThrow().nextTickAt()).isNotNull();
+        schedules.remove(queue, "u");
     }
 
     @Test
