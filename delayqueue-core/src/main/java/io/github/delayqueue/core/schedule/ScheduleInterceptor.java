@@ -119,7 +119,7 @@ final class ScheduleInterceptor implements DeliveryInterceptor {
                 if (misfire == Misfire.FIRE_ALL && done < definition.limit()) {
                     catchUp = done + 1; // the following one is due already: it is claimed next
                 } else {
-                    next = ticks.next(now);
+                    next = ticks.next(now, tick); // this tick runs (or is skipped): no wall-clock time twice
                     missed = count(ticks, following, now);
                     if (misfire == Misfire.SKIP) {
                         misfireSkips = true;

@@ -154,7 +154,8 @@ public final class Schedules {
                     }
                     written = wanted.replacing(stored);
                 }
-                Instant first = ticks.next(Instant.ofEpochMilli(Math.max(read.nowMs(), floorMs)));
+                Instant first = ticks.next(Instant.ofEpochMilli(Math.max(read.nowMs(), floorMs)),
+                        read.state() == null ? null : lastRun(read.state()));
                 require(first != null, "schedule '" + spec.id() + "' has no tick after now");
                 long due = first.toEpochMilli();
                 String tickId = target.tickId(Long.toString(due));
@@ -377,18 +378,22 @@ public final class Schedules {
 
     private ScheduleInfo info(String queue, String id, Definition definition, State state) {
         Instant next = state.tickId().isEmpty() ? null : Instant.ofEpochMilli(state.cursor());
-        Instant last = null;
+        return new ScheduleInfo(definition.spec(queue, id), definition.origin().equals(Definition.DECLARED), next,
+                state.paused(), lastRun(state), state.version());
+    }
+
+    /** The instant of the latest tick whose handler was let run, from its message id; null if none. */
+    static @Nullable Instant lastRun(State state) {
         int at = state.running().lastIndexOf('@');
         if (at >= 0) {
             String tail = state.running().substring(at + 1);
             int tilde = tail.indexOf('~');
             String digits = tilde < 0 ? tail : tail.substring(0, tilde);
             if (!digits.isEmpty() && digits.chars().allMatch(Character::isDigit)) {
-                last = Instant.ofEpochMilli(Long.parseLong(digits));
+                return Instant.ofEpochMilli(Long.parseLong(digits));
             }
         }
-        return new ScheduleInfo(definition.spec(queue, id), definition.origin().equals(Definition.DECLARED), next,
-                state.paused(), last, state.version());
+        return null;
     }
 
     /** One schedule's partition of its queue: its keys, and tick ids that land in it. */

@@ -45,7 +45,7 @@ class ScheduleTest {
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
     /** The queues of these tests, for subclasses that partition them. */
-    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-no-payload", "sched-overlap", "sched-pause", "sched-pause-race", "sched-put-race", "sched-rearm", "sched-redelivery", "sched-replace", "sched-skip", "sched-trigger", "sched-undecodable");
+    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-no-payload", "sched-overlap", "sched-pause", "sched-pause-race", "sched-put-race", "sched-rearm", "sched-redelivery", "sched-replace", "sched-replace-previous", "sched-skip", "sched-trigger", "sched-undecodable");
 
     private final RedisContext redis;
     private final List<DelayQueueConsumer> consumers = new ArrayList<>();
@@ -398,6 +398,33 @@ class ScheduleTest {
         assertThat(handled).isEmpty();
         assertThat(schedules.get(queue, "u").orElseThrow().nextTickAt()).isNotNull();
         schedules.remove(queue, "u");
+    }
+
+    /** A replace goes on from now: the kind is told the latest tick that ran (cron keeps a wall-clock time once). */
+    @Test
+    void aReplaceTellsTheTickFunctionTheLatestTickThatRan() throws Exception {
+        String queue = "sched-replace-previous";
+        DelayQueueClient client = newClient();
+        List<String> previous = new CopyOnWriteArrayList<>();
+        TickFunction.Factory recording = (expression, zone) -> new TickFunction() {
+            @Override
+            public Instant next(Instant after) {
+                return Instant.ofEpochMilli((Math.floorDiv(after.toEpochMilli(), 3_600_000) + 1) * 3_600_000);
+            }
+
+            @Override
+            public Instant next(Instant after, Instant ran) {
+                previous.add(String.valueOf(ran));
+                return next(after);
+            }
+        };
+        Schedules schedules = Schedules.builder(client).kind("recording", recording).build();
+        schedules.put(ScheduleSpec.of(queue, "p", "recording", "1h").payloadJson("1").build());
+        QueuedMessage first = onlyPending(client, queue);
+        assertThat(claim(schedules, first)).isTrue();
+        schedules.put(ScheduleSpec.of(queue, "p", "recording", "1h").payloadJson("2").build());
+        assertThat(previous).containsExactly("null", first.dueAt().toString());
+        schedules.remove(queue, "p");
     }
 
     @Test
