@@ -2,7 +2,6 @@ package io.github.delayqueue.core.schedule;
 
 import java.time.Duration;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -82,7 +81,7 @@ public final class ScheduleSpec {
         return expression;
     }
 
-    /** The zone the expression is read in; UTC unless set, so every instance agrees whatever its default zone. */
+    /** The zone the expression is read in; {@code ZoneId.of("UTC")} unless set (as in yaml), so every instance agrees whatever its default zone. */
     public ZoneId zone() {
         return zone;
     }
@@ -133,7 +132,7 @@ public final class ScheduleSpec {
         private final String id;
         private final String kind;
         private final String expression;
-        private ZoneId zone = ZoneOffset.UTC;
+        private ZoneId zone = ZoneId.of("UTC");
         private @Nullable Object payload;
         private @Nullable String payloadJson;
         private Misfire misfire = Misfire.FIRE_ONCE;

@@ -45,7 +45,7 @@ class ScheduleTest {
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
     /** The queues of these tests, for subclasses that partition them. */
-    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-no-payload", "sched-overlap", "sched-pause", "sched-pause-race", "sched-put-race", "sched-rearm", "sched-redelivery", "sched-replace", "sched-replace-previous", "sched-skip", "sched-trigger", "sched-undecodable");
+    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-no-payload", "sched-overlap", "sched-pause", "sched-pause-race", "sched-put-race", "sched-rearm", "sched-redelivery", "sched-replace", "sched-replace-previous", "sched-skip", "sched-trigger", "sched-undecodable", "sched-zone");
 
     private final RedisContext redis;
     private final List<DelayQueueConsumer> consumers = new ArrayList<>();
@@ -425,6 +425,20 @@ class ScheduleTest {
         schedules.put(ScheduleSpec.of(queue, "p", "recording", "1h").payloadJson("2").build());
         assertThat(previous).containsExactly("null", first.dueAt().toString());
         schedules.remove(queue, "p");
+    }
+
+    /** The API's default zone is the yaml's ("UTC", not "Z"): the same spec both ways is the same definition. */
+    @Test
+    void theDefaultZoneIsUtcAsInYaml() {
+        String queue = "sched-zone";
+        Schedules schedules = Schedules.builder(newClient()).build();
+        ScheduleSpec api = ScheduleSpec.every(queue, "z", Duration.ofHours(1)).payloadJson("1").build();
+        assertThat(api.zone()).isEqualTo(ZoneId.of("UTC"));
+        assertThat(schedules.declare(ScheduleSpec.every(queue, "z", Duration.ofHours(1)).zone(ZoneId.of("UTC"))
+                .payloadJson("1").build())).isEqualTo(Schedules.Outcome.CREATED);
+        assertThat(schedules.put(api)).isEqualTo(Schedules.Outcome.UNCHANGED);
+        assertThat(schedules.get(queue, "z").orElseThrow().spec().zone().getId()).isEqualTo("UTC");
+        schedules.remove(queue, "z");
     }
 
     @Test
