@@ -26,6 +26,7 @@ import io.github.delayqueue.spring.DelayMessageHandler;
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderTimeout;
 import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.outbox.StoppableRedis;
 import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
 import io.github.delayqueue.spring.schedule.ScheduleDeclarations;
 import io.github.delayqueue.testing.TestRedis;
@@ -130,14 +131,24 @@ class DelayQueueScheduleAutoConfigurationTests {
                 "delayqueue.schedules.beat.catch-up-limit=0");
     }
 
-    /** As the rest of the starter: Redis down at startup does not fail it; the declaration waits for the next start. */
+    /**
+     * As the rest of the starter: Redis down at startup does not fail it; the declaration keeps trying on its thread
+     * and is made once Redis is back.
+     */
     @Test
-    void aValidDeclarationDoesNotFailStartupWhileRedisIsDown() {
-        this.offline.withPropertyValues("delayqueue.schedules.nightly.queue=REMINDER",
-                "delayqueue.schedules.nightly.cron=0 0 2 * * *").run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(ScheduleDeclarations.class).isDone()).isFalse(); // still trying
-                });
+    void aValidDeclarationDoesNotFailStartupWhileRedisIsDownAndIsMadeWhenItIsBack() {
+        try (StoppableRedis redis = new StoppableRedis()) { // not started yet: Redis is down
+            this.offline.withPropertyValues("spring.data.redis.url=" + redis.url(),
+                    "delayqueue.schedules.nightly.queue=REMINDER", "delayqueue.schedules.nightly.cron=0 0 2 * * *")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        ScheduleDeclarations declarations = context.getBean(ScheduleDeclarations.class);
+                        assertThat(declarations.isDone()).isFalse(); // still trying
+                        redis.start();
+                        await().atMost(Duration.ofSeconds(30)).until(declarations::isDone);
+                        declared(context.getBean(DelayQueueSchedules.class), "REMINDER", "nightly", "0 0 2 * * *");
+                    });
+        }
     }
 
     @Test
