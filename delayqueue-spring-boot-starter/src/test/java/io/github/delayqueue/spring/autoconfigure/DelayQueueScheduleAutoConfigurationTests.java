@@ -19,6 +19,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.github.delayqueue.core.schedule.ScheduleInfo;
+import io.github.delayqueue.core.schedule.ScheduleListener;
 import io.github.delayqueue.core.schedule.ScheduleSpec;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayQueueAdmin;
@@ -167,11 +168,20 @@ class DelayQueueScheduleAutoConfigurationTests {
         });
     }
 
+    /** With the metrics' listener and one of the application's own: both hear every tick. */
     @Test
     void aDeclaredScheduleTicksThroughTheHandlerWithItsPayload() {
         received.clear();
+        List<ScheduleListener.Outcome> heard = new CopyOnWriteArrayList<>();
+        ScheduleListener own = new ScheduleListener() {
+            @Override
+            public void tick(String queue, String schedule, java.time.Instant tick, Outcome outcome, Duration late) {
+                heard.add(outcome);
+            }
+        };
         online(TestRedis.uniquePrefix()).withUserConfiguration(HandlerConfig.class)
                 .withConfiguration(AutoConfigurations.of(DelayQueueMetricsAutoConfiguration.class))
+                .withBean("ownScheduleListener", ScheduleListener.class, () -> own)
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new).withPropertyValues(
                 "delayqueue.schedules.heartbeat.queue=ORDER_TIMEOUT", "delayqueue.schedules.heartbeat.every=200ms",
                 "delayqueue.schedules.heartbeat.payload={\"orderId\":\"beat\",\"amountCents\":1}").run(context -> {
@@ -185,6 +195,7 @@ class DelayQueueScheduleAutoConfigurationTests {
                     assertThat(received).allSatisfy(p -> assertThat(p).isEqualTo(new OrderTimeout("beat", 1)));
                     assertThat(context.getBean(MeterRegistry.class).get("delayqueue.schedule.ticks")
                             .tags("queue", "ORDER_TIMEOUT", "outcome", "fired").timer().count()).isGreaterThanOrEqualTo(2);
+                    assertThat(heard).contains(ScheduleListener.Outcome.FIRED);
                     schedules.remove("ORDER_TIMEOUT", "heartbeat");
                 });
     }
