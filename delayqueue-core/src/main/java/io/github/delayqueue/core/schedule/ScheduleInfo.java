@@ -14,8 +14,7 @@ import org.jspecify.annotations.Nullable;
  *                   resume writes again while paused; null when the series has ended
  * @param paused     whether it is paused
  * @param lastTickAt the instant of the latest tick whose handler was let run, or null (none yet, or a manual one)
- * @param version    changes with every create or replace
  */
 public record ScheduleInfo(ScheduleSpec spec, boolean declared, @Nullable Instant nextTickAt, boolean paused,
-        @Nullable Instant lastTickAt, String version) {
+        @Nullable Instant lastTickAt) {
 }

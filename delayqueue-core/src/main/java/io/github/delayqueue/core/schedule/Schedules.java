@@ -379,7 +379,7 @@ public final class Schedules {
     private ScheduleInfo info(String queue, String id, Definition definition, State state) {
         Instant next = state.tickId().isEmpty() ? null : Instant.ofEpochMilli(state.cursor());
         return new ScheduleInfo(definition.spec(queue, id), definition.origin().equals(Definition.DECLARED), next,
-                state.paused(), lastRun(state), state.version());
+                state.paused(), lastRun(state));
     }
 
     /** The instant of the latest tick whose handler was let run, from its message id; null if none. */

@@ -18,8 +18,6 @@ import org.springframework.context.annotation.Bean;
 import io.github.delayqueue.core.schedule.ScheduleListener;
 import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
 import io.github.delayqueue.spring.core.QueueCatalog;
-import io.github.delayqueue.spring.schedule.DefaultDelayQueueSchedules;
-import io.github.delayqueue.spring.schedule.ScheduleDeclarations;
 
 /**
  * Recurring schedules: the {@code DelayQueueSchedules} bean (also the interceptor every consumer runs first, which

@@ -29,7 +29,6 @@ import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderTimeout;
 import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
 import io.github.delayqueue.spring.outbox.StoppableRedis;
 import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
-import io.github.delayqueue.spring.schedule.ScheduleDeclarations;
 import io.github.delayqueue.testing.TestRedis;
 
 /**
@@ -90,6 +89,15 @@ class DelayQueueScheduleAutoConfigurationTests {
             assertThat(analysis.getDescription()).contains(description);
             assertThat(analysis.getAction()).contains(action);
         });
+    }
+
+    /** The public schedule API holds no machinery: the runtime API, the cron kind, and a read-only view. */
+    @Test
+    void theScheduleApiExposesNoMachinery() {
+        assertThat(java.lang.reflect.Modifier.isPublic(DefaultDelayQueueSchedules.class.getModifiers())).isFalse();
+        assertThat(java.lang.reflect.Modifier.isPublic(ScheduleDeclarations.class.getModifiers())).isFalse();
+        assertThat(java.util.Arrays.stream(ScheduleInfo.class.getRecordComponents())
+                .map(java.lang.reflect.RecordComponent::getName)).doesNotContain("version");
     }
 
     @Test
