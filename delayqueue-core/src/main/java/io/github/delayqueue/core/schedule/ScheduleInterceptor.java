@@ -86,7 +86,7 @@ final class ScheduleInterceptor implements DeliveryInterceptor {
     }
 
     /** Writes the next tick; true if this tick's handler runs. */
-    private boolean decide(MessageContext context, String id, long tickMs, Map<String, String> headers, boolean report) {
+    private boolean decide(MessageContext context, String id, long tickMs, Map<String, String> headers, boolean decodable) {
         String queue = context.queue();
         Schedules.Target target = schedules.target(queue, id);
         Schedules.Read read = schedules.read(target);
@@ -95,7 +95,7 @@ final class ScheduleInterceptor implements DeliveryInterceptor {
         Instant tick = Instant.ofEpochMilli(tickMs);
         Duration late = Duration.ofMillis(Math.max(0, read.nowMs() - tickMs));
         if (definition == null || state == null) {
-            if (report) {
+            if (decodable) {
                 tell(queue, id, tick, ScheduleListener.Outcome.REDELIVERED, late); // removed since: it runs, nothing follows
             }
             return true;
@@ -135,10 +135,11 @@ final class ScheduleInterceptor implements DeliveryInterceptor {
             }
         }
         List<Object> result = target.run("advance", Long.toString(tickMs), context.id(), state.version(),
-                Overlap.SKIP.name().equals(definition.overlap()) ? "1" : "0", nextDue, nextId, nextBody);
+                Overlap.SKIP.name().equals(definition.overlap()) ? "1" : "0", nextDue, nextId, nextBody,
+                misfireSkips || !decodable ? "1" : "0");
         boolean advanced = "advanced".equals(result.get(0));
         boolean overlapSkips = "1".equals(result.get(1));
-        if (!report) {
+        if (!decodable) { // no handler runs: the listener is not told
             return false;
         }
         if (advanced && missed > 0) {

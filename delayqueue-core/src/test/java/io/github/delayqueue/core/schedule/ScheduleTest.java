@@ -218,6 +218,7 @@ class ScheduleTest {
         assertThat(onlyPending(client, queue).dueAt()).isAfter(m0.dueAt().plusMillis(100));
         assertThat(listener.missed.get()).isGreaterThanOrEqualTo(11);
         assertThat(listener.outcomes).containsExactly(ScheduleListener.Outcome.SKIPPED_MISFIRE);
+        assertThat(schedules.get(queue, "fast").orElseThrow().lastTickAt()).as("no handler ran").isNull();
     }
 
     @Test
@@ -397,6 +398,7 @@ class ScheduleTest {
         await().atMost(Duration.ofSeconds(15)).until(() -> client.stats(queue).dead() >= 3);
         assertThat(handled).isEmpty();
         assertThat(schedules.get(queue, "u").orElseThrow().nextTickAt()).isNotNull();
+        assertThat(schedules.get(queue, "u").orElseThrow().lastTickAt()).as("no handler ran").isNull();
         schedules.remove(queue, "u");
     }
 

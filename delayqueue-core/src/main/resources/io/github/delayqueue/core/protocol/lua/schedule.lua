@@ -92,7 +92,8 @@ end
 
 if op == 'advance' then
   -- The tick ARGV[5] (instant ARGV[4] ms) was claimed. ARGV: 6 the version Java read, 7 '1' for overlap 'skip',
-  -- 8 next tick due ('' to write none), 9 next tick id, 10 next tick body.
+  -- 8 next tick due ('' to write none), 9 next tick id, 10 next tick body, 11 '1' if its handler will not run
+  -- whatever overlap says (the misfire policy skips it, or its payload cannot be decoded): not the running one.
   -- Overlap: with 'skip', the tick is left out while the latest tick let run (another id) is still live (in flight
   -- or waiting for a retry); else it becomes the running one. Then, only if the cursor is this tick and the version
   -- is the one read, moves the cursor to the next tick and writes it (unless paused): a late redelivery of an older
@@ -105,7 +106,7 @@ if op == 'advance' then
   local skip = '0'
   if ARGV[7] == '1' and st.r ~= '' and st.r ~= tick and redis.call('HEXISTS', KEYS[1], st.r) == 1 then
     skip = '1'
-  else
+  elseif ARGV[11] ~= '1' then
     st.r = tick
   end
   if st.c ~= ARGV[4] or st.v ~= ARGV[6] then
