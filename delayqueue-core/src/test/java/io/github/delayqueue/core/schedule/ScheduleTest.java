@@ -45,7 +45,7 @@ class ScheduleTest {
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
     /** The queues of these tests, for subclasses that partition them. */
-    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-no-payload", "sched-overlap", "sched-pause", "sched-pause-race", "sched-put-race", "sched-rearm", "sched-redelivery", "sched-replace", "sched-replace-previous", "sched-skip", "sched-trigger", "sched-undecodable", "sched-zone");
+    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-no-payload", "sched-overlap", "sched-pause", "sched-pause-race", "sched-paused-put", "sched-put-race", "sched-rearm", "sched-redelivery", "sched-replace", "sched-replace-previous", "sched-running", "sched-skip", "sched-trigger", "sched-undecodable", "sched-zone");
 
     private final RedisContext redis;
     private final List<DelayQueueConsumer> consumers = new ArrayList<>();
@@ -441,6 +441,73 @@ class ScheduleTest {
         assertThat(schedules.put(api)).isEqualTo(Schedules.Outcome.UNCHANGED);
         assertThat(schedules.get(queue, "z").orElseThrow().spec().zone().getId()).isEqualTo("UTC");
         schedules.remove(queue, "z");
+    }
+
+    /**
+     * A tick claimed before its schedule is replaced or removed finishes (its handler runs, told as redelivered: the
+     * series moved on without it); the replaced series goes on with the new spec only, the removed one stops.
+     */
+    @Test
+    void aTickAlreadyRunningFinishesWhenItsScheduleIsReplacedOrRemoved() throws Exception {
+        String queue = "sched-running";
+        DelayQueueClient client = newClient();
+        Counting listener = new Counting();
+        Schedules schedules = Schedules.builder(client).listener(listener).build();
+        java.util.concurrent.BlockingQueue<String> claimedIds = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.concurrent.Semaphore release = new java.util.concurrent.Semaphore(0);
+        DeliveryInterceptor hold = new DeliveryInterceptor() { // runs before the schedule's interceptor
+            @Override
+            public void aroundHandle(MessageContext context, Object payload, Invocation invocation) throws Exception {
+                claimedIds.add(context.id());
+                release.tryAcquire(30, TimeUnit.SECONDS);
+                invocation.proceed();
+            }
+        };
+        List<String> handled = new CopyOnWriteArrayList<>();
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, (String p, MessageContext ctx) -> handled.add(p),
+                ConsumerOptions.builder().concurrency(2).interceptors(List.of(hold, schedules.interceptor())).build());
+        consumers.add(consumer);
+        consumer.start();
+        schedules.put(ScheduleSpec.every(queue, "r", Duration.ofMillis(200)).payloadJson("\"v1\"").build());
+        assertThat(claimedIds.poll(30, TimeUnit.SECONDS)).startsWith("r@");
+        assertThat(schedules.put(ScheduleSpec.every(queue, "r", Duration.ofHours(1)).payloadJson("\"v2\"").build()))
+                .isEqualTo(Schedules.Outcome.REPLACED);
+        release.release();
+        await().atMost(DEADLINE).until(() -> handled.size() == 1 && client.stats(queue).inFlight() == 0);
+        assertThat(handled).containsExactly("v1");
+        List<QueuedMessage> left = pending(client, queue);
+        assertThat(left).hasSize(1);
+        assertThat(left.get(0).payload()).isEqualTo("\"v2\"");
+        assertThat(left.get(0).dueAt().toEpochMilli() % Duration.ofHours(1).toMillis()).isZero();
+
+        schedules.put(ScheduleSpec.every(queue, "s", Duration.ofMillis(200)).payloadJson("\"s\"").build());
+        assertThat(claimedIds.poll(30, TimeUnit.SECONDS)).startsWith("s@");
+        assertThat(schedules.remove(queue, "s")).isTrue();
+        release.release();
+        await().atMost(DEADLINE).until(() -> handled.size() == 2 && client.stats(queue).inFlight() == 0);
+        assertThat(handled).containsExactly("v1", "s");
+        assertThat(pending(client, queue)).extracting(QueuedMessage::id).containsExactly(left.get(0).id());
+        assertThat(schedules.get(queue, "s")).isEmpty();
+        assertThat(listener.outcomes).containsExactly(ScheduleListener.Outcome.REDELIVERED,
+                ScheduleListener.Outcome.REDELIVERED);
+        schedules.remove(queue, "r");
+    }
+
+    /** A put on a paused schedule replaces its definition and keeps it paused: no tick is written until resume. */
+    @Test
+    void aPausedScheduleStaysPausedWhenItIsReplaced() {
+        String queue = "sched-paused-put";
+        DelayQueueClient client = newClient();
+        Schedules schedules = Schedules.builder(client).build();
+        schedules.put(ScheduleSpec.every(queue, "p", Duration.ofHours(1)).payloadJson("1").build());
+        assertThat(schedules.pause(queue, "p")).isTrue();
+        assertThat(schedules.put(ScheduleSpec.every(queue, "p", Duration.ofHours(2)).payloadJson("2").build()))
+                .isEqualTo(Schedules.Outcome.REPLACED);
+        assertThat(schedules.get(queue, "p").orElseThrow().paused()).isTrue();
+        assertThat(pending(client, queue)).isEmpty();
+        assertThat(schedules.resume(queue, "p")).isTrue();
+        assertThat(onlyPending(client, queue).payload()).isEqualTo("2");
+        schedules.remove(queue, "p");
     }
 
     @Test
