@@ -109,4 +109,13 @@ final class DefaultDelayQueueSchedules implements DelayQueueSchedules, DeliveryI
         }
         this.byClient.get(queue.get().client()).interceptor().aroundHandle(context, payload, invocation);
     }
+
+    /** A tick whose payload cannot be decoded still writes its next tick (see {@link DeliveryInterceptor#undecodable}). */
+    @Override
+    public void undecodable(MessageContext context) {
+        if (context.headers().containsKey(Schedules.SCHEDULE_HEADER)) {
+            this.catalog.find(context.queue())
+                    .ifPresent(queue -> this.byClient.get(queue.client()).interceptor().undecodable(context));
+        }
+    }
 }

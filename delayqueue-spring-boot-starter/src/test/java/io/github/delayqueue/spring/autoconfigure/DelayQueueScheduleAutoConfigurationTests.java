@@ -208,6 +208,22 @@ class DelayQueueScheduleAutoConfigurationTests {
                 });
     }
 
+    /** A tick whose payload does not bind to the handler's type goes to the dead letters; the series goes on. */
+    @Test
+    void aScheduleWhosePayloadDoesNotBindKeepsTicking() {
+        received.clear();
+        online(TestRedis.uniquePrefix()).withUserConfiguration(HandlerConfig.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            DelayQueueSchedules schedules = context.getBean(DelayQueueSchedules.class);
+            schedules.put(ScheduleSpec.every("ORDER_TIMEOUT", "wrong", Duration.ofMillis(200)).payloadJson("[1, 2]").build());
+            context.getBean(DefaultDelayQueueConsumerRegistry.class).start();
+            await().atMost(Duration.ofSeconds(15)).until(() -> context.getBean(DelayQueueAdmin.class)
+                    .stats(OrderQueues.ORDER_TIMEOUT).dead() >= 3);
+            assertThat(received).isEmpty();
+            schedules.remove("ORDER_TIMEOUT", "wrong");
+        });
+    }
+
     /**
      * A rolling deploy: version 1 runs, version 2 starts with another spec and wins; then an instance of version 1
      * starts again (a crash, a scale-up from the old template) while version 2 runs: the spec does not flip back.
