@@ -347,7 +347,7 @@ class ScheduleTest {
     void aPutRacingTheClaimOfItsFirstTickKeepsTheSeriesGoing() throws Exception {
         String queue = "sched-put-race";
         DelayQueueClient client = newClient();
-        long period = 1000;
+        long period = 500;
         AtomicBoolean armed = new AtomicBoolean();
         AtomicBoolean putHeld = new AtomicBoolean();
         AtomicBoolean advanceHeld = new AtomicBoolean();
@@ -371,11 +371,11 @@ class ScheduleTest {
         // just past a period boundary: the second put reads well before the first tick is due
         long nowMs = client.stats(queue).serverTime().toEpochMilli();
         waitPast(client, queue, Instant.ofEpochMilli((nowMs / period + 1) * period));
-        schedules.put(ScheduleSpec.of(queue, "g", "gated", "1s").payloadJson("\"v1\"").build());
+        schedules.put(ScheduleSpec.of(queue, "g", "gated", "500ms").payloadJson("\"v1\"").build());
         List<String> handled = new CopyOnWriteArrayList<>();
         consume(schedules, client, queue, (p, ctx) -> handled.add(p));
         armed.set(true);
-        schedules.put(ScheduleSpec.of(queue, "g", "gated", "1s").payloadJson("\"v2\"").build());
+        schedules.put(ScheduleSpec.of(queue, "g", "gated", "500ms").payloadJson("\"v2\"").build());
         putDone.countDown();
         assertThat(putHeld.get() && advanceHeld.get()).as("the race was set up").isTrue();
         await().atMost(Duration.ofSeconds(15)).until(() -> handled.size() >= 2);
