@@ -55,7 +55,8 @@ final class Sends {
             Checks.require(seen.add(id), "duplicate id '" + id + "' in one batch" + where);
             Due due = queues.checked(r.due(), where);
             validateHeaders(o.headers(), where);
-            String body = Envelope.body(o.headers(), encode(r.payload(), where));
+            Checks.require(o.dedupWindow() == null || o.id() != null, "a dedup window needs an id (SendOptions.id)" + where);
+            String body = Envelope.body(withWindow(o), encode(r.payload(), where));
             messages.add(due instanceof Due.After after ? new PreparedSend.Message(id, o.mode(), after.delay(), null, body)
                     : new PreparedSend.Message(id, o.mode(), null, ((Due.At) due).instant(), body));
             costs.add(checkedBytes(id, body, where));
@@ -303,6 +304,20 @@ final class Sends {
         int chars = Envelope.PREFIX_LENGTH + body.length();
         return body.length() <= options.maxPayloadBytes() / 3 ? chars
                 : Envelope.PREFIX_LENGTH + body.getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    /**
+     * The headers to store: the dedup window first, where the scripts look for it ({@code includes/remember.lua}),
+     * then the caller's.
+     */
+    private static Map<String, String> withWindow(SendOptions o) {
+        if (o.dedupWindow() == null) {
+            return o.headers();
+        }
+        Map<String, String> headers = new java.util.LinkedHashMap<>();
+        headers.put(Envelope.DEDUP_WINDOW_HEADER, Long.toString(o.dedupWindow().toMillis()));
+        headers.putAll(o.headers());
+        return headers;
     }
 
     private static void validateHeaders(Map<String, String> headers, String where) {
