@@ -92,6 +92,7 @@ final class Sends {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("body is not a message body this release writes" + where + ": " + e.getMessage(), e);
         }
+        checkWindow(m.body(), where);
         queues.checked(m.due(), where);
         return checkedBytes(m.id(), m.body(), where);
     }
@@ -174,6 +175,29 @@ final class Sends {
             return null;
         });
         return List.of(outcomes);
+    }
+
+    private static final String WINDOW_HEADER_START = "{\"" + Envelope.DEDUP_WINDOW_HEADER + "\":\"";
+
+    /** A body {@link #prepare} writes holds a dedup window only as its first header, a whole number of ms, at least 1. */
+    private static void checkWindow(String body, String where) {
+        int colon = body.indexOf(':');
+        if (colon < 0 || !body.startsWith(WINDOW_HEADER_START, colon + 1)) {
+            // Envelope.parse accepted the body, so the headers' length is readable
+            int headersEnd = colon < 0 ? 0 : Math.min(body.length(), colon + 1 + Integer.parseInt(body, 0, colon, 10));
+            Checks.require(colon < 0 || !body.substring(colon + 1, headersEnd).contains("\"" + Envelope.DEDUP_WINDOW_HEADER + "\""),
+                    "body holds a dedup window elsewhere than as its first header" + where);
+            return;
+        }
+        int from = colon + 1 + WINDOW_HEADER_START.length();
+        int to = body.indexOf('"', from);
+        long ms;
+        try {
+            ms = Long.parseLong(body, from, to < 0 ? from : to, 10);
+        } catch (NumberFormatException e) {
+            ms = 0;
+        }
+        Checks.require(ms >= 1, "body holds a dedup window that is not a whole number of milliseconds of at least 1" + where);
     }
 
     /** A format-2 envelope prefix (version, sequence 0, enqueued at 0) to check a body with {@link Envelope#parse}. */

@@ -161,6 +161,34 @@ class DedupWindowTest {
     }
 
     @Test
+    void theWindowTravelsThroughPreparedSendsAndVersionedIntents() {
+        SendOptions once = SendOptions.id("outbox:1").withDedupWindow(DAY);
+        PreparedSend.Message stored = client.prepare(QUEUE, List.of(SendRequest.of("first", Duration.ZERO, once)))
+                .messages().get(0);
+        PreparedSend.Message restored = client.restore(QUEUE, List.of(stored)).messages().get(0);
+        assertThat(client.applyVersioned(QUEUE, List.of(VersionedIntent.send(restored, 1)), DAY))
+                .containsExactly(VersionedIntent.Outcome.APPLIED);
+        awaitRemembered("outbox:1");
+
+        PreparedSend.Message again = client.prepare(QUEUE, List.of(SendRequest.of("second", Duration.ZERO, once)))
+                .messages().get(0);
+        assertThat(client.applyVersioned(QUEUE, List.of(VersionedIntent.send(again, 2)), DAY))
+                .containsExactly(VersionedIntent.Outcome.NOTHING_TO_DO);
+        assertThat(client.message(QUEUE, "outbox:1")).isEmpty();
+        client.send(client.restore(QUEUE, List.of(again)));
+        assertThat(client.message(QUEUE, "outbox:1")).as("a restored send is refused as well").isEmpty();
+    }
+
+    @Test
+    void aRestoredBodyWithABadWindowIsRefused() {
+        String body = "23:{\"" + SendOptions.DEDUP_WINDOW_HEADER + "\":\"0\"}\"x\"";
+        PreparedSend.Message bad = new PreparedSend.Message("bad:2", SendMode.IF_ABSENT, Duration.ZERO, null, body);
+        assertThatIllegalArgumentException().isThrownBy(() -> client.restore(QUEUE, List.of(bad)))
+                .withMessageContaining("dedup window");
+        assertThat(client.message(QUEUE, "bad:2")).isEmpty();
+    }
+
+    @Test
     void badWindowsAreRefused() {
         SendOptions id = SendOptions.id("bad:1");
         assertThatIllegalArgumentException().isThrownBy(() -> id.withDedupWindow(Duration.ZERO));
