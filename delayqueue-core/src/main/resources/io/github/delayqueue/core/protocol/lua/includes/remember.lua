@@ -39,7 +39,9 @@ local function remember(keys, ids)
   local found = {}
   for i = 1, #ids do
     if windows[i] then
-      redis.call('SET', keys.remembered .. ids[i], '1', 'PX', windows[i])
+      -- pcall: an ACL without SET must not fail the acks of the whole batch (the if-absent send's EXISTS fails
+      -- loudly instead, at the send)
+      redis.pcall('SET', keys.remembered .. ids[i], '1', 'PX', windows[i])
       found[#found + 1] = ids[i]
     end
   end
