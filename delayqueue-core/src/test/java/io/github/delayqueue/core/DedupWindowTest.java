@@ -99,6 +99,23 @@ class DedupWindowTest {
     }
 
     @Test
+    void aLeaseExpiredOnTheLastAttemptIsADeadLetterAndRemembered() {
+        String queue = "dedup-lease";
+        SendOptions once = SendOptions.id("lease:1").withDedupWindow(DAY);
+        client.send(queue, "hangs", Duration.ZERO, once);
+        io.github.delayqueue.core.protocol.QueueOps ops = client.queueRoute(queue).of("lease:1");
+        await().atMost(Duration.ofSeconds(20)).until(() -> ops.claim(1, 100, 1, 100, DAY.toMillis(), 1000).messages().size() == 1);
+        // claimed with a lease of 100 ms on its only attempt and never settled: a later claim buries it
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            ops.claim(1, 100, 1, 100, DAY.toMillis(), 1000);
+            return client.stats(queue).dead() == 1;
+        });
+        assertThat(remembered(queue, "lease:1")).isTrue();
+        client.send(queue, "again", Duration.ZERO, once);
+        assertThat(client.message(queue, "lease:1")).as("nothing written").isEmpty();
+    }
+
+    @Test
     void aBatchWritesOnlyTheIdsNotRemembered() {
         client.send(QUEUE, "first", Duration.ZERO, SendOptions.id("batch:1").withDedupWindow(DAY));
         awaitRemembered("batch:1");
@@ -201,6 +218,12 @@ class DedupWindowTest {
         assertThatIllegalArgumentException().as("a window needs an id to remember")
                 .isThrownBy(() -> client.send(QUEUE, "x", Duration.ZERO, SendOptions.none().withDedupWindow(DAY)));
         assertThat(client.message(QUEUE, "bad:1")).isEmpty();
+    }
+
+    private boolean remembered(String queue, String id) {
+        String messages = (String) client.queueRoute(queue).of(id).keys().keys().get(0);
+        return redis.redisson().getBucket(messages.substring(0, messages.length() - "messages".length()) + "remembered:" + id,
+                StringCodec.INSTANCE).isExists();
     }
 
     private void awaitRemembered(String id) {
