@@ -67,6 +67,8 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
     private volatile State state = State.NEW;
+    /** What a {@link SlowDownException} holds: this partition, or every partition of the queue. */
+    private volatile List<QueueOps> holdParts;
     private volatile @Nullable Throwable failure;
     private @Nullable Thread pollerThread;
     private volatile @Nullable Poller poller;
@@ -111,6 +113,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
         this.label = ops.keys().label();
         this.slots = slots;
         this.partitionCheck = partitionCheck;
+        this.holdParts = List.of(ops);
     }
 
     @Override
@@ -278,6 +281,9 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
                     afterDelivery(delivery, context, DeliveryOutcome.ABANDONED, e);
                     return;
                 }
+                if (e instanceof SlowDownException slowDown) {
+                    holdQueue(claimed, slowDown);
+                }
                 if (e instanceof RetryLaterException later) {
                     log.debug("Queue '{}': message '{}' asked to be retried in {} ms (attempt {} not counted): {}", queue,
                             claimed.id(), later.delay().toMillis(), claimed.attempt(), later.getMessage());
@@ -293,6 +299,29 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
         } finally {
             delivery.finish();
         }
+    }
+
+    /**
+     * Holds the claims of the queue (every partition) for the exception's delay, before the message is settled:
+     * a claim anywhere after that sees the hold. If Redis refuses, the message is still retried later.
+     */
+    private void holdQueue(QueueOps.Claimed claimed, SlowDownException slowDown) {
+        long delayMs = slowDown.delay().toMillis();
+        log.debug("Queue '{}': message '{}' asked to slow down: claims hold for {} ms on every instance", queue,
+                claimed.id(), delayMs);
+        for (QueueOps part : holdParts) {
+            try {
+                part.hold(delayMs);
+            } catch (RuntimeException e) {
+                log.warn("Queue '{}': could not hold claims for {} ms after a slow-down: {}", part.keys().label(),
+                        delayMs, e.toString());
+            }
+        }
+    }
+
+    /** The partitions a slow-down holds: every one of the queue ({@link DelayQueueClient#newConsumer}). */
+    void holdsWith(List<QueueOps> parts) {
+        this.holdParts = List.copyOf(parts);
     }
 
     /** Runs interceptor {@code index} (the handler after the last) around the rest. */

@@ -21,6 +21,8 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 
+import io.github.delayqueue.core.flow.ClaimLimits;
+
 /**
  * Entry point of the engine: sends, cancels and reschedules messages, reads queue statistics,
  * administers dead letters, and creates consumers. Thread-safe; create one per application and
@@ -647,6 +649,7 @@ public final class DelayQueueClient {
         Checks.notNull(handler, "handler");
         Checks.notNull(consumerOptions, "consumerOptions");
         options.codec().checkDecodable(payloadType);
+        ClaimLimits.of(consumerOptions.rateLimit(), consumerOptions.maxInFlight(), 0, route.count()); // throws if unfit
         Function<String, ExecutorService> executors = name -> Threads.handlerExecutor(name, consumerOptions.virtualThreads());
         if (route.count() == 1) {
             return new ConsumerEngine<>(redisson, shared, route.part(0), options.codec(), payloadType, handler,
@@ -656,8 +659,10 @@ public final class DelayQueueClient {
         Slots slots = new Slots(consumerOptions.concurrency());
         List<ConsumerEngine<T>> engines = new ArrayList<>(route.count());
         for (QueueOps part : route.parts()) {
-            engines.add(new ConsumerEngine<>(redisson, shared, part, options.codec(), payloadType, handler, consumerOptions,
-                    executors, listener, slots, route::check));
+            ConsumerEngine<T> engine = new ConsumerEngine<>(redisson, shared, part, options.codec(), payloadType, handler,
+                    consumerOptions, executors, listener, slots, route::check);
+            engine.holdsWith(route.parts()); // a slow-down holds the whole queue
+            engines.add(engine);
         }
         return new PartitionedConsumer(queue, engines);
     }

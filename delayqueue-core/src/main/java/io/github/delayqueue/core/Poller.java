@@ -12,6 +12,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.delayqueue.core.flow.ClaimLimits;
+
 /**
  * The claiming loop of one consumer, on its own thread ({@code delayqueue-poller-<queue>-1}): claims up
  * to {@code min(batchSize, free handler slots)} due messages per script call, hands them to the consumer's
@@ -82,6 +84,9 @@ final class Poller {
         if (result.badDueDead() > 0) {
             listener.deadLettered(queue, DeadLetterCause.INVALID_DUE_TIME, result.badDueDead());
         }
+        if (result.throttledBy() != null) {
+            listener.claimThrottled(queue, result.throttledBy());
+        }
     }
 
     void run() {
@@ -93,6 +98,9 @@ final class Poller {
         // each partition keeps its share of the queue's dead letters (ids spread evenly over the partitions)
         int partitions = ops.keys().partitions();
         int maxDead = (options.deadLetterMaxCount() + partitions - 1) / partitions;
+        // and its share of the flow limits; a claim held back by one names when it lets messages go (the next
+        // permit, the end of a hold) as its next event, or none at the in-flight cap (a settle wakes the poller)
+        ClaimLimits flow = ClaimLimits.of(options.rateLimit(), options.maxInFlight(), ops.keys().partition(), partitions);
         // With a backlog, claim at least this many at once (waiting up to BACKLOG_WAIT_MS for free slots):
         // claiming each slot as it frees costs a round trip and a script call per message.
         int minClaim = Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
@@ -159,7 +167,7 @@ final class Poller {
                 beforeClaim();
                 QueueOps.ClaimResult result;
                 try {
-                    result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead);
+                    result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow);
                 } catch (Throwable e) {
                     slots.giveBack(wanted);
                     throw e;

@@ -62,6 +62,15 @@ final class SafeListener implements DelayQueueListener {
     }
 
     @Override
+    public void claimThrottled(String queue, io.github.delayqueue.core.flow.FlowLimit limit) {
+        try {
+            delegate.claimThrottled(queue, limit);
+        } catch (RuntimeException e) {
+            failed("claimThrottled", e);
+        }
+    }
+
+    @Override
     public void handlerStarted(MessageContext context, Duration lateness) {
         try {
             delegate.handlerStarted(context, lateness);

@@ -27,10 +27,15 @@ import org.redisson.client.codec.StringCodec;
 final class Scripts {
 
     enum Name {
-        ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD, PEEK, PAUSE, IMPORT, PARTITIONS, VERSIONED;
+        ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD, PEEK, PAUSE, IMPORT, PARTITIONS, VERSIONED, HOLD;
 
         String file() {
             return name().toLowerCase() + ".lua";
+        }
+
+        /** Whether the script uses flow.lua (flow control, {@code io.github.delayqueue.core.flow}). */
+        boolean flow() {
+            return this == CLAIM || this == SETTLE || this == HOLD;
         }
     }
 
@@ -62,8 +67,9 @@ final class Scripts {
         this.redisson = redisson;
         this.script = redisson.getScript(StringCodec.INSTANCE);
         String common = read("common.lua");
+        String flow = read("flow.lua");
         for (Name name : Name.values()) {
-            sources.put(name, common + "\n" + read(name.file()));
+            sources.put(name, common + "\n" + (name.flow() ? flow + "\n" : "") + read(name.file()));
         }
     }
 

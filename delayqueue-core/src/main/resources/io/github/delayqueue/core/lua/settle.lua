@@ -10,6 +10,8 @@
 -- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
 -- (client encoding, protocol parsing, Lua strings), not the Redis commands.
 -- Every op is fenced: it applies only if the delivery is still the current one.
+-- KEYS: the ten of common.lua, then 11 the flow hash (flow.lua): a claim waiting for the cap on messages in
+-- flight is woken.
 -- Returns one string with a flag character per op: 1 applied, 0 stale (lease lost to a newer delivery,
 -- or message gone). One reply of N bytes rather than N integer replies, each decoded and boxed by the client.
 local now = now_ms()
@@ -96,4 +98,5 @@ if #acked_ids > 0 then
   redis.call('HDEL', KEYS[5], unpack(acked_ids))
 end
 if earliest ~= nil then wake_if_earlier(ARGV[1], earliest, old_head) end
+if KEYS[11] then flow_freed(KEYS[11], ARGV[1], now) end
 return table.concat(result)

@@ -1,0 +1,61 @@
+package io.github.delayqueue.core.flow;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Internal to delayqueue-core (public only so the engine's package can use it): one partition's share of a
+ * queue's flow limits, as claim.lua's arguments. A queue of {@code n} partitions keeps its limits per partition
+ * (each partition's keys live in their own hash slot, so no one script sees them all): each partition gets
+ * {@code 1/n} of the rate (and {@code ceil(burst/n)} of the burst), and {@code maxInFlight} split into whole
+ * shares that add up to it (the first {@code maxInFlight % n} partitions one more), so the whole queue never
+ * exceeds either.
+ *
+ * @param intervalMicros microseconds between two permits of this partition (0: no rate limit)
+ * @param toleranceMicros how far ahead of the clock the theoretical arrival time may run ({@code (burst-1) *
+ *        interval})
+ * @param maxInFlight this partition's cap on messages in flight (0: none)
+ */
+public record ClaimLimits(double intervalMicros, double toleranceMicros, int maxInFlight) {
+
+    /** No limit. */
+    public static final ClaimLimits NONE = new ClaimLimits(0, 0, 0);
+
+    /**
+     * The share of {@code partition} of {@code partitions}.
+     *
+     * @throws IllegalArgumentException when {@code maxInFlight} is below the partition count (a partition would
+     *         get no share and never be drained)
+     */
+    public static ClaimLimits of(@Nullable RateLimit rate, int maxInFlight, int partition, int partitions) {
+        if (maxInFlight > 0 && maxInFlight < partitions) {
+            throw new IllegalArgumentException("maxInFlight " + maxInFlight + " is below the queue's " + partitions
+                    + " partitions: each partition keeps its share of the cap, and a partition with none would never "
+                    + "be drained; use at least " + partitions);
+        }
+        int cap = maxInFlight <= 0 ? 0 : maxInFlight / partitions + (partition < maxInFlight % partitions ? 1 : 0);
+        if (rate == null) {
+            return new ClaimLimits(0, 0, cap);
+        }
+        double interval = rate.intervalMicros(partitions);
+        int burst = (rate.burst() + partitions - 1) / partitions;
+        return new ClaimLimits(interval, (burst - 1) * interval, cap);
+    }
+
+    /** The three arguments claim.lua takes after its own. */
+    public String[] scriptArgs() {
+        return new String[] {format(intervalMicros), format(toleranceMicros), Integer.toString(maxInFlight)};
+    }
+
+    /**
+     * The limit claim.lua names in its reply ({@code ""}: none held due messages back, else its letter).
+     *
+     * @return null for {@code ""}
+     */
+    public static @Nullable FlowLimit throttledBy(String code) {
+        return code.isEmpty() ? null : FlowLimit.ofCode(code.charAt(0));
+    }
+
+    private static String format(double value) {
+        return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
+    }
+}

@@ -1,0 +1,271 @@
+package io.github.delayqueue.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+import io.github.delayqueue.core.flow.FlowLimit;
+import io.github.delayqueue.core.flow.RateLimit;
+import io.github.delayqueue.testing.RedisContext;
+import io.github.delayqueue.testing.RedisExtension;
+import io.github.delayqueue.testing.TestRedis;
+
+/**
+ * Flow control across instances: each consumer here is a separate application (its own Redisson client), so
+ * only what Redis holds (the rate limit's arrival time, the in-flight set, the hold) can keep them within the
+ * limits. Small figures that still prove each property; the full-size drain is the benchmark's
+ * {@code rate-limited-drain}.
+ */
+@ExtendWith(RedisExtension.class)
+class FlowControlTest {
+
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+    private final RedisContext redis;
+    private final List<DelayQueueConsumer> consumers = new ArrayList<>();
+    private final List<RedissonClient> clients = new ArrayList<>();
+
+    FlowControlTest(RedisContext redis) {
+        this.redis = redis;
+    }
+
+    @AfterEach
+    void tearDown() {
+        consumers.forEach(DelayQueueConsumer::stop);
+        clients.forEach(RedissonClient::shutdown);
+    }
+
+    /** One application: its own Redisson client on the same Redis and key prefix. */
+    private DelayQueueClient application(ClientOptions.Builder options, DelayQueueListener listener) {
+        RedissonClient own = TestRedis.newClient();
+        clients.add(own);
+        return DelayQueueClient.create(own, options.keyPrefix(redis.prefix()).listener(listener).build());
+    }
+
+    private void consume(DelayQueueClient client, String queue, ConsumerOptions options, MessageHandler<String> handler) {
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, handler, options);
+        consumers.add(consumer);
+        consumer.start();
+    }
+
+    /** The most elements of {@code sortedNanos} within any window of {@code window} starting at one of them. */
+    private static int mostInAnyWindow(List<Long> sortedNanos, Duration window) {
+        int most = 0;
+        int end = 0;
+        for (int start = 0; start < sortedNanos.size(); start++) {
+            while (end < sortedNanos.size() && sortedNanos.get(end) - sortedNanos.get(start) < window.toNanos()) {
+                end++;
+            }
+            most = Math.max(most, end - start);
+        }
+        return most;
+    }
+
+    @Test
+    void aRateLimitHoldsOverEveryOneSecondWindowForThreeInstancesTogether() {
+        String queue = "rate-limited";
+        int messages = 120;
+        RateLimit rate = RateLimit.parse("20/1s");
+        Map<FlowLimit, AtomicInteger> throttled = new ConcurrentHashMap<>();
+        DelayQueueListener counting = new DelayQueueListener() {
+            @Override
+            public void claimThrottled(String q, FlowLimit limit) {
+                throttled.computeIfAbsent(limit, l -> new AtomicInteger()).incrementAndGet();
+            }
+        };
+        // a long safety poll: only the claim's next permit can wake the consumers in time
+        ConsumerOptions options = ConsumerOptions.builder().concurrency(16).rateLimit(rate)
+                .maxPollInterval(Duration.ofSeconds(30)).build();
+        List<Long> starts = Collections.synchronizedList(new ArrayList<>());
+        List<Integer> attempts = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            consume(application(ClientOptions.builder(), counting), queue, options, (payload, context) -> {
+                starts.add(System.nanoTime());
+                attempts.add(context.attempt());
+            });
+        }
+        DelayQueueClient producer = redis.client();
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < messages; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        producer.sendAll(queue, batch);
+
+        await().atMost(DEADLINE).until(() -> starts.size() >= messages);
+        List<Long> sorted = new ArrayList<>(starts);
+        Collections.sort(sorted);
+        // 20 per second with a burst of 1: at most 20 start in any 1 s window (21 in a closed one); a fixed window
+        // lets up to 40 through across its edge, a limit per instance 60
+        assertThat(mostInAnyWindow(sorted, Duration.ofSeconds(1))).isLessThanOrEqualTo(22);
+        // the drain takes (120 - 1) / 20 = 5.95 s: within 10 %
+        double drainSeconds = (sorted.get(sorted.size() - 1) - sorted.get(0)) / 1e9;
+        assertThat(drainSeconds).isBetween(5.95 * 0.9, 5.95 * 1.1);
+        assertThat(starts).hasSize(messages); // none twice
+        assertThat(attempts).containsOnly(1); // held back messages spent no attempt
+        assertThat(throttled).containsKey(FlowLimit.RATE_LIMIT);
+    }
+
+    @Test
+    void maxInFlightBoundsTheHandlersRunningOnEveryInstanceTogether() {
+        String queue = "capped";
+        int messages = 60;
+        // each instance could run 16; the cap is 5 over all three. A 30 s safety poll: a consumer at the cap is
+        // woken by the settle that frees a place, or the 60 would take minutes
+        ConsumerOptions options = ConsumerOptions.builder().concurrency(16).maxInFlight(5)
+                .maxPollInterval(Duration.ofSeconds(30)).build();
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicInteger handled = new AtomicInteger();
+        for (int i = 0; i < 3; i++) {
+            consume(application(ClientOptions.builder(), DelayQueueListener.NONE), queue, options, (payload, context) -> {
+                int now = running.incrementAndGet();
+                most.accumulateAndGet(now, Math::max);
+                try {
+                    TimeUnit.MILLISECONDS.sleep(40);
+                } finally {
+                    running.decrementAndGet();
+                    handled.incrementAndGet();
+                }
+            });
+        }
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < messages; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        redis.client().sendAll(queue, batch);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> handled.get() >= messages);
+        assertThat(most.get()).isLessThanOrEqualTo(5).isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    void slowDownHoldsClaimsOnEveryInstanceAndSpendsNoAttempt() {
+        String queue = "slowed";
+        List<String> handled = new CopyOnWriteArrayList<>();
+        Map<String, Long> startedAtMs = new ConcurrentHashMap<>();
+        Map<String, Integer> attemptOf = new ConcurrentHashMap<>();
+        AtomicInteger slowDowns = new AtomicInteger();
+        ConsumerOptions options = ConsumerOptions.builder().concurrency(4).maxPollInterval(Duration.ofSeconds(30)).build();
+        for (int i = 0; i < 3; i++) {
+            consume(application(ClientOptions.builder(), DelayQueueListener.NONE), queue, options, (payload, context) -> {
+                if (payload.equals("slow") && slowDowns.getAndIncrement() == 0) {
+                    throw new SlowDownException(Duration.ofSeconds(2), "429 Too Many Requests");
+                }
+                startedAtMs.put(payload, System.currentTimeMillis());
+                attemptOf.put(payload, context.attempt());
+                handled.add(payload);
+            });
+        }
+        DelayQueueClient producer = redis.client();
+        producer.send(queue, "slow", Duration.ZERO);
+        String flowKey = redis.prefix() + ":{" + queue + "}:flow";
+        RedissonClient redisson = redis.redisson();
+        await().atMost(DEADLINE).until(() -> redisson.getMap(flowKey, StringCodec.INSTANCE).get("hold") != null);
+        long holdUntil = Long.parseLong((String) redisson.getMap(flowKey, StringCodec.INSTANCE).get("hold"));
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        producer.sendAll(queue, batch);
+
+        await().atMost(DEADLINE).until(() -> handled.size() == 21);
+        // the Redis server and this JVM read the same machine clock: nothing sent after the hold began started
+        // before it ended, on any instance
+        assertThat(startedAtMs.values()).allSatisfy(at -> assertThat(at).isGreaterThanOrEqualTo(holdUntil));
+        assertThat(attemptOf.get("slow")).isEqualTo(1); // asked again, the attempt not counted
+        assertThat(slowDowns.get()).isEqualTo(2);
+    }
+
+    @Test
+    void partitionedQueueSplitsTheLimitsAndPauseResumeAndSlowDownHoldEveryPartition() {
+        String queue = "flow-partitioned";
+        int messages = 60;
+        ClientOptions.Builder partitioned = ClientOptions.builder().partitions(queue, 3);
+        // 30/1s split 10/1s over each of 3 partitions, burst 1 each; at most 3 in flight, one per partition
+        ConsumerOptions options = ConsumerOptions.builder().concurrency(8).rateLimit(RateLimit.parse("30/1s"))
+                .maxInFlight(3).maxPollInterval(Duration.ofSeconds(30)).build();
+        List<Long> starts = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicInteger slowDowns = new AtomicInteger();
+        List<Long> startedAtMs = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            consume(application(ClientOptions.builder().partitions(queue, 3), DelayQueueListener.NONE), queue, options,
+                    (payload, context) -> {
+                        most.accumulateAndGet(running.incrementAndGet(), Math::max);
+                        try {
+                            if (payload.equals("slow") && slowDowns.getAndIncrement() == 0) {
+                                throw new SlowDownException(Duration.ofSeconds(1));
+                            }
+                            starts.add(System.nanoTime());
+                            startedAtMs.add(System.currentTimeMillis());
+                            TimeUnit.MILLISECONDS.sleep(20);
+                        } finally {
+                            running.decrementAndGet();
+                        }
+                    });
+        }
+        DelayQueueClient producer = application(partitioned, DelayQueueListener.NONE);
+        producer.pause(queue);
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < messages; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        producer.sendAll(queue, batch);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(starts::isEmpty);
+        producer.resume(queue);
+
+        await().atMost(DEADLINE).until(() -> starts.size() >= messages);
+        List<Long> sorted = new ArrayList<>(starts);
+        Collections.sort(sorted);
+        // 30 per second, a burst of one per partition: 30 + 3 in any window, not the 60 of a limit per instance
+        assertThat(mostInAnyWindow(sorted, Duration.ofSeconds(1))).isLessThanOrEqualTo(35);
+        assertThat(most.get()).isLessThanOrEqualTo(3);
+
+        // a slow-down in one partition holds them all
+        producer.send(queue, "slow", Duration.ZERO);
+        await().atMost(DEADLINE).until(() -> slowDowns.get() == 1);
+        long holdUntil = 0;
+        for (int p = 0; p < 3; p++) {
+            String flowKey = redis.prefix() + ":{" + Partitions.tag(queue, p, 3) + "}:flow";
+            await().atMost(DEADLINE).until(() -> redis.redisson().getMap(flowKey, StringCodec.INSTANCE).get("hold") != null);
+            holdUntil = Math.max(holdUntil,
+                    Long.parseLong((String) redis.redisson().getMap(flowKey, StringCodec.INSTANCE).get("hold")));
+        }
+        int before = startedAtMs.size();
+        List<SendRequest> more = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            more.add(SendRequest.of("n" + i, Duration.ZERO));
+        }
+        producer.sendAll(queue, more);
+        await().atMost(DEADLINE).until(() -> startedAtMs.size() >= before + 10);
+        long hold = holdUntil;
+        assertThat(startedAtMs.subList(before, startedAtMs.size())).allSatisfy(at -> assertThat(at).isGreaterThanOrEqualTo(hold));
+    }
+
+    @Test
+    void maxInFlightBelowThePartitionCountIsRefusedWhenTheConsumerIsMade() {
+        DelayQueueClient client = application(ClientOptions.builder().partitions("few", 4), DelayQueueListener.NONE);
+        ConsumerOptions options = ConsumerOptions.builder().maxInFlight(3).build();
+        assertThatIllegalArgumentException().isThrownBy(() -> client.newConsumer("few", String.class, (p, c) -> { }, options))
+                .withMessageContaining("maxInFlight 3 is below the queue's 4 partitions");
+        assertThatIllegalArgumentException().isThrownBy(() -> ConsumerOptions.builder().maxInFlight(-1).build())
+                .withMessageContaining("maxInFlight must not be negative");
+    }
+}
