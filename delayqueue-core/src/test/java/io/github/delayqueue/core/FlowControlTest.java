@@ -20,6 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
+import io.github.delayqueue.core.flow.ClaimLimits;
 import io.github.delayqueue.core.flow.FlowLimit;
 import io.github.delayqueue.core.flow.RateLimit;
 import io.github.delayqueue.testing.RedisContext;
@@ -257,6 +258,35 @@ class FlowControlTest {
         await().atMost(DEADLINE).until(() -> startedAtMs.size() >= before + 10);
         long hold = holdUntil;
         assertThat(startedAtMs.subList(before, startedAtMs.size())).allSatisfy(at -> assertThat(at).isGreaterThanOrEqualTo(hold));
+    }
+
+    @Test
+    void aClaimTakesTheBurstThenNamesTheNextPermitAsItsNextEventAndLeavesTheRestDue() {
+        String queue = "burst";
+        DelayQueueClient producer = redis.client();
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        producer.sendAll(queue, batch);
+        await().atMost(DEADLINE).until(() -> producer.stats(queue).ready() == 10);
+        QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+        // one permit every 100 ms, 4 at once after a quiet spell
+        ClaimLimits limits = ClaimLimits.of(RateLimit.parse("10/1s").withBurst(4), 0, 0, 1);
+        QueueOps.ClaimResult first = ops.claim(10, 60_000, 5, 100, 60_000, 1_000, limits);
+        assertThat(first.messages()).hasSize(4);
+        assertThat(first.throttledBy()).isEqualTo(FlowLimit.RATE_LIMIT);
+        // the next permit, 100 ms after this claim's clock (to the microsecond, rounded up): the consumer sleeps until then, not a poll interval
+        assertThat(first.nextEventMs() - first.serverNowMs()).isBetween(1L, 101L); // rounded up to the ms
+        QueueOps.ClaimResult second = ops.claim(10, 60_000, 5, 100, 60_000, 1_000, limits);
+        if (second.serverNowMs() < first.nextEventMs()) {
+            assertThat(second.messages()).isEmpty();
+            assertThat(second.throttledBy()).isEqualTo(FlowLimit.RATE_LIMIT);
+            assertThat(second.nextEventMs()).isEqualTo(first.nextEventMs());
+        }
+        assertThat(producer.stats(queue).ready()).isEqualTo(10 - 4 - second.messages().size()); // the rest stay due
+        // a claim without limits is not held back by the rate limit's state
+        assertThat(ops.claim(10, 60_000, 5, 100, 60_000, 1_000).messages()).hasSize(6 - second.messages().size());
     }
 
     @Test
