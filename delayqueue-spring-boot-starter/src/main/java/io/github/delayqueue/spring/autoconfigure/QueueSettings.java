@@ -12,6 +12,7 @@ import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.core.RetryPolicy;
+import io.github.delayqueue.core.flow.RateLimit;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.ConsumerSettings;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Queue;
@@ -36,6 +37,8 @@ public final class QueueSettings {
     private final Set<Class<? extends Throwable>> globalNoRetryFor;
     /** The resolved {@code retry.no-retry-for} of each queue key that sets it. */
     private final Map<String, Set<Class<? extends Throwable>>> queueNoRetryFor = new LinkedHashMap<>();
+    /** The parsed {@code rate-limit} (with its burst) of each queue key that sets it. */
+    private final Map<String, RateLimit> queueRateLimits = new LinkedHashMap<>();
 
     /**
      * @throws DelayQueueConfigurationException if a {@code retry.no-retry-for} entry names no {@link Throwable}
@@ -51,6 +54,10 @@ public final class QueueSettings {
                 String property = "delayqueue.queues" + (key.contains(".") ? "[" + key + "]" : "." + key)
                         + ".retry.no-retry-for";
                 this.queueNoRetryFor.put(key, exceptions(property, queue.getRetry().getNoRetryFor()));
+            }
+            RateLimit rate = FlowSettings.rateLimit(key, queue);
+            if (rate != null) {
+                this.queueRateLimits.put(key, rate);
             }
         });
     }
@@ -160,7 +167,13 @@ public final class QueueSettings {
         Set<Class<? extends Throwable>> queueList = key == null ? null : this.queueNoRetryFor.get(key);
         Set<Class<? extends Throwable>> noRetryFor = new LinkedHashSet<>(first(queueList, this.globalNoRetryFor));
         noRetryFor.addAll(handler.noRetryFor());
+        Queue q = overrides(code);
+        RateLimit rate = handler.rateLimit() == null ? (key == null ? null : this.queueRateLimits.get(key))
+                : FlowSettings.withBurst("delayqueue.queues." + code + ".rate-limit-burst", handler.rateLimit(),
+                        q.getRateLimitBurst());
         return ConsumerOptions.builder()
+                .rateLimit(rate)
+                .maxInFlight(first(handler.maxInFlight(), first(q.getMaxInFlight(), 0)))
                 .concurrency(first(handler.concurrency(), s.getConcurrency()))
                 .batchSize(s.getBatchSize())
                 .visibilityTimeout(first(handler.visibilityTimeout(), s.getVisibilityTimeout()))

@@ -8,6 +8,7 @@ import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.DeliveryOutcome;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.SendMode;
+import io.github.delayqueue.core.flow.FlowLimit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -51,6 +52,11 @@ final class Listeners implements DelayQueueListener {
         if (first != null) {
             throw first; // logged by the engine
         }
+    }
+
+    @Override
+    public void claimThrottled(String queue, FlowLimit limit) {
+        each(l -> l.claimThrottled(queue, limit));
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.DeliveryOutcome;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.SendMode;
+import io.github.delayqueue.core.flow.FlowLimit;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -62,6 +63,11 @@ public final class DelayQueueMetrics implements DelayQueueListener {
     @Override
     public void claimed(String queue, int messages) {
         meters(queue).claimed.increment(messages);
+    }
+
+    @Override
+    public void claimThrottled(String queue, FlowLimit limit) {
+        meters(queue).throttled[limit.ordinal()].increment();
     }
 
     @Override
@@ -124,6 +130,7 @@ public final class DelayQueueMetrics implements DelayQueueListener {
         final Counter leasesExpiredRedelivered;
         final Counter leasesExpiredDead;
         final Counter staleSettles;
+        final Counter[] throttled = new Counter[FlowLimit.values().length];
 
         QueueMeters(MeterRegistry registry, String queue) {
             for (SendMode mode : SendMode.values()) {
@@ -165,6 +172,12 @@ public final class DelayQueueMetrics implements DelayQueueListener {
             staleSettles = Counter.builder(PREFIX + "settles.stale")
                     .description("Acks, retries and dead letters the fence rejected: their delivery had lost its lease")
                     .tag("queue", queue).register(registry);
+            for (FlowLimit limit : FlowLimit.values()) {
+                throttled[limit.ordinal()] = Counter.builder(PREFIX + "claims.throttled")
+                        .description("Claims that left due messages in Redis because a flow limit held them back, by limit")
+                        .tags("queue", queue, "limit", limit.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+                        .register(registry);
+            }
         }
 
         private static Timer sendTimer(MeterRegistry registry, String queue, String outcome) {
