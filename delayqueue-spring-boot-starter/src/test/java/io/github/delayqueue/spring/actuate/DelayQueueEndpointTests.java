@@ -107,6 +107,22 @@ class DelayQueueEndpointTests {
     }
 
     @Test
+    void aConsumerShowsTheQueuesFlowLimitsOrNullForNone() {
+        assertThat(endpoint(false).queues().consumers().get("WORK")).satisfies(c -> {
+            assertThat(c.rateLimit()).isNull();
+            assertThat(c.maxInFlight()).isNull();
+        });
+        io.github.delayqueue.core.ConsumerOptions limited = io.github.delayqueue.core.ConsumerOptions.builder()
+                .rateLimit(io.github.delayqueue.core.flow.RateLimit.parse("200/1s").withBurst(20)).maxInFlight(5).build();
+        DelayQueueEndpoint endpoint = new DelayQueueEndpoint(this.admin, this.registry, queue -> 4,
+                queue -> queue.equals("WORK") ? limited : null, false);
+        assertThat(endpoint.queue("WORK", null).consumer()).satisfies(c -> {
+            assertThat(c.rateLimit()).isEqualTo("200/1s burst 20");
+            assertThat(c.maxInFlight()).isEqualTo(5);
+        });
+    }
+
+    @Test
     void anUnknownQueueReadsAsNullAndIsRejectedByEveryWrite() {
         DelayQueueEndpoint endpoint = endpoint(false);
         assertThat(endpoint.queue("NOPE", null)).isNull();
