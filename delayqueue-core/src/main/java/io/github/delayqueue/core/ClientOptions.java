@@ -7,6 +7,10 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.delayqueue.core.internal.Checks;
+import io.github.delayqueue.core.protocol.Partitions;
+import io.github.delayqueue.core.protocol.QueueKeys;
+
 /**
  * Settings shared by every queue of one {@link DelayQueueClient}. Immutable; build with
  * {@link #builder()}.

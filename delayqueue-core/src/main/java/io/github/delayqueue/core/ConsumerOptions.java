@@ -11,6 +11,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 import io.github.delayqueue.core.flow.RateLimit;
+import io.github.delayqueue.core.internal.Checks;
 
 /**
  * How one consumer claims and runs messages. Immutable; build with {@link #builder()}.

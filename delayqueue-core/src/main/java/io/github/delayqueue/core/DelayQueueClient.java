@@ -21,7 +21,21 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 
+import io.github.delayqueue.core.engine.ConsumerEngine;
+import io.github.delayqueue.core.engine.PartitionedConsumer;
+import io.github.delayqueue.core.engine.SafeListener;
+import io.github.delayqueue.core.engine.SharedThreads;
+import io.github.delayqueue.core.engine.Slots;
+import io.github.delayqueue.core.engine.Threads;
 import io.github.delayqueue.core.flow.ClaimLimits;
+import io.github.delayqueue.core.internal.Checks;
+import io.github.delayqueue.core.protocol.DeadLetterKeys;
+import io.github.delayqueue.core.protocol.Due;
+import io.github.delayqueue.core.protocol.Envelope;
+import io.github.delayqueue.core.protocol.QueueKeys;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.QueueRoute;
+import io.github.delayqueue.core.protocol.Scripts;
 
 /**
  * Entry point of the engine: sends, cancels and reschedules messages, reads queue statistics,

@@ -3,6 +3,8 @@ package io.github.delayqueue.core;
 import java.time.Duration;
 import java.util.Objects;
 
+import io.github.delayqueue.core.internal.Checks;
+
 /** What a failed delivery does; see {@link DeliveryErrorHandler}. */
 public final class FailureAction {
 

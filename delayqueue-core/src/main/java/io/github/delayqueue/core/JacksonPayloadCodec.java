@@ -14,6 +14,8 @@ import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.exc.InvalidDefinitionException;
 import tools.jackson.databind.json.JsonMapper;
 
+import io.github.delayqueue.core.internal.Checks;
+
 /**
  * {@link PayloadCodec} on a Jackson 3 {@link JsonMapper}. Binds only to the declared type, with default
  * typing off even when the application's mapper has it on, so a message cannot name a class to build.

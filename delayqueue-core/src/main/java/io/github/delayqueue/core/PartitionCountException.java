@@ -9,7 +9,7 @@ public final class PartitionCountException extends IllegalStateException {
 
     private static final long serialVersionUID = 1L;
 
-    PartitionCountException(String message) {
+    public PartitionCountException(String message) {
         super(message);
     }
 }

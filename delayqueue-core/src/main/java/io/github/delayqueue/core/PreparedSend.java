@@ -7,6 +7,9 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.delayqueue.core.internal.Checks;
+import io.github.delayqueue.core.protocol.Due;
+
 /**
  * Messages for one queue that {@link DelayQueueClient#prepare} checked and encoded, ready to be written
  * later by {@link DelayQueueClient#send(PreparedSend)} of the same client: each has its id (given or

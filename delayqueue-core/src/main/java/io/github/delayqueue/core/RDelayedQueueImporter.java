@@ -22,6 +22,14 @@ import org.slf4j.LoggerFactory;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
+import io.github.delayqueue.core.internal.Checks;
+import io.github.delayqueue.core.migration.ImportLease;
+import io.github.delayqueue.core.migration.RDelayedQueueSource;
+import io.github.delayqueue.core.protocol.Partitions;
+import io.github.delayqueue.core.protocol.QueueKeys;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.QueueRoute;
+
 /**
  * Moves the jobs still pending in a Redisson {@code RDelayedQueue} into a delayqueue queue, once, keeping each
  * job's due time. For applications switching from {@code RDelayedQueue} (deprecated by Redisson) to delayqueue;

@@ -2,6 +2,8 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 
+import io.github.delayqueue.core.internal.Checks;
+
 /**
  * Thrown by a handler that cannot do its work yet and wants the message again after {@code delay}: not a
  * failure. The message goes back to the queue due after the delay (on the Redis clock), the delivery's

@@ -3,6 +3,8 @@ package io.github.delayqueue.core;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
+import io.github.delayqueue.core.internal.Checks;
+
 /**
  * Exponential back-off with jitter for failed handlers, and how many deliveries a message gets before
  * it is dead-lettered.

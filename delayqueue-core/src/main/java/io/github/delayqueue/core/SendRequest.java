@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
+import io.github.delayqueue.core.internal.Checks;
+import io.github.delayqueue.core.protocol.Due;
+
 /**
  * One message of a batch send ({@link DelayQueueClient#sendAll}): a payload, when it is due (after a
  * delay or at an instant, exactly one) and its options. Built only by the factories, which reject

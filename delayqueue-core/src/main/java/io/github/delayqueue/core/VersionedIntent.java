@@ -5,6 +5,9 @@ import java.time.Instant;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.delayqueue.core.internal.Checks;
+import io.github.delayqueue.core.protocol.Due;
+
 /**
  * A send, cancel or reschedule that carries a version, for {@link DelayQueueClient#applyVersioned}: per message id,
  * an intent is applied only if its version is above every version applied before for that id, so an older intent

@@ -1,5 +1,8 @@
 package io.github.delayqueue.core;
 
+import io.github.delayqueue.core.engine.ConsumerEngine;
+import io.github.delayqueue.core.engine.PartitionedConsumer;
+
 /**
  * Whether a consumer's pollers are asleep waiting for a wake-up: tests that must send "while the consumer sleeps"
  * wait for this state rather than sleeping a fixed time and hoping the poller got there first.

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.client.codec.StringCodec;
 
+import io.github.delayqueue.core.protocol.Envelope;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;
 

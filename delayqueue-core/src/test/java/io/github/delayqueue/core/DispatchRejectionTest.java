@@ -18,6 +18,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.github.delayqueue.core.engine.ConsumerEngine;
+import io.github.delayqueue.core.engine.SharedThreads;
+import io.github.delayqueue.core.engine.Threads;
+import io.github.delayqueue.core.protocol.QueueKeys;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.Scripts;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;
 

@@ -18,6 +18,7 @@ import org.redisson.api.RScoredSortedSet;
 import org.redisson.api.RScript;
 import org.redisson.client.codec.StringCodec;
 
+import io.github.delayqueue.core.protocol.QueueKeys;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;
 

@@ -18,6 +18,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.redisson.client.codec.StringCodec;
 
+import io.github.delayqueue.core.protocol.Envelope;
+import io.github.delayqueue.core.protocol.QueueKeys;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.Scripts;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;
 

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.github.delayqueue.core.protocol.Partitions;
+import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.testing.OnTopology;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;

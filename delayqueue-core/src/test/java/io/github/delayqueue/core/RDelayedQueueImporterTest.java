@@ -26,6 +26,9 @@ import org.redisson.client.codec.StringCodec;
 import org.redisson.codec.Kryo5Codec;
 import org.redisson.codec.SerializationCodec;
 
+import io.github.delayqueue.core.migration.ImportLease;
+import io.github.delayqueue.core.migration.RDelayedQueueSource;
+import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.faults.FaultSupport;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;

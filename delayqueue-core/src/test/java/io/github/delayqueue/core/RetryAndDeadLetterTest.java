@@ -17,6 +17,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RScript;
 import org.redisson.client.codec.StringCodec;
 
+import io.github.delayqueue.core.protocol.QueueKeys;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;
 

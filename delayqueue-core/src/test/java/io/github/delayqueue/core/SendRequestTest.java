@@ -9,6 +9,9 @@ import java.time.Instant;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
+import io.github.delayqueue.core.protocol.Due;
+import io.github.delayqueue.core.protocol.QueueOps;
+
 /** A {@link SendRequest} is complete once built, and its due time has one encoding for the scripts. */
 class SendRequestTest {
 

@@ -210,7 +210,7 @@ class RestrictedAclTest {
             return false;
         }
         return Arrays.stream(pollers.get(0).getStackTrace()).anyMatch(
-                frame -> frame.getClassName().equals("io.github.delayqueue.core.Poller")
+                frame -> frame.getClassName().equals("io.github.delayqueue.core.engine.Poller")
                         && frame.getMethodName().equals("awaitNanos"));
     }
 

@@ -52,7 +52,7 @@ class RedisWarmUpIntegrationTests {
     }
 
     private static String lua(String file) throws IOException {
-        try (InputStream in = RedisWarmUpIntegrationTests.class.getResourceAsStream("/io/github/delayqueue/core/lua/" + file)) {
+        try (InputStream in = RedisWarmUpIntegrationTests.class.getResourceAsStream("/io/github/delayqueue/core/protocol/lua/" + file)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }

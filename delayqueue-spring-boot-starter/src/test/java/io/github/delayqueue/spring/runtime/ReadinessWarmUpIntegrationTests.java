@@ -108,7 +108,7 @@ class ReadinessWarmUpIntegrationTests {
 
     private static String lua(String file) throws IOException {
         try (InputStream in = ReadinessWarmUpIntegrationTests.class
-                .getResourceAsStream("/io/github/delayqueue/core/lua/" + file)) {
+                .getResourceAsStream("/io/github/delayqueue/core/protocol/lua/" + file)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }

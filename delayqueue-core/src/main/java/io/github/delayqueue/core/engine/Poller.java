@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.engine;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +12,14 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.delayqueue.core.ConsumerOptions;
+import io.github.delayqueue.core.DeadLetterCause;
+import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DelayQueueListener;
+import io.github.delayqueue.core.PartitionCountException;
 import io.github.delayqueue.core.flow.ClaimLimits;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.QueueRoute;
 
 /**
  * The claiming loop of one consumer, on its own thread ({@code delayqueue-poller-<queue>-1}): claims up
@@ -20,7 +27,7 @@ import io.github.delayqueue.core.flow.ClaimLimits;
  * handlers, and sleeps until the next due time or lease deadline the claim reported (to the microsecond,
  * on the Redis clock), a wake-up, a freed slot, or at most {@code maxPollInterval}.
  */
-final class Poller {
+public final class Poller {
 
     private static final Logger log = LoggerFactory.getLogger(DelayQueueConsumer.class);
     private static final long NOT_SLEEPING = Long.MIN_VALUE;

@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

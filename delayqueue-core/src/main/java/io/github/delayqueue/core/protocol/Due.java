@@ -1,13 +1,15 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.protocol;
 
 import java.time.Duration;
 import java.time.Instant;
+
+import io.github.delayqueue.core.internal.Checks;
 
 /**
  * When a message is due: after a delay (from the Redis server's clock at the write) or at an instant.
  * Exactly one by construction. {@link #scriptArg()} is its encoding for enqueue.lua and reschedule.lua.
  */
-sealed interface Due {
+public sealed interface Due {
 
     /** Due {@code delay} after the write; not {@code null}. */
     static Due after(Duration delay) {

@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.engine;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -11,13 +11,16 @@ import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.protocol.QueueKeys;
+
 /**
  * The wake-up subscription of one consumer: a message published on the queue's channel (by a send or
  * retry due before the current head) wakes the poller. Redisson multiplexes every topic of a client over
  * its pub/sub connections, so this costs no thread. Without it the poller still polls at least every
  * {@code maxPollInterval}.
  */
-final class WakeUps {
+public final class WakeUps {
 
     private static final Logger log = LoggerFactory.getLogger(DelayQueueConsumer.class);
 

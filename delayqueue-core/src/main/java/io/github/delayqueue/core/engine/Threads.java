@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.engine;
 
 import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 
 /** Named threads; virtual threads for handlers when asked for and the JVM has them (Java 21+), found reflectively. */
-final class Threads {
+public final class Threads {
 
     private static final boolean VIRTUAL = virtualFactory("probe-") != null;
 
@@ -20,7 +20,7 @@ final class Threads {
     }
 
     /** A platform thread factory; threads are daemons so a forgotten consumer cannot pin the JVM. */
-    static ThreadFactory named(String name) {
+    public static ThreadFactory named(String name) {
         AtomicLong counter = new AtomicLong();
         return runnable -> {
             Thread t = new Thread(runnable, name + "-" + counter.incrementAndGet());
@@ -37,7 +37,7 @@ final class Threads {
      * its thread while its slot goes to the next message, which then gets a new thread instead of
      * waiting behind the hung one. Idle platform threads end after 60 s.
      */
-    static ExecutorService handlerExecutor(String name, boolean virtual) {
+    public static ExecutorService handlerExecutor(String name, boolean virtual) {
         ThreadFactory factory = virtual && VIRTUAL ? virtualFactory(name + "-") : null;
         if (factory != null) {
             return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), factory);
@@ -50,7 +50,7 @@ final class Threads {
      * unreachable) at WARN in one line, anything else (an Error) at ERROR with its stack trace. The message's
      * last placeholder receives the failure's text. Never throws: a logger that fails must not end the loop.
      */
-    static void loopFailed(Logger log, Throwable e, String message, Object... args) {
+    public static void loopFailed(Logger log, Throwable e, String message, Object... args) {
         try {
             Object[] all = Arrays.copyOf(args, args.length + 1);
             all[args.length] = e.toString();

@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.protocol;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -6,19 +6,26 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 
+import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.MessagePage;
+import io.github.delayqueue.core.PartitionCountException;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.core.internal.Checks;
+
 /**
  * A queue as the client sees it: its partitions ({@link QueueOps} each; one for a queue that is not partitioned),
  * which partition holds an id, and the reads that span them all. The partition count is checked against the one
  * recorded in Redis (partitions.lua) before the first operation of this client on the queue, and again after a
  * failed check.
  */
-final class QueueRoute {
+public final class QueueRoute {
 
     /**
      * Most messages a page of a partitioned queue may reach ({@code offset + limit}): a page is merged from every
      * partition's first {@code offset + limit} entries.
      */
-    static final int MERGE_WINDOW = 10_000;
+    public static final int MERGE_WINDOW = 10_000;
 
     private final String queue;
     private final String prefix;
@@ -27,7 +34,7 @@ final class QueueRoute {
     private final List<Object> checkKeys;
     private volatile boolean checked;
 
-    QueueRoute(Scripts scripts, String prefix, String queue, int partitions, int replicas, java.time.Duration replicaTimeout) {
+    public QueueRoute(Scripts scripts, String prefix, String queue, int partitions, int replicas, java.time.Duration replicaTimeout) {
         this.queue = queue;
         this.prefix = prefix;
         this.scripts = scripts;
@@ -39,20 +46,20 @@ final class QueueRoute {
         this.checkKeys = List.of(QueueKeys.partitionsKey(prefix, queue), base.get(1), base.get(2), base.get(5));
     }
 
-    int count() {
+    public int count() {
         return parts.length;
     }
 
-    QueueOps part(int partition) {
+    public QueueOps part(int partition) {
         return parts[partition];
     }
 
     /** The partition holding {@code id}. */
-    QueueOps of(String id) {
+    public QueueOps of(String id) {
         return parts[Partitions.of(id, parts.length)];
     }
 
-    List<QueueOps> parts() {
+    public List<QueueOps> parts() {
         return List.of(parts);
     }
 
@@ -64,7 +71,7 @@ final class QueueRoute {
      * @throws PartitionCountException if they differ, or the queue holds messages of the one-partition layout
      *                                 while this client has several partitions
      */
-    void check() {
+    public void check() {
         if (checked) {
             return;
         }
@@ -87,7 +94,7 @@ final class QueueRoute {
     }
 
     /** Every partition's stats summed; the earliest next due time of any. */
-    QueueStats stats() {
+    public QueueStats stats() {
         if (parts.length == 1) {
             return parts[0].stats();
         }
@@ -112,7 +119,7 @@ final class QueueRoute {
     }
 
     /** A page of pending or in-flight messages: one partition's, or the merge of every partition's first pages. */
-    MessagePage page(QueueOps.PageOf set, long offset, int limit) {
+    public MessagePage page(QueueOps.PageOf set, long offset, int limit) {
         if (parts.length == 1) {
             return parts[0].page(set, offset, limit);
         }
@@ -134,7 +141,7 @@ final class QueueRoute {
     }
 
     /** A page of dead letters, the oldest first, merged from every partition. */
-    List<DeadLetter> listDead(long offset, int limit) {
+    public List<DeadLetter> listDead(long offset, int limit) {
         if (parts.length == 1) {
             return parts[0].listDead(offset, limit);
         }
@@ -148,7 +155,7 @@ final class QueueRoute {
     }
 
     /** Requeues or purges the dead letters named by {@code storedKeys}, each in the partition of its id. */
-    long moveDead(QueueOps.DeadOp op, int limit, Collection<String> storedKeys) {
+    public long moveDead(QueueOps.DeadOp op, int limit, Collection<String> storedKeys) {
         if (parts.length == 1) {
             return parts[0].moveDead(op, limit, 0, storedKeys);
         }
@@ -183,7 +190,7 @@ final class QueueRoute {
     }
 
     /** Groups {@code ids} (with a parallel list of anything) by partition; index lists in original order. */
-    List<List<Integer>> byPartition(List<String> ids) {
+    public List<List<Integer>> byPartition(List<String> ids) {
         List<List<Integer>> groups = new ArrayList<>(parts.length);
         for (int p = 0; p < parts.length; p++) {
             groups.add(new ArrayList<>());

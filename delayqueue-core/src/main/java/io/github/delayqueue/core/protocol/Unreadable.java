@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.protocol;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
@@ -11,7 +11,7 @@ import tools.jackson.databind.exc.MismatchedInputException;
  * Jackson's messages quote what they stumbled on (the token of malformed JSON, a string that is not a number),
  * and a reason is shown where payloads are hidden (the endpoint, the dashboard, {@code DelayQueueAdmin}).
  */
-final class Unreadable {
+public final class Unreadable {
 
     /** A longer path (deep nesting, long property names) is cut here. */
     private static final int MAX_PATH = 200;
@@ -20,7 +20,7 @@ final class Unreadable {
     }
 
     /** The failure without its message: a codec other than Jackson is named by its exception's type alone. */
-    static String describe(Throwable e) {
+    public static String describe(Throwable e) {
         StringBuilder out = new StringBuilder(e.getClass().getName());
         if (e instanceof JacksonException jackson) {
             String path = path(jackson);

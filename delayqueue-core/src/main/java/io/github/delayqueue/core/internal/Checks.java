@@ -1,35 +1,37 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.internal;
 
 import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.delayqueue.core.DelayQueueClient;
+
 /** Argument checks that throw {@link IllegalArgumentException} with the caller's wording. */
-final class Checks {
+public final class Checks {
 
     private Checks() {
     }
 
-    static void require(boolean condition, String message) {
+    public static void require(boolean condition, String message) {
         if (!condition) {
             throw new IllegalArgumentException(message);
         }
     }
 
-    static void positive(@Nullable Duration value, String name) {
+    public static void positive(@Nullable Duration value, String name) {
         require(value != null, name + " must not be null");
         require(!value.isNegative() && !value.isZero(), name + " must be positive, was " + value);
         atMostMaxDelay(value, name);
     }
 
     /** Longer durations would overflow the engine's nanosecond and millisecond arithmetic later, on its own threads. */
-    static void atMostMaxDelay(Duration value, String name) {
+    public static void atMostMaxDelay(Duration value, String name) {
         require(value.compareTo(DelayQueueClient.MAX_DELAY) <= 0,
                 name + " must be at most " + DelayQueueClient.MAX_DELAY + ", was " + value);
     }
 
     /** The index of the first surrogate that is not half of a pair, or -1: such text has no UTF-8 form. */
-    static int loneSurrogate(String text) {
+    public static int loneSurrogate(String text) {
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
             if (Character.isSurrogate(c)) {
@@ -43,7 +45,7 @@ final class Checks {
         return -1;
     }
 
-    static <T> T notNull(@Nullable T value, String name) {
+    public static <T> T notNull(@Nullable T value, String name) {
         require(value != null, name + " must not be null");
         return value;
     }

@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.engine;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -10,12 +10,12 @@ import java.util.concurrent.Semaphore;
  * several partitions never claim more messages than there are free slots; a finished handler gives its slot back and
  * wakes every poller waiting for slots.
  */
-final class Slots {
+public final class Slots {
 
     private final Semaphore permits;
     private final List<Poller> pollers = new CopyOnWriteArrayList<>();
 
-    Slots(int count) {
+    public Slots(int count) {
         this.permits = new Semaphore(count);
     }
 

@@ -1,15 +1,18 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.engine;
 
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.delayqueue.core.MessageContext;
+import io.github.delayqueue.core.protocol.QueueOps;
+
 /**
  * One claimed message, from its dispatch until its handler finished and its slot was freed. It settles
  * once (the first of ack, retry, dead letter or hand-back wins) and frees its slot once.
  */
-final class Delivery {
+public final class Delivery {
 
     /** What a delivery reports to: its consumer. */
     interface Owner {

@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.protocol;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,18 +14,26 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.delayqueue.core.ClientOptions;
+import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.DelayQueueClient;
+import io.github.delayqueue.core.MessagePage;
+import io.github.delayqueue.core.NotReplicatedException;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.core.SendMode;
 import io.github.delayqueue.core.flow.ClaimLimits;
 import io.github.delayqueue.core.flow.FlowLimit;
 
 /** The Redis operations of one queue; each is one script call. Arguments are already validated. */
-final class QueueOps {
+public final class QueueOps {
 
     /**
      * One claimed delivery. {@code member} is the delayed/in-flight set member, {@code attempt} its fence,
      * {@code dueNanos} its due time on this JVM's {@link System#nanoTime()} scale (the Redis clock carried
      * over by the claim's round trip), so that lateness is measured on the Redis clock.
      */
-    record Claimed(String member, String id, int attempt, long dueMs, String envelope, long dueNanos) {
+    public record Claimed(String member, String id, int attempt, long dueMs, String envelope, long dueNanos) {
     }
 
     /**
@@ -35,21 +43,21 @@ final class QueueOps {
      * leases put back, expired leases dead-lettered on their last attempt, messages with a due time delayqueue
      * never writes dead-lettered.
      */
-    record ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
+    public record ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
             int redelivered, int leaseDead, int badDueDead, @Nullable FlowLimit throttledBy) {
 
-        ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
+        public ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
                 int redelivered, int leaseDead, int badDueDead) {
             this(serverNowMicros, clockReadAtNanos, nextEventMs, messages, redelivered, leaseDead, badDueDead, null);
         }
 
-        long serverNowMs() {
+        public long serverNowMs() {
             return serverNowMicros / 1000;
         }
     }
 
     /** How a delivery is settled; {@link #code} is its letter in settle.lua's arguments. */
-    enum SettleOp {
+    public enum SettleOp {
         /** Done: deleted everywhere. */
         ACK('A'),
         /** Failed: back to the delayed set in {@code delayMs}, {@code text} its error. */
@@ -71,11 +79,11 @@ final class QueueOps {
     }
 
     /** One finished delivery to settle, fenced by its member and attempt. */
-    record Settlement(SettleOp op, String member, int attempt, long delayMs, @Nullable String text) {
+    public record Settlement(SettleOp op, String member, int attempt, long delayMs, @Nullable String text) {
     }
 
     /** What a dead-letter script call does with the letters it selects; {@link #arg} is its op in dead.lua's arguments. */
-    enum DeadOp {
+    public enum DeadOp {
         /** Reads them ({@link #listDead}). */
         LIST("list"),
         /** Sends them again ({@link #moveDead}). */
@@ -83,7 +91,7 @@ final class QueueOps {
         /** Deletes them ({@link #moveDead}). */
         PURGE("purge");
 
-        final String arg;
+        public final String arg;
 
         DeadOp(String arg) {
             this.arg = arg;
@@ -95,7 +103,7 @@ final class QueueOps {
      * messages of up to 1 MiB each in one call would hold Redis for seconds, and other consumers' leases
      * with it. {@code DelayQueueClient.sendAll} and the {@link Combiner} both cut their calls here.
      */
-    static final int SCRIPT_BYTES = 1024 * 1024;
+    public static final int SCRIPT_BYTES = 1024 * 1024;
 
     /** Most single sends combined into one script call (as {@code DelayQueueClient.SCRIPT_BATCH}). */
     static final int COMBINED = 500;
@@ -105,7 +113,7 @@ final class QueueOps {
      * of a full batch of 1 MiB payloads would otherwise build a 100 MiB reply inside Redis, blocking it
      * for seconds while other consumers' leases run out.
      */
-    static final int CLAIM_BYTES = 1024 * 1024;
+    public static final int CLAIM_BYTES = 1024 * 1024;
 
     /** Most combined script calls under way at once per queue and mode (see {@link Combiner}). */
     static final int CALLS = 2;
@@ -121,11 +129,11 @@ final class QueueOps {
     private final int replicas;
     private final java.time.Duration replicaTimeout;
 
-    QueueOps(Scripts scripts, QueueKeys keys) {
+    public QueueOps(Scripts scripts, QueueKeys keys) {
         this(scripts, keys, 0, java.time.Duration.ZERO);
     }
 
-    QueueOps(Scripts scripts, QueueKeys keys, int replicas, java.time.Duration replicaTimeout) {
+    public QueueOps(Scripts scripts, QueueKeys keys, int replicas, java.time.Duration replicaTimeout) {
         this.scripts = scripts;
         this.keys = keys;
         this.flowKeys = keys.flowKeys();
@@ -133,7 +141,7 @@ final class QueueOps {
         this.replicaTimeout = replicaTimeout;
     }
 
-    QueueKeys keys() {
+    public QueueKeys keys() {
         return keys;
     }
 
@@ -142,7 +150,7 @@ final class QueueOps {
      * written flag per message. Single-message sends from concurrent threads are combined into one script
      * call (see {@link Combiner}).
      */
-    List<Object> enqueue(SendMode mode, List<String> triples) {
+    public List<Object> enqueue(SendMode mode, List<String> triples) {
         if (triples.size() == 3) {
             return (mode == SendMode.REPLACE ? replacing : keeping).send(triples);
         }
@@ -195,7 +203,7 @@ final class QueueOps {
      * {@link #replicas} set, followed by WAIT as an enqueue is. Returns one number per intent: 1 applied, 0 nothing
      * to do, -1 superseded.
      */
-    List<Object> applyVersioned(long keepMs, List<String> args) {
+    public List<Object> applyVersioned(long keepMs, List<String> args) {
         Object[] all = new Object[2 + args.size()];
         all[0] = keys.wakeChannel();
         all[1] = Long.toString(keepMs);
@@ -226,7 +234,7 @@ final class QueueOps {
      * Writes imported messages with import.lua: {@code triples} as for {@link #enqueue}, every due an instant.
      * An id in the import ledger, or live, is not written again. Returns a flag per message: 1 written, 0 not.
      */
-    List<Object> importBatch(List<String> triples) {
+    public List<Object> importBatch(List<String> triples) {
         List<Object> withLedger = new ArrayList<>(keys.keys());
         withLedger.add(keys.importLedger());
         Object[] args = new Object[1 + triples.size()];
@@ -238,19 +246,19 @@ final class QueueOps {
     }
 
     /** The send mode in enqueue.lua's arguments: {@code "1"} replaces a live message with the same id, {@code "0"} keeps it. */
-    static String modeArg(SendMode mode) {
+    public static String modeArg(SendMode mode) {
         return switch (mode) {
             case REPLACE -> "1";
             case IF_ABSENT -> "0";
         };
     }
 
-    ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead) {
+    public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead) {
         return claim(limit, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, ClaimLimits.NONE);
     }
 
     /** A claim within this partition's share of the queue's flow limits ({@link ClaimLimits}). */
-    ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
+    public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
             ClaimLimits flow) {
         long sent = System.nanoTime();
         String[] limits = flow.scriptArgs();
@@ -291,12 +299,12 @@ final class QueueOps {
     }
 
     /** Holds this queue's (partition's) claims for {@code delayMs} on every instance; returns the hold's end (ms, Redis clock). */
-    long hold(long delayMs) {
+    public long hold(long delayMs) {
         return scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), Long.toString(delayMs));
     }
 
     /** Returns an applied flag per settlement (false: a newer delivery owns the message, or it is gone). */
-    boolean[] settle(List<Settlement> settlements) {
+    public boolean[] settle(List<Settlement> settlements) {
         List<Object> args = new ArrayList<>(1 + settlements.size());
         args.add(keys.wakeChannel());
         for (Settlement s : settlements) {
@@ -319,7 +327,7 @@ final class QueueOps {
     }
 
     /** {@code fences} holds member, attempt pairs. Returns an extended flag per pair. */
-    boolean[] extend(long leaseMs, List<String> fences) {
+    public boolean[] extend(long leaseMs, List<String> fences) {
         Object[] args = new Object[2 + fences.size()];
         args[0] = keys.wakeChannel();
         args[1] = Long.toString(leaseMs);
@@ -329,19 +337,19 @@ final class QueueOps {
         return flags(scripts.text(Scripts.Name.EXTEND, keys.keys(), args));
     }
 
-    boolean cancel(String id) {
+    public boolean cancel(String id) {
         return scripts.number(Scripts.Name.CANCEL, keys.keys(), keys.wakeChannel(), id) == 1;
     }
 
-    boolean reschedule(String id, Due due) {
+    public boolean reschedule(String id, Due due) {
         return scripts.number(Scripts.Name.RESCHEDULE, keys.keys(), keys.wakeChannel(), id, due.scriptArg()) == 1;
     }
 
     /** The op of pause.lua; {@link #arg} is its name in the script's arguments. */
-    enum PauseOp {
+    public enum PauseOp {
         PAUSE("pause"), RESUME("resume"), STATUS("status");
 
-        final String arg;
+        public final String arg;
 
         PauseOp(String arg) {
             this.arg = arg;
@@ -349,7 +357,7 @@ final class QueueOps {
     }
 
     /** Pauses, resumes or reads the pause mark; true if it changed (or, for status, if the queue is paused). */
-    boolean pause(PauseOp op) {
+    public boolean pause(PauseOp op) {
         return scripts.number(Scripts.Name.PAUSE, keys.keys(), keys.wakeChannel(), op.arg) == 1;
     }
 
@@ -357,11 +365,11 @@ final class QueueOps {
      * Reads the stats as a lone send writes: an asynchronous script call answered on Redisson's threads, waited for.
      * For {@link DelayQueueClient#warmUp}: the first asynchronous call of a JVM costs tens of milliseconds.
      */
-    void warmUp() {
+    public void warmUp() {
         scripts.listAsync(Scripts.Name.STATS, keys.keys(), keys.wakeChannel()).toCompletableFuture().join();
     }
 
-    QueueStats stats() {
+    public QueueStats stats() {
         List<Object> out = scripts.list(Scripts.Name.STATS, keys.keys(), keys.wakeChannel());
         String next = out.get(5).toString();
         return new QueueStats(keys.queue(), number(out.get(1)), number(out.get(2)), number(out.get(3)),
@@ -370,10 +378,10 @@ final class QueueOps {
     }
 
     /** Which set {@link #page} reads; {@link #arg} is its name in peek.lua's arguments. */
-    enum PageOf {
+    public enum PageOf {
         PENDING("delayed"), IN_FLIGHT("inflight");
 
-        final String arg;
+        public final String arg;
 
         PageOf(String arg) {
             this.arg = arg;
@@ -387,7 +395,7 @@ final class QueueOps {
                 queued(out));
     }
 
-    java.util.Optional<QueuedMessage> peek(String id) {
+    public java.util.Optional<QueuedMessage> peek(String id) {
         List<QueuedMessage> found = queued(scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), "id", id));
         return found.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(found.get(0));
     }
@@ -432,7 +440,7 @@ final class QueueOps {
      * No keys (stored form) means the oldest {@code limit} from position {@code offset} on.
      * Returns how many were moved.
      */
-    long moveDead(DeadOp op, int limit, long offset, Collection<String> storedKeys) {
+    public long moveDead(DeadOp op, int limit, long offset, Collection<String> storedKeys) {
         Object[] args = new Object[4 + storedKeys.size()];
         args[0] = keys.wakeChannel();
         args[1] = op.arg;

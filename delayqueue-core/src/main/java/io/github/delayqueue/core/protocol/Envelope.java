@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.protocol;
 
 import java.time.Instant;
 import java.util.HashMap;
@@ -17,17 +17,17 @@ import tools.jackson.databind.json.JsonMapper;
  * hex and decimal numbers, is still read, so an upgrade never strands pending messages. Format 2 is 12
  * bytes shorter, which puts a 100-byte payload into a smaller allocation class in Redis.
  */
-record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload) {
+public record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload) {
 
     private static final JsonMapper HEADERS_JSON = JsonMapper.builder().build();
     private static final TypeReference<Map<String, String>> HEADERS_TYPE = new TypeReference<>() {
     };
 
     /** Characters the enqueue script puts before the body: the version, {@code <seq8>} and {@code <enqueued8>}. */
-    static final int PREFIX_LENGTH = 17;
+    public static final int PREFIX_LENGTH = 17;
 
     /** The body Java hands to the enqueue script. */
-    static String body(Map<String, String> headers, String payloadJson) {
+    public static String body(Map<String, String> headers, String payloadJson) {
         if (headers.isEmpty()) {
             return "0:" + payloadJson;
         }
@@ -211,7 +211,7 @@ record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload)
      *
      * @throws IllegalArgumentException if the stored value is not an envelope this release can read
      */
-    static Envelope parse(@Nullable String stored) {
+    public static Envelope parse(@Nullable String stored) {
         boolean v2 = stored != null && stored.startsWith("2");
         if (stored == null || !(v2 || stored.startsWith("1:"))) {
             throw new IllegalArgumentException("unknown envelope format: " + (stored == null ? "no value"

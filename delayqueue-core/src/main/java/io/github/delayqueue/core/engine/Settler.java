@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.engine;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +13,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.delayqueue.core.DeadLetterCause;
+import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DelayQueueListener;
+import io.github.delayqueue.core.protocol.QueueOps;
+
 /**
  * Settles one consumer's finished deliveries (acks, retries, dead letters) in batches of up to
  * {@value #BATCH} per script call, on the settler thread its client's consumers share. At most one
@@ -20,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * (100 ms doubling to 5 s) without holding the thread, so one queue's failing settles do not delay
  * another's.
  */
-final class Settler {
+public final class Settler {
 
     static final int BATCH = 500;
     private static final long LINGER_MS = 2;

@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.engine;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -33,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Idle workers exit after the keep-alive. {@link #shutdownNow} interrupts running tasks and returns
  * the queued ones; a worker clears an interrupt left over from a cancelled task before its next task.
  */
-final class HandlerPool extends AbstractExecutorService {
+public final class HandlerPool extends AbstractExecutorService {
 
     /** A worker parked while idle; {@code woken} is set (under the lock) by whoever pops it off the idle stack. */
     private static final class Idle {

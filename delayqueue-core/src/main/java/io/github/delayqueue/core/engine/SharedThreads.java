@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.engine;
 
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * first consumer starts and stopped when the last one has stopped, so a client without running
  * consumers holds no thread. Per queue there is only its poller and its handlers.
  */
-final class SharedThreads {
+public final class SharedThreads {
 
     private @Nullable ScheduledThreadPoolExecutor keeper; // guarded by this
     private @Nullable ScheduledThreadPoolExecutor settler; // guarded by this

@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.protocol;
 
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;
@@ -17,10 +17,10 @@ import java.util.zip.CRC32;
  *       eight).</li>
  * </ul>
  */
-final class Partitions {
+public final class Partitions {
 
     /** Most partitions a queue may have: each is a claiming loop in every consumer of the queue. */
-    static final int MAX = 64;
+    public static final int MAX = 64;
 
     private static final int SLOTS = 16384;
 
@@ -28,7 +28,7 @@ final class Partitions {
     }
 
     /** The partition of {@code id} among {@code count}. */
-    static int of(String id, int count) {
+    public static int of(String id, int count) {
         if (count == 1) {
             return 0;
         }
@@ -38,7 +38,7 @@ final class Partitions {
     }
 
     /** The hash tag of partition {@code partition} of {@code count} of {@code queue} (for {@code count > 1}). */
-    static String tag(String queue, int partition, int count) {
+    public static String tag(String queue, int partition, int count) {
         int from = (int) ((long) partition * SLOTS / count);
         int to = (int) ((long) (partition + 1) * SLOTS / count);
         String base = queue + "#" + partition; // no queue name holds '#': these tags are only partitions'
@@ -52,7 +52,7 @@ final class Partitions {
     }
 
     /** The Redis Cluster slot of a key whose hash tag is {@code tag}: CRC-16/XMODEM of its UTF-8 bytes mod 16384. */
-    static int slot(String tag) {
+    public static int slot(String tag) {
         int crc = 0;
         for (byte b : tag.getBytes(StandardCharsets.UTF_8)) {
             crc ^= (b & 0xff) << 8;

@@ -1,9 +1,11 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.engine;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
+
+import io.github.delayqueue.core.DelayQueueConsumer;
 
 /**
  * The consumer of a partitioned queue: one {@link ConsumerEngine} per partition (each its poller, wake-ups, lease
@@ -12,13 +14,13 @@ import org.jspecify.annotations.Nullable;
  * partition's channel; as they claim only for free slots, which each takes before its claim, a backlog in one
  * partition cannot keep another's messages from their turn for longer than a handler takes to free a slot.
  */
-final class PartitionedConsumer implements DelayQueueConsumer {
+public final class PartitionedConsumer implements DelayQueueConsumer {
 
     private final String queue;
     private final List<? extends DelayQueueConsumer> engines;
     private @Nullable CompletableFuture<Void> stopped;
 
-    PartitionedConsumer(String queue, List<? extends DelayQueueConsumer> engines) {
+    public PartitionedConsumer(String queue, List<? extends DelayQueueConsumer> engines) {
         this.queue = queue;
         this.engines = List.copyOf(engines);
     }
@@ -65,7 +67,7 @@ final class PartitionedConsumer implements DelayQueueConsumer {
     }
 
     /** Whether the poller of every partition sleeps until at least {@code serverMs}; see {@link ConsumerEngine#sleepsPast}. */
-    boolean sleepsPast(long serverMs) {
+    public boolean sleepsPast(long serverMs) {
         for (DelayQueueConsumer engine : engines) {
             if (!(engine instanceof ConsumerEngine<?> partition) || !partition.sleepsPast(serverMs)) {
                 return false;

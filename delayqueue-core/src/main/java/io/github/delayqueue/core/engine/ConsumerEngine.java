@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.engine;
 
 import java.io.InterruptedIOException;
 import java.lang.reflect.Type;
@@ -25,6 +25,23 @@ import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.delayqueue.core.ConsumerOptions;
+import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DelayQueueListener;
+import io.github.delayqueue.core.DeliveryErrorHandler;
+import io.github.delayqueue.core.DeliveryInterceptor;
+import io.github.delayqueue.core.DeliveryOutcome;
+import io.github.delayqueue.core.FailureAction;
+import io.github.delayqueue.core.MessageContext;
+import io.github.delayqueue.core.MessageHandler;
+import io.github.delayqueue.core.PayloadCodec;
+import io.github.delayqueue.core.RetryLaterException;
+import io.github.delayqueue.core.SlowDownException;
+import io.github.delayqueue.core.protocol.Envelope;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.QueueRoute;
+import io.github.delayqueue.core.protocol.Unreadable;
+
 /**
  * The consumer of one queue: its lifecycle, its handler slots and the handler call with the retry
  * decision. The roles around it have files of their own: {@link Poller} claims and dispatches,
@@ -33,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * {@link Delivery} is one claimed message. The lease keeper and settler run on threads shared by all
  * consumers of one client ({@link SharedThreads}).
  */
-final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
+public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
 
     private static final Logger log = LoggerFactory.getLogger(DelayQueueConsumer.class);
     private static final int MAX_TEXT = 4_000;
@@ -77,19 +94,19 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     private @Nullable WakeUps wakeUps;
     private @Nullable ExecutorService workers;
 
-    ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
+    public ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
             MessageHandler<T> handler, ConsumerOptions options) {
         this(redisson, shared, ops, codec, payloadType, handler, options,
                 name -> Threads.handlerExecutor(name, options.virtualThreads()));
     }
 
-    ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
+    public ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
             MessageHandler<T> handler, ConsumerOptions options, Function<String, ExecutorService> executors) {
         this(redisson, shared, ops, codec, payloadType, handler, options, executors, DelayQueueListener.NONE);
     }
 
     /** {@code executors} makes the handler executor from its thread name prefix (tests give one that rejects). */
-    ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
+    public ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
             MessageHandler<T> handler, ConsumerOptions options, Function<String, ExecutorService> executors,
             DelayQueueListener listener) {
         this(redisson, shared, ops, codec, payloadType, handler, options, executors, listener,
@@ -97,7 +114,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     }
 
     /** {@code slots} may be shared by the engines of a partitioned queue's partitions ({@link PartitionedConsumer}). */
-    ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
+    public ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
             MessageHandler<T> handler, ConsumerOptions options, Function<String, ExecutorService> executors,
             DelayQueueListener listener, Slots slots, Runnable partitionCheck) {
         this.executors = executors;
@@ -160,7 +177,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
      * Whether this consumer's poller sleeps until at least {@code serverMs} (server clock), waiting for a wake-up:
      * tests wait for this state instead of sleeping a fixed time and hoping.
      */
-    boolean sleepsPast(long serverMs) {
+    public boolean sleepsPast(long serverMs) {
         Poller current = poller;
         return current != null && current.sleepingUntilServerMs() >= serverMs;
     }
@@ -320,7 +337,7 @@ final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Owner {
     }
 
     /** The partitions a slow-down holds: every one of the queue ({@link DelayQueueClient#newConsumer}). */
-    void holdsWith(List<QueueOps> parts) {
+    public void holdsWith(List<QueueOps> parts) {
         this.holdParts = List.copyOf(parts);
     }
 

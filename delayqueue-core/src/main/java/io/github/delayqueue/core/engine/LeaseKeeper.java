@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.engine;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,12 +12,16 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.delayqueue.core.ConsumerOptions;
+import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.protocol.QueueOps;
+
 /**
  * Extends the leases of one consumer's running handlers every third of the visibility timeout (at least
  * every 20 ms), in script calls of up to {@value Settler#BATCH}, and gives up on handlers running longer
  * than the handler timeout. Runs as a periodic task on the lease thread its client's consumers share.
  */
-final class LeaseKeeper {
+public final class LeaseKeeper {
 
     private static final Logger log = LoggerFactory.getLogger(DelayQueueConsumer.class);
 

@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.engine;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -7,11 +7,17 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.delayqueue.core.DeadLetterCause;
+import io.github.delayqueue.core.DelayQueueListener;
+import io.github.delayqueue.core.DeliveryOutcome;
+import io.github.delayqueue.core.MessageContext;
+import io.github.delayqueue.core.SendMode;
+
 /**
  * The application's {@link DelayQueueListener} as the engine calls it: what it throws is logged (the first
  * failure and every 1,000th after, so a broken listener does not flood the log) and changes nothing.
  */
-final class SafeListener implements DelayQueueListener {
+public final class SafeListener implements DelayQueueListener {
 
     private static final Logger log = LoggerFactory.getLogger(DelayQueueListener.class);
 
@@ -23,7 +29,7 @@ final class SafeListener implements DelayQueueListener {
     }
 
     /** {@link #NONE} stays {@code NONE}, so the engine can tell that nobody listens. */
-    static DelayQueueListener of(DelayQueueListener listener) {
+    public static DelayQueueListener of(DelayQueueListener listener) {
         return listener == NONE || listener instanceof SafeListener ? listener : new SafeListener(listener);
     }
 

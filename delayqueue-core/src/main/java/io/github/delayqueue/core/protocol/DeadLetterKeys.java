@@ -1,4 +1,7 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.protocol;
+
+import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.internal.Checks;
 
 /**
  * Dead-letter keys as stored and as shown. Stored, a key is {@code "\u001f<seq8><id>"}: the control
@@ -6,7 +9,7 @@ package io.github.delayqueue.core;
  * Shown ({@link DeadLetter#key()}), it is {@code "<seq8>:<id>"}, or {@code ":<id>"} for such an older
  * dead letter: printable, and unambiguous because {@code <seq8>} is eight characters without a colon.
  */
-final class DeadLetterKeys {
+public final class DeadLetterKeys {
 
     private static final char MARK = '\u001f';
     private static final int SEQ = 8;
@@ -23,7 +26,7 @@ final class DeadLetterKeys {
     }
 
     /** The message id of a stored key. */
-    static String id(String stored) {
+    public static String id(String stored) {
         if (!stored.isEmpty() && stored.charAt(0) == MARK && stored.length() > SEQ + 1) {
             return stored.substring(SEQ + 1);
         }
@@ -35,7 +38,7 @@ final class DeadLetterKeys {
      *
      * @throws IllegalArgumentException if {@code shown} is not of either shown form
      */
-    static String stored(String shown) {
+    public static String stored(String shown) {
         Checks.require(shown != null, "dead-letter key must not be null");
         if (shown.length() > 1 && shown.charAt(0) == ':') {
             return shown.substring(1);

@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.migration;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -8,6 +8,8 @@ import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
+
+import io.github.delayqueue.core.RDelayedQueueImporter;
 
 /**
  * The Redis structures of one Redisson {@code RDelayedQueue}, as Redisson 3.x and 4.x lay them out (read from
@@ -31,17 +33,17 @@ import org.redisson.client.codec.ByteArrayCodec;
  *
  * <p>Values travel as bytes ({@link ByteArrayCodec}): they are whatever the application's codec wrote.
  */
-final class RDelayedQueueSource {
+public final class RDelayedQueueSource {
 
     /** Due times and packed entries of a page of the offer-ordered list, read at one instant. */
-    record Page(long redisNowMs, List<Entry> entries) {
+    public record Page(long redisNowMs, List<Entry> entries) {
     }
 
     /**
      * One packed entry. {@code value} is null when the entry does not unpack; {@code dueMs} is null when the
      * entry is in the list but not in the timeout set.
      */
-    record Entry(byte[] packed, byte @Nullable [] value, @Nullable Long dueMs) {
+    public record Entry(byte[] packed, byte @Nullable [] value, @Nullable Long dueMs) {
     }
 
     private static final String READ = """
@@ -99,7 +101,7 @@ final class RDelayedQueueSource {
     private final String timeoutSet;
     private final String list;
 
-    RDelayedQueueSource(RedissonClient redisson, String name) {
+    public RDelayedQueueSource(RedissonClient redisson, String name) {
         this.redisson = redisson;
         this.script = redisson.getScript(ByteArrayCodec.INSTANCE);
         this.name = name;
@@ -108,31 +110,31 @@ final class RDelayedQueueSource {
     }
 
     /** Redisson's {@code RedissonObject.prefixName}. */
-    static String prefixName(String prefix, String name) {
+    public static String prefixName(String prefix, String name) {
         return name.contains("{") ? prefix + ":" + name : prefix + ":{" + name + "}";
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
     /** Entries waiting in the offer-ordered list (not yet due, or due and not yet transferred). */
-    long delayedSize() {
+    public long delayedSize() {
         return redisson.getList(list, ByteArrayCodec.INSTANCE).size();
     }
 
     /** Values Redisson already transferred to the destination queue. */
-    long readySize() {
+    public long readySize() {
         return redisson.getList(name, ByteArrayCodec.INSTANCE).size();
     }
 
     /** Values in the destination queue from {@code offset}, at most {@code count}, without changing anything. */
-    List<byte[]> readReady(long offset, int count) {
+    public List<byte[]> readReady(long offset, int count) {
         return redisson.<byte[]>getList(name, ByteArrayCodec.INSTANCE).range((int) offset, (int) (offset + count - 1));
     }
 
     /** The packed entries of the list from {@code offset}, at most {@code count}, with their due times. */
-    Page read(long offset, int count) {
+    public Page read(long offset, int count) {
         List<Object> reply = run(READ, List.of(list, timeoutSet), ascii(offset), ascii(offset + count - 1));
         long now = Long.parseLong(text(reply.get(0)));
         List<Entry> entries = new ArrayList<>((reply.size() - 1) / 3);
@@ -150,7 +152,7 @@ final class RDelayedQueueSource {
      * now, at the head of the list. One atomic script: a value is in exactly one place before and after. Returns
      * how many moved.
      */
-    long moveReady(List<byte[]> randomIds) {
+    public long moveReady(List<byte[]> randomIds) {
         List<Object> keys = List.of(name, timeoutSet, list);
         Long moved = script.eval(name, RScript.Mode.READ_WRITE, MOVE_READY, RScript.ReturnType.LONG, keys,
                 randomIds.toArray());
@@ -158,7 +160,7 @@ final class RDelayedQueueSource {
     }
 
     /** Removes these exact packed entries from the timeout set and the list, atomically. Returns how many were there. */
-    long remove(List<byte[]> packed) {
+    public long remove(List<byte[]> packed) {
         Long removed = script.eval(name, RScript.Mode.READ_WRITE, REMOVE, RScript.ReturnType.LONG,
                 List.of(timeoutSet, list), packed.toArray());
         return removed == null ? 0 : removed;

@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.migration;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -16,6 +16,11 @@ import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.delayqueue.core.DelayQueueException;
+import io.github.delayqueue.core.ImportInProgressException;
+import io.github.delayqueue.core.RDelayedQueueImporter;
+import io.github.delayqueue.core.engine.Threads;
+
 /**
  * The lease that lets one {@link RDelayedQueueImporter} run at a time per key prefix: a string key
  * {@code <prefix>:rdelayedqueue-import} holding the holder's token (random, with its host, process and start time),
@@ -24,10 +29,10 @@ import org.slf4j.LoggerFactory;
  * A holder that dies (kill -9) leaves a key that expires by itself. A renewal that finds the key gone or another
  * token marks the lease lost, and the run stops before its next write ({@link #check()}).
  */
-final class ImportLease implements AutoCloseable {
+public final class ImportLease implements AutoCloseable {
 
     /** How long a lease lasts without renewal. */
-    static final Duration DEFAULT_TTL = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_TTL = Duration.ofSeconds(30);
 
     private static final Duration POLL = Duration.ofMillis(200);
 
@@ -62,7 +67,7 @@ final class ImportLease implements AutoCloseable {
         this.renewer.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
     }
 
-    static String key(String keyPrefix) {
+    public static String key(String keyPrefix) {
         return keyPrefix + ":rdelayedqueue-import";
     }
 
@@ -71,7 +76,7 @@ final class ImportLease implements AutoCloseable {
      *
      * @throws ImportInProgressException if another holder still has it after {@code maxWait}
      */
-    static ImportLease acquire(RedissonClient redisson, String key, String what, Duration ttl, Duration maxWait) {
+    public static ImportLease acquire(RedissonClient redisson, String key, String what, Duration ttl, Duration maxWait) {
         String token = UUID.randomUUID() + " " + what + " by " + ManagementFactory.getRuntimeMXBean().getName()
                 + " since " + Instant.now();
         RBucket<String> bucket = redisson.getBucket(key, StringCodec.INSTANCE);
@@ -118,7 +123,7 @@ final class ImportLease implements AutoCloseable {
     /**
      * @throws DelayQueueException if the lease was lost: another import may be running, so this one must not write
      */
-    void check() {
+    public void check() {
         if (this.lost) {
             throw new DelayQueueException("The RDelayedQueue import lease " + this.key + " was lost (it expired "
                     + "without renewal, for example during a long pause of this JVM, or was taken over): this import "

@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.protocol;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,11 +20,13 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisNoScriptException;
 import org.redisson.client.codec.StringCodec;
 
+import io.github.delayqueue.core.UnsupportedRedisException;
+
 /**
  * The Lua scripts, read once from the classpath and run with EVALSHA. A script cache flushed by a Redis
  * restart ({@code NOSCRIPT}) is reloaded transparently.
  */
-final class Scripts {
+public final class Scripts {
 
     enum Name {
         ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD, PEEK, PAUSE, IMPORT, PARTITIONS, VERSIONED, HOLD;
@@ -63,7 +65,7 @@ final class Scripts {
     private final Map<Name, String> sources = new EnumMap<>(Name.class);
     private final Map<Name, String> shas = new ConcurrentHashMap<>();
 
-    Scripts(RedissonClient redisson) {
+    public Scripts(RedissonClient redisson) {
         this.redisson = redisson;
         this.script = redisson.getScript(StringCodec.INSTANCE);
         String common = read("common.lua");
@@ -157,7 +159,7 @@ final class Scripts {
     }
 
     /** Checks the server and loads every script this instance has not loaded yet. */
-    void loadAll(List<Object> keys) {
+    public void loadAll(List<Object> keys) {
         for (Name name : Name.values()) {
             sha(name, keys);
         }
