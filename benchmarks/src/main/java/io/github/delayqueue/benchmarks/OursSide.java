@@ -343,9 +343,24 @@ final class OursSide extends Side {
                 }
             };
             ConsumerOptions options = consumerOptions().toBuilder().rateLimit(rate).build();
+            // when each claim returned, one entry per message it took (on the poller thread, before dispatch)
+            long[] claims = new long[count];
+            java.util.concurrent.atomic.AtomicInteger claimed = new java.util.concurrent.atomic.AtomicInteger();
+            io.github.delayqueue.core.DelayQueueListener claimTimes = new io.github.delayqueue.core.DelayQueueListener() {
+                @Override
+                public void claimed(String queue, int messages) {
+                    long now = System.nanoTime();
+                    for (int i = 0; i < messages; i++) {
+                        int at = claimed.getAndIncrement();
+                        if (at < count) {
+                            claims[at] = now;
+                        }
+                    }
+                }
+            };
             for (org.redisson.api.RedissonClient client : clients) {
-                DelayQueueConsumer c = DelayQueueClient.create(client, ClientOptions.builder().keyPrefix(run.prefix).build())
-                        .newConsumer(QUEUE, String.class, handler, options);
+                DelayQueueConsumer c = DelayQueueClient.create(client, ClientOptions.builder().keyPrefix(run.prefix)
+                        .listener(claimTimes).build()).newConsumer(QUEUE, String.class, handler, options);
                 run.consumers.add(c);
                 c.start();
             }
@@ -366,7 +381,10 @@ final class OursSide extends Side {
                     .with("script_calls", calls[0]).with("redis_us_per_call", calls[0] == 0 ? 0 : (double) calls[1] / calls[0])
                     .with("redis_us_per_msg", (double) calls[1] / count).with("handled_twice", twice.sum());
             if (rate != null) {
-                m.with("most_in_a_period", mostInWindow(sorted, rate.period().toNanos())).with("permits", rate.permits())
+                long[] claimOrder = java.util.Arrays.copyOf(claims, Math.min(count, claimed.get()));
+                java.util.Arrays.sort(claimOrder);
+                m.with("most_claimed_in_a_period", mostInWindow(claimOrder, rate.period().toNanos()))
+                        .with("most_started_in_a_period", mostInWindow(sorted, rate.period().toNanos())).with("permits", rate.permits())
                         .with("burst", rate.burst());
             }
             return m;

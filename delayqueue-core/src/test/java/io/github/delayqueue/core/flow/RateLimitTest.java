@@ -15,8 +15,12 @@ class RateLimitTest {
         assertThat(RateLimit.parse("200/1s")).satisfies(r -> {
             assertThat(r.permits()).isEqualTo(200);
             assertThat(r.period()).isEqualTo(Duration.ofSeconds(1));
-            assertThat(r.burst()).isEqualTo(1);
+            assertThat(r.burst()).isEqualTo(10); // the permits of 50 ms
         });
+        assertThat(RateLimit.parse("100/1s").burst()).isEqualTo(5);
+        assertThat(RateLimit.parse("20/1s").burst()).isEqualTo(1);
+        assertThat(RateLimit.parse("10/1m").burst()).isEqualTo(1);
+        assertThat(RateLimit.parse("100/1s").withBurst(1)).hasToString("100/1s burst 1");
         assertThat(RateLimit.parse("10/1m").period()).isEqualTo(Duration.ofMinutes(1));
         assertThat(RateLimit.parse(" 5 / 500ms ").period()).isEqualTo(Duration.ofMillis(500));
         assertThat(RateLimit.parse("1000/h").period()).isEqualTo(Duration.ofHours(1));

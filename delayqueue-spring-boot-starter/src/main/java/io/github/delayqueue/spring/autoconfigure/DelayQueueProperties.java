@@ -258,7 +258,10 @@ public class DelayQueueProperties {
          */
         private @Nullable String rateLimit;
 
-        /** Messages of this queue claimed at once after a quiet spell, within its rate limit (default 1). */
+        /**
+         * Messages of this queue claimed at once after a quiet spell, within its rate limit (default: the permits of
+         * 50 ms, at least 1).
+         */
         private @Nullable Integer rateLimitBurst;
 
         /**

@@ -64,7 +64,7 @@ final class FlowSettings {
             return rate.withBurst(burst);
         } catch (IllegalArgumentException e) {
             throw new DelayQueueConfigurationException(what + ": " + e.getMessage() + ".",
-                    "Set the burst between 1 and " + RateLimit.MAX_BURST + " (1, the default, spreads every claim evenly).",
+                    "Set the burst between 1 and " + RateLimit.MAX_BURST + " (unset: the permits of 50 ms, at least 1).",
                     e);
         }
     }
