@@ -198,6 +198,45 @@ class FlowControlTest {
     }
 
     @Test
+    void theLimitsStateOutlivesARestartOfEveryInstance() {
+        String queue = "restarted";
+        AtomicInteger slowDowns = new AtomicInteger();
+        ConsumerOptions options = ConsumerOptions.builder().concurrency(4).rateLimit(RateLimit.parse("10/1s"))
+                .maxPollInterval(Duration.ofSeconds(30)).build();
+        consume(application(ClientOptions.builder(), DelayQueueListener.NONE), queue, options, (payload, context) -> {
+            if (slowDowns.getAndIncrement() == 0) {
+                throw new SlowDownException(Duration.ofSeconds(2));
+            }
+        });
+        DelayQueueClient producer = redis.client();
+        producer.send(queue, "slow", Duration.ZERO);
+        String flowKey = redis.prefix() + ":{" + queue + "}:flow";
+        await().atMost(DEADLINE).until(() -> redis.redisson().getMap(flowKey, StringCodec.INSTANCE).get("hold") != null);
+        long holdUntil = Long.parseLong((String) redis.redisson().getMap(flowKey, StringCodec.INSTANCE).get("hold"));
+        // every instance stops; two new ones start
+        consumers.forEach(DelayQueueConsumer::stop);
+        consumers.clear();
+        List<Long> startedAtMs = new CopyOnWriteArrayList<>();
+        List<Long> starts = Collections.synchronizedList(new ArrayList<>());
+        for (int i = 0; i < 2; i++) {
+            consume(application(ClientOptions.builder(), DelayQueueListener.NONE), queue, options, (payload, context) -> {
+                startedAtMs.add(System.currentTimeMillis());
+                starts.add(System.nanoTime());
+            });
+        }
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        producer.sendAll(queue, batch);
+        await().atMost(DEADLINE).until(() -> startedAtMs.size() == 21); // the 20 and "slow" again
+        assertThat(startedAtMs).allSatisfy(at -> assertThat(at).isGreaterThanOrEqualTo(holdUntil));
+        List<Long> sorted = new ArrayList<>(starts);
+        Collections.sort(sorted);
+        assertThat(mostInAnyWindow(sorted, Duration.ofSeconds(1))).isLessThanOrEqualTo(10 + 1 + 2);
+    }
+
+    @Test
     void partitionedQueueSplitsTheLimitsAndPauseResumeAndSlowDownHoldEveryPartition() {
         String queue = "flow-partitioned";
         int messages = 60;
