@@ -304,7 +304,7 @@ class FlowControlTest {
     }
 
     @Test
-    void aClaimTakesTheBurstThenNamesTheNextPermitAsItsNextEventAndLeavesTheRestDue() {
+    void aClaimTakesTheBurstThenNamesWhenHalfTheBurstIsFreeAsItsNextEventAndLeavesTheRestDue() {
         String queue = "burst";
         DelayQueueClient producer = redis.client();
         List<SendRequest> batch = new ArrayList<>();
@@ -319,10 +319,11 @@ class FlowControlTest {
         QueueOps.ClaimResult first = ops.claim(10, 60_000, 5, 100, 60_000, 1_000, limits);
         assertThat(first.messages()).hasSize(4);
         assertThat(first.throttledBy()).isEqualTo(FlowLimit.RATE_LIMIT);
-        // the next permit, 100 ms after this claim's clock (to the microsecond, rounded up): the consumer sleeps until then, not a poll interval
-        assertThat(first.nextEventMs() - first.serverNowMs()).isBetween(1L, 101L); // rounded up to the ms
+        // when half the burst (2 permits) is free again: 200 ms after this claim's clock (to the microsecond, rounded
+        // up), so the consumer sleeps until then, not a poll interval
+        assertThat(first.nextEventMs() - first.serverNowMs()).isBetween(101L, 201L);
         QueueOps.ClaimResult second = ops.claim(10, 60_000, 5, 100, 60_000, 1_000, limits);
-        if (second.serverNowMs() < first.nextEventMs()) {
+        if (second.serverNowMs() < first.serverNowMs() + 100) { // before the next permit
             assertThat(second.messages()).isEmpty();
             assertThat(second.throttledBy()).isEqualTo(FlowLimit.RATE_LIMIT);
             assertThat(second.nextEventMs()).isEqualTo(first.nextEventMs());

@@ -14,11 +14,15 @@ import org.jspecify.annotations.Nullable;
  * @param toleranceMicros how far ahead of the clock the theoretical arrival time may run ({@code (burst-1) *
  *        interval})
  * @param maxInFlight this partition's cap on messages in flight (0: none)
+ * @param gatherMicros how long after the next permit a claim the rate limit held back names as its next event:
+ *        {@code (gather - 1) * interval}, {@code gather} half the burst rounded up. Consumers then wake when that
+ *        many permits are free rather than one, so N instances make about {@code N / gather} claims per message
+ *        rather than N, while a late wake-up still loses no permit (at most the burst is free at once)
  */
-public record ClaimLimits(double intervalMicros, double toleranceMicros, int maxInFlight) {
+public record ClaimLimits(double intervalMicros, double toleranceMicros, int maxInFlight, double gatherMicros) {
 
     /** No limit. */
-    public static final ClaimLimits NONE = new ClaimLimits(0, 0, 0);
+    public static final ClaimLimits NONE = new ClaimLimits(0, 0, 0, 0);
 
     /**
      * The share of {@code partition} of {@code partitions}.
@@ -34,16 +38,18 @@ public record ClaimLimits(double intervalMicros, double toleranceMicros, int max
         }
         int cap = maxInFlight <= 0 ? 0 : maxInFlight / partitions + (partition < maxInFlight % partitions ? 1 : 0);
         if (rate == null) {
-            return new ClaimLimits(0, 0, cap);
+            return new ClaimLimits(0, 0, cap, 0);
         }
         double interval = rate.intervalMicros(partitions);
         int burst = (rate.burst() + partitions - 1) / partitions;
-        return new ClaimLimits(interval, (burst - 1) * interval, cap);
+        int gather = (burst + 1) / 2;
+        return new ClaimLimits(interval, (burst - 1) * interval, cap, (gather - 1) * interval);
     }
 
-    /** The three arguments claim.lua takes after its own. */
+    /** The four arguments claim.lua takes after its own. */
     public String[] scriptArgs() {
-        return new String[] {format(intervalMicros), format(toleranceMicros), Integer.toString(maxInFlight)};
+        return new String[] {format(intervalMicros), format(toleranceMicros), Integer.toString(maxInFlight),
+                format(gatherMicros)};
     }
 
     /**

@@ -265,7 +265,7 @@ public final class QueueOps {
         List<Object> out = scripts.list(Scripts.Name.CLAIM, flowKeys, keys.wakeChannel(), Integer.toString(limit),
                 Long.toString(leaseMs), Integer.toString(maxAttempts), Integer.toString(reapLimit),
                 Long.toString(deadRetentionMs), Integer.toString(maxDead), Integer.toString(CLAIM_BYTES), limits[0],
-                limits[1], limits[2]);
+                limits[1], limits[2], limits[3]);
         long received = System.nanoTime();
         // the server read its clock about half a round trip before the reply arrived
         long clockReadAt = received - (received - sent) / 2;

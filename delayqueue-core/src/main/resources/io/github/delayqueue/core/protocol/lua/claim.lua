@@ -1,7 +1,8 @@
 -- ARGV: 1 wake channel (unused), 2 how many to claim, 3 lease ms, 4 max attempts, 5 how many expired leases to reap,
 --       6 dead-letter retention ms, 7 most dead letters kept, 8 byte budget: envelopes are claimed while their
 --       bytes stay within it (at least one is, whatever its size), so one reply cannot hold 100 x 1 MiB,
---       9-11 flow limits (flow.lua's flow_open: permit interval us, tolerance us, cap in flight; 0 0 0: none)
+--       9-12 flow limits (flow.lua's flow_open: permit interval us, tolerance us, cap in flight, gather us;
+--       0 0 0 0: none)
 -- KEYS: the ten of common.lua, then 11 the flow hash (flow.lua)
 -- First deletes dead letters past their retention or beyond the count (at most DEAD_TRIM per call: a claim
 -- runs at least once per poll interval, so a backlog of old dead letters goes within seconds, and when none
@@ -73,7 +74,7 @@ end
 -- A paused queue (pause.lua) hands nothing out, and names no next event: its consumers sleep their longest
 -- poll interval (resume publishes a wake-up). Expired leases above are still returned and dead letters trimmed.
 if redis.call('HEXISTS', KEYS[10], 'since') == 1 then return report() end
-local flow = flow_open(KEYS[11], ARGV[9], ARGV[10], ARGV[11], now, now_us)
+local flow = flow_open(KEYS[11], ARGV[9], ARGV[10], ARGV[11], ARGV[12], now, now_us)
 if limit > 0 then limit = flow_allow(flow, limit) end
 if limit > 0 then
   local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit)

@@ -8,10 +8,13 @@
 
 -- The flow limits of one claim. ARGV strings: interval between permits (us, 0: no rate limit), how far the
 -- theoretical arrival time may run ahead of the clock (us: (burst - 1) * interval), cap on messages in flight
--- (0: none).
-local function flow_open(key, interval, tolerance, max_inflight, now, now_us)
+-- (0: none), and how long after the next permit a held-back claim names as its next event (us: (gather - 1) *
+-- interval, where gather is half the burst rounded up): consumers then wake when that many permits are free, not
+-- one, so several instances do not all claim once per permit; at most the burst is ever free, so none is lost.
+local function flow_open(key, interval, tolerance, max_inflight, gather, now, now_us)
   return { key = key, interval = tonumber(interval), tolerance = tonumber(tolerance),
-    cap = tonumber(max_inflight), now = now, now_us = now_us, gate = nil, reason = '', tat = nil }
+    cap = tonumber(max_inflight), gather = tonumber(gather or '0'), now = now, now_us = now_us, gate = nil,
+    reason = '', tat = nil }
 end
 
 -- How many of `wanted` due messages the limits let this claim take now (0 when a limit holds them all).
@@ -34,7 +37,7 @@ local function flow_allow(f, wanted)
     f.tat = tat
     local permits = math.floor((f.now_us + f.tolerance + f.interval - tat) / f.interval)
     if permits <= 0 then
-      f.gate, f.reason = math.ceil((tat - f.tolerance) / 1000), 'R'
+      f.gate, f.reason = math.ceil((tat - f.tolerance + f.gather) / 1000), 'R'
       return 0
     end
     if permits < wanted then wanted = permits end
@@ -48,8 +51,9 @@ local function flow_took(f, taken)
   if f.interval > 0 and f.tat ~= nil and taken > 0 then
     local tat = f.tat + taken * f.interval
     redis.call('HSET', f.key, 'tat', string.format('%.0f', tat))
-    local next_permit = math.ceil((tat - f.tolerance) / 1000)
-    if next_permit > f.now then f.gate, f.reason = next_permit, 'R' end
+    if math.ceil((tat - f.tolerance) / 1000) > f.now then
+      f.gate, f.reason = math.ceil((tat - f.tolerance + f.gather) / 1000), 'R'
+    end
   end
   if f.cap > 0 and f.gate == nil and redis.call('ZCARD', KEYS[3]) >= f.cap then
     f.gate, f.reason = false, 'F'
