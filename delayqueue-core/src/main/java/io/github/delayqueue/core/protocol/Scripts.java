@@ -4,13 +4,20 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.BatchOptions;
@@ -23,8 +30,9 @@ import org.redisson.client.codec.StringCodec;
 import io.github.delayqueue.core.UnsupportedRedisException;
 
 /**
- * The Lua scripts, read once from the classpath and run with EVALSHA. A script cache flushed by a Redis
- * restart ({@code NOSCRIPT}) is reloaded transparently.
+ * The Lua scripts, read once from the classpath ({@code lua/}, each with the includes it declares expanded, from
+ * {@code lua/includes/}) and run with EVALSHA. A script cache flushed by a Redis restart ({@code NOSCRIPT}) is
+ * reloaded transparently.
  */
 public final class Scripts {
 
@@ -35,10 +43,6 @@ public final class Scripts {
             return name().toLowerCase() + ".lua";
         }
 
-        /** Whether the script uses flow.lua (flow control, {@code io.github.delayqueue.core.flow}). */
-        boolean flow() {
-            return this == CLAIM || this == SETTLE || this == HOLD;
-        }
     }
 
     /**
@@ -68,10 +72,69 @@ public final class Scripts {
     public Scripts(RedissonClient redisson) {
         this.redisson = redisson;
         this.script = redisson.getScript(StringCodec.INSTANCE);
-        String common = read("common.lua");
-        String flow = read("flow.lua");
         for (Name name : Name.values()) {
-            sources.put(name, common + "\n" + (name.flow() ? flow + "\n" : "") + read(name.file()));
+            sources.put(name, expand(name.file(), Scripts::read));
+        }
+    }
+
+    /**
+     * The text a script is loaded as: {@code lua/<file>} with its includes expanded (see {@link #expand}). For tests
+     * that look a script up in Redis's script cache by its SHA.
+     */
+    public static String source(String file) {
+        return expand(file, Scripts::read);
+    }
+
+    /**
+     * An include directive, BullMQ-style: a Lua comment line {@code --- @include "name"} stands for
+     * {@code lua/includes/name.lua}. A script declares its includes at its top (an include may declare its own).
+     */
+    private static final Pattern INCLUDE = Pattern.compile("--- @include \"([a-z_]+)\"");
+
+    /**
+     * Expands {@code file}'s includes, depth first, each once per script however many files declare it (an include
+     * comes before the first file that declares it, so its helpers are defined before they are used). Fails on a
+     * missing file, a malformed directive or a cycle, naming the files involved. {@code read} gives a file's text
+     * by its path under {@code lua/}, or {@code null} when there is none.
+     */
+    static String expand(String file, Function<String, @Nullable String> read) {
+        String text = read.apply(file);
+        if (text == null) {
+            throw new IllegalStateException("missing script resource lua/" + file);
+        }
+        StringBuilder out = new StringBuilder(text.length() * 3);
+        expandInto(file, text, read, new HashSet<>(), new ArrayDeque<>(List.of(file)), out);
+        return out.toString();
+    }
+
+    private static void expandInto(String file, String text, Function<String, @Nullable String> read, Set<String> done,
+            Deque<String> path, StringBuilder out) {
+        for (String line : text.split("\n", -1)) {
+            if (!line.startsWith("--- @include")) {
+                out.append(line).append('\n');
+                continue;
+            }
+            Matcher m = INCLUDE.matcher(line.strip());
+            if (!m.matches()) {
+                throw new IllegalStateException("lua/" + file + ": malformed include '" + line
+                        + "' (the form is --- @include \"name\", for lua/includes/name.lua)");
+            }
+            String include = "includes/" + m.group(1) + ".lua";
+            if (path.contains(include)) {
+                throw new IllegalStateException("include cycle in lua/" + path.getFirst() + ": "
+                        + String.join(" -> ", path) + " -> " + include);
+            }
+            if (!done.add(include)) {
+                continue;
+            }
+            String included = read.apply(include);
+            if (included == null) {
+                throw new IllegalStateException("lua/" + file + " includes \"" + m.group(1) + "\", but there is no lua/"
+                        + include);
+            }
+            path.addLast(include);
+            expandInto(include, included, read, done, path, out);
+            path.removeLast();
         }
     }
 
@@ -199,10 +262,10 @@ public final class Scripts {
         return sha;
     }
 
-    private static String read(String file) {
+    private static @Nullable String read(String file) {
         try (InputStream in = Scripts.class.getResourceAsStream("lua/" + file)) {
             if (in == null) {
-                throw new IllegalStateException("missing script resource lua/" + file);
+                return null;
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {

@@ -1,13 +1,12 @@
 package io.github.delayqueue.spring.it;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
 
+import io.github.delayqueue.core.protocol.Scripts;
 import io.github.delayqueue.testing.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RScript;
@@ -29,7 +28,7 @@ class RedisWarmUpIntegrationTests {
 
     @Test
     void theScriptsAreLoadedBeforeTheFirstSend() throws Exception {
-        String enqueue = sha1(lua("common.lua") + "\n" + lua("enqueue.lua"));
+        String enqueue = sha1(Scripts.source("enqueue.lua"));
         RedissonClient redis = TestRedis.newClient();
         ConfigurableApplicationContext context = null;
         try {
@@ -51,11 +50,6 @@ class RedisWarmUpIntegrationTests {
                 .noneMatch(t -> t.getName().equals("delayqueue-warm-up") && t.isAlive()));
     }
 
-    private static String lua(String file) throws IOException {
-        try (InputStream in = RedisWarmUpIntegrationTests.class.getResourceAsStream("/io/github/delayqueue/core/protocol/lua/" + file)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-    }
 
     private static String sha1(String text) throws NoSuchAlgorithmException {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));

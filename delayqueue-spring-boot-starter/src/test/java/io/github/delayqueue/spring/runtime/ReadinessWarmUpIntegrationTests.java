@@ -1,7 +1,5 @@
 package io.github.delayqueue.spring.runtime;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -9,6 +7,7 @@ import java.util.HexFormat;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.delayqueue.core.protocol.Scripts;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import io.github.delayqueue.testing.TestRedis;
 import org.junit.jupiter.api.Test;
@@ -45,7 +44,7 @@ class ReadinessWarmUpIntegrationTests {
 
     @Test
     void theApplicationsReadyListenersFindTheWarmUpDoneOnASlowRedis() throws Exception {
-        String enqueue = sha1(lua("common.lua") + "\n" + lua("enqueue.lua"));
+        String enqueue = sha1(Scripts.source("enqueue.lua"));
         RedissonClient redis = TestRedis.newClient();
         RScript scripts = redis.getScript(StringCodec.INSTANCE);
         String prefix = TestRedis.uniquePrefix();
@@ -106,12 +105,6 @@ class ReadinessWarmUpIntegrationTests {
                 .rootCause().hasMessageContaining("delayqueue.warm-up-wait must not be negative, was PT-1S");
     }
 
-    private static String lua(String file) throws IOException {
-        try (InputStream in = ReadinessWarmUpIntegrationTests.class
-                .getResourceAsStream("/io/github/delayqueue/core/protocol/lua/" + file)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-    }
 
     private static String sha1(String text) throws Exception {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));

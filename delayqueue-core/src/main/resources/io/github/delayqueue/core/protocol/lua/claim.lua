@@ -1,9 +1,10 @@
+-- Claims due messages under a lease, within the flow limits, after returning expired leases and trimming dead letters.
+-- KEYS: the standard layout (includes/keys.lua), then 11 the flow hash (includes/flow.lua)
 -- ARGV: 1 wake channel (unused), 2 how many to claim, 3 lease ms, 4 max attempts, 5 how many expired leases to reap,
 --       6 dead-letter retention ms, 7 most dead letters kept, 8 byte budget: envelopes are claimed while their
 --       bytes stay within it (at least one is, whatever its size), so one reply cannot hold 100 x 1 MiB,
 --       9-12 flow limits (flow.lua's flow_open: permit interval us, tolerance us, cap in flight, gather us;
 --       0 0 0 0: none)
--- KEYS: the ten of common.lua, then 11 the flow hash (flow.lua)
 -- First deletes dead letters past their retention or beyond the count (at most DEAD_TRIM per call: a claim
 -- runs at least once per poll interval, so a backlog of old dead letters goes within seconds, and when none
 -- is due for deletion this costs one ZRANGEBYSCORE and one ZCARD), then returns expired leases to the delayed
@@ -17,6 +18,13 @@
 --          then when the limit lets them go, or none for F, which a settle wakes), then pairs:
 --          "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope.
 -- Two reply items per message rather than four: the client decodes every item into a string of its own.
+--- @include "clock"
+--- @include "keys"
+--- @include "members"
+--- @include "wake"
+--- @include "dead_letters"
+--- @include "flow"
+local queue = queue_keys(KEYS)
 local now, now_us = clock()
 local limit = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
@@ -24,10 +32,10 @@ local max_attempts = tonumber(ARGV[4])
 
 local DEAD_TRIM = 100
 local expired_dead = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[6]), 'LIMIT', 0, DEAD_TRIM)
-delete_dead(expired_dead)
+delete_dead(queue, expired_dead)
 local trim = math.min(redis.call('ZCARD', KEYS[6]) - tonumber(ARGV[7]), DEAD_TRIM - #expired_dead)
 if trim > 0 then
-  delete_dead(redis.call('ZRANGE', KEYS[6], 0, trim - 1))
+  delete_dead(queue, redis.call('ZRANGE', KEYS[6], 0, trim - 1))
 end
 
 local redelivered, expired_buried, bad_buried = 0, 0, 0
@@ -37,7 +45,7 @@ for _, member in ipairs(expired) do
   local attempts = tonumber(redis.call('HGET', KEYS[4], id) or '0')
   if attempts >= max_attempts then
     expired_buried = expired_buried + 1
-    bury(id, member, now, attempts, 'lease expired on attempt ' .. attempts .. ' (consumer died or handler hung)')
+    bury(queue, id, member, now, attempts, 'lease expired on attempt ' .. attempts .. ' (consumer died or handler hung)')
   else
     redelivered = redelivered + 1
     redis.call('ZREM', KEYS[3], member)
@@ -57,7 +65,7 @@ local function bury_bad_score(member, score)
   bad_buried = bad_buried + 1
   local id = id_of(member)
   local attempts = tonumber(redis.call('HGET', KEYS[4], id) or '0')
-  bury(id, member, now, attempts, 'due time ' .. score .. ' in the delayed set is not a whole number of '
+  bury(queue, id, member, now, attempts, 'due time ' .. score .. ' in the delayed set is not a whole number of '
     .. 'milliseconds (written by something other than delayqueue)')
 end
 local too_late = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. MAX_SCORE, '+inf', 'WITHSCORES', 'LIMIT', 0, 10)
@@ -74,7 +82,7 @@ end
 -- A paused queue (pause.lua) hands nothing out, and names no next event: its consumers sleep their longest
 -- poll interval (resume publishes a wake-up). Expired leases above are still returned and dead letters trimmed.
 if redis.call('HEXISTS', KEYS[10], 'since') == 1 then return report() end
-local flow = flow_open(KEYS[11], ARGV[9], ARGV[10], ARGV[11], ARGV[12], now, now_us)
+local flow = flow_open(KEYS[11], queue.inflight, ARGV[9], ARGV[10], ARGV[11], ARGV[12], now, now_us)
 if limit > 0 then limit = flow_allow(flow, limit) end
 if limit > 0 then
   local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit)

@@ -1,9 +1,17 @@
--- Dead-letter administration. ARGV: 1 wake channel, 2 op, 3 limit, 4 offset, then dead keys (none = the
--- oldest first, from position offset, up to limit).
---   op "list":    returns quintuples dead key, dead-at, "<attempts>:<reason>", envelope, ''
---   op "requeue": back to the delayed set under its id, due now, attempts reset; a dead letter whose id is
---                 live again is skipped. Returns the number requeued.
---   op "purge":   deletes them. Returns the number deleted.
+-- Dead-letter administration: lists, requeues or purges dead letters.
+-- KEYS: the standard layout (includes/keys.lua)
+-- ARGV: 1 wake channel, 2 op ("list", "requeue" or "purge"), 3 limit, 4 offset, then dead keys (none = the oldest
+--       first, from position offset, up to limit).
+-- Returns: for "list", quintuples dead key, dead-at, "<attempts>:<reason>", envelope, ''; for "requeue" and "purge",
+--          the number requeued or deleted.
+-- "requeue" puts a dead letter back in the delayed set under its id, due now, attempts reset; a dead letter whose
+-- id is live again is skipped. "purge" deletes them.
+--- @include "clock"
+--- @include "keys"
+--- @include "members"
+--- @include "wake"
+--- @include "dead_letters"
+local queue = queue_keys(KEYS)
 local now = now_ms()
 local op = ARGV[2]
 local keys
@@ -29,10 +37,10 @@ for _, key in ipairs(keys) do
       out[#out + 1] = ''
     elseif op == 'purge' or redis.call('HEXISTS', KEYS[1], id) == 0 then
       local envelope = redis.call('HGET', KEYS[7], key)
-      delete_dead({ key })
+      delete_dead(queue, { key })
       if op == 'requeue' and envelope then
         -- a new sequence number in the envelope's own format; the rest (enqueued time, body) is kept
-        local seq = reserve_sequence(1)
+        local seq = reserve_sequence(KEYS[9], 1)
         local fresh
         if string.byte(envelope, 1) == 50 then
           fresh = '2' .. encode8(seq) .. string.sub(envelope, 10)

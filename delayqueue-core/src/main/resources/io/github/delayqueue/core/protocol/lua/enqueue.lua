@@ -1,12 +1,19 @@
+-- Writes messages: a lone send, or a batch the Combiner put together.
+-- KEYS: the standard layout (includes/keys.lua)
 -- ARGV: 1 wake channel, 2 "1" replace existing ids / "0" keep them (if-absent),
 --       then triples: id, due ("+<delayMs>" from the Redis clock or "@<epochMs>"), body
--- Returns one flag per message: 1 written, 0 kept the existing message (if-absent).
+-- Returns: one flag per message: 1 written, 0 kept the existing message (if-absent).
 -- A lone send (one triple: the Combiner found no other send to combine with) takes a short path. The batch
 -- path's tables, duplicate check and unpack cost a lone send more than its writes: if-absent needs only
 -- HEXISTS, replace one HGET. (Not HSETNX, which would save a call: the documented ACL rule set of
 -- docs/redis-layout.md does not allow it, and an upgrade must not need a wider ACL.) Redis CPU per lone send,
 -- EVALSHA in a loop from redis-benchmark on the 2-core box (median of 5, alternating): 74 us by the batch path,
 -- 52 us by this path's first version, with HSETNX (RDelayedQueue's offer: 51 us); see docs/benchmarks.md.
+--- @include "clock"
+--- @include "keys"
+--- @include "members"
+--- @include "wake"
+--- @include "lifecycle"
 if #ARGV == 5 then
   local id, spec = ARGV[3], ARGV[4]
   local existing = nil
@@ -23,10 +30,10 @@ if #ARGV == 5 then
   else
     due = delay_base(now_us) + tonumber(string.sub(spec, 2))
   end
-  local s = encode8(reserve_sequence(1))
+  local s = encode8(reserve_sequence(KEYS[9], 1))
   local envelope = '2' .. s .. encode8(now) .. ARGV[5]
   if existing then
-    forget(id, member_of(id, existing))
+    forget(queue_keys(KEYS), id, member_of(id, existing))
   end
   redis.call('HSET', KEYS[1], id, envelope)
   redis.call('ZADD', KEYS[2], string.format('%d', due), '~' .. s .. id)
@@ -58,7 +65,7 @@ for i = 1, #ids do
   end
 end
 if writes == 0 then return result end
-local seq = reserve_sequence(writes) - 1
+local seq = reserve_sequence(KEYS[9], writes) - 1
 local enqueued = encode8(now)
 local prefix = nil -- the first 7 digits of the sequence number, recomputed every 64 sends
 local earliest = nil
@@ -70,7 +77,7 @@ for i, id in ipairs(ids) do
   if result[i] == 1 then
     local j = 3 + (i - 1) * 3
     local spec, body = ARGV[j + 1], ARGV[j + 2]
-    if existing[i] then forget(id, member_of(id, existing[i])) end
+    if existing[i] then forget(queue_keys(KEYS), id, member_of(id, existing[i])) end
     if spec ~= last_spec then -- Lua strings are interned: this compares pointers
       if string.byte(spec, 1) == 64 then -- '@'
         due = tonumber(string.sub(spec, 2))

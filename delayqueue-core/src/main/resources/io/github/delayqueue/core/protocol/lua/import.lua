@@ -1,9 +1,12 @@
 -- Writes messages imported from another store (RDelayedQueueImporter), each at most once ever.
--- KEYS 1-10 as every script; KEYS[11] the import ledger (HASH id -> "1"): ids imported and not yet
--- confirmed removed from the source. The ledger is written in the same script as the message, so a
--- message is in the ledger exactly when it was written, even if it was delivered and acknowledged since.
+-- KEYS: the standard layout (includes/keys.lua), then 11 the import ledger (HASH id -> "1"): ids imported and not
+--       yet confirmed removed from the source. The ledger is written in the same script as the message, so a
+--       message is in the ledger exactly when it was written, even if it was delivered and acknowledged since.
 -- ARGV: 1 wake channel, then triples: id, due ("@<epochMs>"), body
--- Returns one flag per message: 1 written, 0 already imported (in the ledger) or live under that id.
+-- Returns: one flag per message: 1 written, 0 already imported (in the ledger) or live under that id.
+--- @include "clock"
+--- @include "members"
+--- @include "wake"
 local now = now_ms()
 local old_head = head_score(KEYS[2])
 for j = 3, #ARGV, 3 do -- checked before any write: a script that fails midway keeps what it wrote
@@ -22,7 +25,7 @@ for j = 2, #ARGV, 3 do
   redis.call('HSET', KEYS[11], id, '1')
 end
 if #writes == 0 then return result end
-local seq = reserve_sequence(#writes) - 1
+local seq = reserve_sequence(KEYS[9], #writes) - 1
 local enqueued = encode8(now)
 local earliest = nil
 local scores, envelopes = {}, {}

@@ -1,11 +1,12 @@
--- Checks, and on first use records, the partition count of a queue (see Partitions.java). KEYS here are not the
--- ten of the other scripts but the unpartitioned queue's, in its own slot:
+-- Checks, and on first use records, the partition count of a queue (see Partitions.java).
+-- KEYS (not the standard layout but the unpartitioned queue's, in its own slot):
 --   1 partitions  HASH  'count' -> the count, written by the first client that uses the queue (a hash, so that the
 --                       ACL rule set of docs/redis-layout.md covers it)
 --   2 delayed, 3 inflight, 4 dead: of the queue's one-partition layout (a live message is in delayed or inflight)
--- ARGV[1] the count this client is configured with.
--- Returns '' when the count matches (or was recorded now), the recorded count when it differs, and 'unpartitioned'
--- when the queue holds messages in the one-partition layout and the client asks for more.
+-- ARGV: 1 the count this client is configured with.
+-- Returns: '' when the count matches (or was recorded now), the recorded count when it differs, and
+--          'unpartitioned' when the queue holds messages in the one-partition layout and the client asks for more.
+-- It includes nothing: it runs on keys of its own and needs neither the clock nor the message helpers.
 local wanted = ARGV[1]
 local recorded = redis.call('HGET', KEYS[1], 'count')
 if recorded then

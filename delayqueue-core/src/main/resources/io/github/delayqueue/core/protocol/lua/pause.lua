@@ -1,7 +1,11 @@
+-- Pauses or resumes a queue's deliveries, or tells whether it is paused.
+-- KEYS: the standard layout (includes/keys.lua)
 -- ARGV: 1 wake channel, 2 op: "pause", "resume" or "status".
---   pause:  marks the queue paused (claim.lua then hands out nothing); returns 1 if it was not paused before.
---   resume: deletes the mark and publishes a wake-up, so sleeping consumers claim at once; returns 1 if it was paused.
---   status: returns 1 if the queue is paused.
+-- Returns: 1 or 0, by op:
+--   pause:  marks the queue paused (claim.lua then hands out nothing); 1 if it was not paused before.
+--   resume: deletes the mark and publishes a wake-up, so sleeping consumers claim at once; 1 if it was paused.
+--   status: 1 if the queue is paused.
+--- @include "clock"
 local op = ARGV[2]
 local paused = redis.call('HEXISTS', KEYS[10], 'since')
 if op == 'status' then return paused end

@@ -1,8 +1,13 @@
+-- Reads a page of pending or in-flight messages, or one message by its id.
+-- KEYS: the standard layout (includes/keys.lua)
 -- ARGV: 1 wake channel (unused), 2 what: 'delayed' or 'inflight' (a page by rank: 3 offset, 4 limit) or
--- 'id' (one message: 3 its id). Read-only; touches at most 'limit' messages (the caller bounds it to 1,000).
+--       'id' (one message: 3 its id).
 -- Returns: the Redis time (ms), the size of the set read ('' for 'id'), then five fields per message:
--- id, state ('d' pending, 'i' in flight), score (due time, or lease deadline in flight), attempts ('' before
--- the first claim), envelope, last error ('' if none). A member whose envelope is gone is skipped.
+--          id, state ('d' pending, 'i' in flight), score (due time, or lease deadline in flight), attempts (''
+--          before the first claim), envelope, last error ('' if none). A member whose envelope is gone is skipped.
+-- Read-only; touches at most 'limit' messages (the caller bounds it to 1,000).
+--- @include "clock"
+--- @include "members"
 local out = { string.format('%d', now_ms()) }
 
 local function add(id, state, score)

@@ -1,5 +1,10 @@
+-- Moves a pending (not in-flight) message to a new due time.
+-- KEYS: the standard layout (includes/keys.lua)
 -- ARGV: 1 wake channel, 2 id, 3 due ("+<delayMs>" or "@<epochMs>").
--- Moves a pending (not in-flight) message to a new due time. Returns 1 if moved.
+-- Returns: 1 if moved, 0 if the message is gone or in flight.
+--- @include "clock"
+--- @include "members"
+--- @include "wake"
 local id = ARGV[2]
 local envelope = redis.call('HGET', KEYS[1], id)
 if not envelope then return 0 end

@@ -1,4 +1,6 @@
 -- Settles finished deliveries in one round trip.
+-- KEYS: the standard layout (includes/keys.lua), then 11 the flow hash (includes/flow.lua): a claim waiting for
+--       the cap on messages in flight is woken
 -- ARGV: 1 wake channel, then one entry per op (member last: it is the only part that may hold ':'):
 --   "A<attempt>:<member>"                  ack: the message is done and deleted
 --   "R<attempt>:<delay ms>:<member>", text  retry: back to the delayed set in <delay ms>, text its last error
@@ -7,13 +9,18 @@
 --                                           to the delayed set at its due time and the attempt not counted
 --   "L<attempt>:<delay ms>:<member>"         later: the handler asked for it again in <delay ms>; not a failure,
 --                                           so the attempt is not counted and no error is recorded
+-- Returns: one string with a flag character per op: 1 applied, 0 stale (lease lost to a newer delivery, or
+--          message gone). One reply of N bytes rather than N integer replies, each decoded and boxed by the client.
 -- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
 -- (client encoding, protocol parsing, Lua strings), not the Redis commands.
 -- Every op is fenced: it applies only if the delivery is still the current one.
--- KEYS: the ten of common.lua, then 11 the flow hash (flow.lua): a claim waiting for the cap on messages in
--- flight is woken.
--- Returns one string with a flag character per op: 1 applied, 0 stale (lease lost to a newer delivery,
--- or message gone). One reply of N bytes rather than N integer replies, each decoded and boxed by the client.
+--- @include "clock"
+--- @include "keys"
+--- @include "members"
+--- @include "wake"
+--- @include "dead_letters"
+--- @include "flow"
+local queue = queue_keys(KEYS)
 local now = now_ms()
 local old_head = head_score(KEYS[2])
 local earliest = nil
@@ -82,7 +89,7 @@ for i, member in ipairs(members) do
       end
       if earliest == nil or due < earliest then earliest = due end
     else
-      bury(id, member, now, attempt, texts[i])
+      bury(queue, id, member, now, attempt, texts[i])
     end
     result[i] = '1'
   else

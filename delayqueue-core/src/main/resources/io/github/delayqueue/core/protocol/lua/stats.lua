@@ -1,4 +1,9 @@
--- ARGV: 1 wake channel (unused). Returns: now, pending, due now, in flight, dead, next due ('' if none).
+-- Counts a queue's messages (QueueStats).
+-- KEYS: the standard layout (includes/keys.lua)
+-- ARGV: 1 wake channel (unused)
+-- Returns: now, pending, due now, in flight, dead, next due ('' if none).
+--- @include "clock"
+--- @include "wake"
 local now = now_ms()
 local next_due = head_score(KEYS[2])
 return {

@@ -1,17 +1,25 @@
--- Writes intents that carry a version (a transactional outbox's row number): per message id, an intent is
--- applied only if its version is above the one recorded for the id, so an older intent replayed late (a
--- relay, a slow after-commit write) never overwrites a newer one, and a cancelled id is not brought back.
--- KEYS: the ten of common.lua, then 11 versions HASH id -> highest version applied, 12 versions-at ZSET
---       id -> when it was recorded (ms, Redis clock). Both exist only for ids written through this script.
+-- Writes intents that carry a version (a transactional outbox's row number), each only if it is the newest.
+-- KEYS: the standard layout (includes/keys.lua), then 11 versions HASH id -> highest version applied,
+--       12 versions-at ZSET id -> when it was recorded (ms, Redis clock). Both exist only for ids written
+--       through this script.
 -- ARGV: 1 wake channel, 2 how long a version is kept (ms) after its last write, then per intent, in order:
 --       "S", id, version, "1" replace / "0" if-absent, due ("+<delayMs>" or "@<epochMs>"), body
 --       "C", id, version                      (cancel)
 --       "R", id, version, due                 (reschedule a pending message)
--- Returns one number per intent: 1 applied, 0 applied with nothing to do (if-absent found the id live,
--- cancel or reschedule found no message to act on), -1 superseded (a version as high or higher was recorded:
--- the intent, or a newer one, was applied already; nothing is written but the record's time).
+-- Returns: one number per intent: 1 applied, 0 applied with nothing to do (if-absent found the id live,
+--          cancel or reschedule found no message to act on), -1 superseded (a version as high or higher was
+--          recorded: the intent, or a newer one, was applied already; nothing is written but the record's time).
+-- Per message id, an intent is applied only if its version is above the one recorded for the id, so an older
+-- intent replayed late (a relay, a slow after-commit write) never overwrites a newer one, and a cancelled id is
+-- not brought back.
 -- Every call writes (the record's time), so a WAIT after it also covers the write of an intent applied before.
 -- Versions older than ARGV[2] are forgotten, at most max(100, 2 x intents) per call.
+--- @include "clock"
+--- @include "keys"
+--- @include "members"
+--- @include "wake"
+--- @include "lifecycle"
+local queue = queue_keys(KEYS)
 local now, now_us = clock()
 local keep = tonumber(ARGV[2])
 local expired = redis.call('ZRANGEBYSCORE', KEYS[12], '-inf', string.format('%d', now - keep), 'LIMIT', 0,
@@ -44,9 +52,9 @@ while j <= #ARGV do
       if envelope and ARGV[j + 3] ~= '1' then
         result[#result + 1] = 0
       else
-        if envelope then forget(id, member_of(id, envelope)) end
+        if envelope then forget(queue, id, member_of(id, envelope)) end
         local due = due_of(ARGV[j + 4])
-        local s = encode8(reserve_sequence(1))
+        local s = encode8(reserve_sequence(KEYS[9], 1))
         redis.call('HSET', KEYS[1], id, '2' .. s .. encode8(now) .. ARGV[j + 5])
         redis.call('ZADD', KEYS[2], string.format('%d', due), '~' .. s .. id)
         if earliest == nil or due < earliest then earliest = due end
@@ -54,7 +62,7 @@ while j <= #ARGV do
       end
     elseif op == 'C' then
       if envelope then
-        forget(id, member_of(id, envelope))
+        forget(queue, id, member_of(id, envelope))
         result[#result + 1] = 1
       else
         result[#result + 1] = 0

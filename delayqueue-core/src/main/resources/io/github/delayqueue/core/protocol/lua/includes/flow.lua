@@ -1,18 +1,18 @@
 -- Flow control of the claim: rate limit, cap on messages in flight, hold (claim.lua, settle.lua, hold.lua).
--- Its key, the queue's flow HASH (KEYS[11] of those scripts, the queue's hash tag):
+-- Its key, the queue's flow HASH (KEYS[11] of those scripts, in the queue's hash tag):
 --   'tat'     the rate limit's theoretical arrival time (GCRA), microseconds on the Redis clock: one permit
 --             becomes free at tat - tolerance; each message claimed moves it on by one interval
 --   'hold'    claims hand nothing out before this time (ms, Redis clock): a handler said "slow down"
 --   'waiting' present while a claim found the in-flight cap reached: the next settle publishes a wake-up
 -- A hash (HGET, HSET, HDEL) as the paused key is, so an ACL that allows the other scripts allows this one.
 
--- The flow limits of one claim. ARGV strings: interval between permits (us, 0: no rate limit), how far the
--- theoretical arrival time may run ahead of the clock (us: (burst - 1) * interval), cap on messages in flight
--- (0: none), and how long after the next permit a held-back claim names as its next event (us: (gather - 1) *
+-- The flow limits of one claim on the flow hash `key` and the in-flight set `inflight`. ARGV strings: interval
+-- between permits (us, 0: no rate limit), how far the theoretical arrival time may run ahead of the clock (us:
+-- (burst - 1) * interval), cap on messages in flight (0: none), and how long after the next permit a held-back claim names as its next event (us: (gather - 1) *
 -- interval, where gather is half the burst rounded up): consumers then wake when that many permits are free, not
 -- one, so several instances do not all claim once per permit; at most the burst is ever free, so none is lost.
-local function flow_open(key, interval, tolerance, max_inflight, gather, now, now_us)
-  return { key = key, interval = tonumber(interval), tolerance = tonumber(tolerance),
+local function flow_open(key, inflight, interval, tolerance, max_inflight, gather, now, now_us)
+  return { key = key, inflight = inflight, interval = tonumber(interval), tolerance = tonumber(tolerance),
     cap = tonumber(max_inflight), gather = tonumber(gather or '0'), now = now, now_us = now_us, gate = nil,
     reason = '', tat = nil }
 end
@@ -25,7 +25,7 @@ local function flow_allow(f, wanted)
     return 0
   end
   if f.cap > 0 then
-    local room = f.cap - redis.call('ZCARD', KEYS[3])
+    local room = f.cap - redis.call('ZCARD', f.inflight)
     if room <= 0 then
       f.gate, f.reason = false, 'F'
       return 0
@@ -55,7 +55,7 @@ local function flow_took(f, taken)
       f.gate, f.reason = math.ceil((tat - f.tolerance + f.gather) / 1000), 'R'
     end
   end
-  if f.cap > 0 and f.gate == nil and redis.call('ZCARD', KEYS[3]) >= f.cap then
+  if f.cap > 0 and f.gate == nil and redis.call('ZCARD', f.inflight) >= f.cap then
     f.gate, f.reason = false, 'F'
   end
 end

@@ -1,0 +1,39 @@
+-- Ordering members: how a message is named in the delayed and in-flight sets, and the sequence numbers that
+-- order it. A ZSET member is "~<seq8><id>" (format 1: "<seq12><id>"): equal due times are claimed in send order
+-- because a ZSET orders equal scores by member bytes. <seq8> and <enqueued8> are numbers written with 8
+-- digits of an alphabet in ASCII order, so byte order is numeric order; the leading '~' sorts after
+-- every hex digit, so format-1 members left from an older release still come first.
+
+local DIGITS64 = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'
+
+-- n (an integer below 2^48) as 8 order-preserving base-64 digits. Unrolled, with one string.char call
+-- rather than a table of one-character strings joined: this runs once or twice per enqueue call, and
+-- the table version cost about twice as much (a loop of calls in one EVAL: 1.3-1.6 us against 0.6-0.8 us).
+local function encode8(n)
+  local d8 = n % 64; n = (n - d8) / 64
+  local d7 = n % 64; n = (n - d7) / 64
+  local d6 = n % 64; n = (n - d6) / 64
+  local d5 = n % 64; n = (n - d5) / 64
+  local d4 = n % 64; n = (n - d4) / 64
+  local d3 = n % 64; n = (n - d3) / 64
+  local d2 = n % 64; n = (n - d2) / 64
+  local d1 = n % 64
+  local byte = string.byte
+  return string.char(byte(DIGITS64, d1 + 1), byte(DIGITS64, d2 + 1), byte(DIGITS64, d3 + 1), byte(DIGITS64, d4 + 1),
+    byte(DIGITS64, d5 + 1), byte(DIGITS64, d6 + 1), byte(DIGITS64, d7 + 1), byte(DIGITS64, d8 + 1))
+end
+
+local function id_of(member)
+  if string.byte(member, 1) == 126 then return string.sub(member, 10) end
+  return string.sub(member, 13)
+end
+
+local function member_of(id, envelope)
+  if string.byte(envelope, 1) == 50 then return '~' .. string.sub(envelope, 2, 9) .. id end
+  return string.sub(envelope, 3, 14) .. id
+end
+
+-- Reserves n sequence numbers from the queue's sequence key; returns the first
+local function reserve_sequence(sequence, n)
+  return redis.call('INCRBY', sequence, n) - n + 1
+end
