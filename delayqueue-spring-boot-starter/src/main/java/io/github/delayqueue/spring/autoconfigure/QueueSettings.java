@@ -12,6 +12,7 @@ import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.core.RetryPolicy;
+import io.github.delayqueue.core.flow.ClaimLimits;
 import io.github.delayqueue.core.flow.RateLimit;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.ConsumerSettings;
@@ -171,9 +172,11 @@ public final class QueueSettings {
         RateLimit rate = handler.rateLimit() == null ? (key == null ? null : this.queueRateLimits.get(key))
                 : FlowSettings.withBurst("delayqueue.queues." + code + ".rate-limit-burst", handler.rateLimit(),
                         q.getRateLimitBurst());
+        int maxInFlight = first(handler.maxInFlight(), first(q.getMaxInFlight(), 0));
+        ClaimLimits.of(rate, maxInFlight, 0, first(q.getPartitions(), 1)); // an IllegalArgumentException if unfit
         return ConsumerOptions.builder()
                 .rateLimit(rate)
-                .maxInFlight(first(handler.maxInFlight(), first(q.getMaxInFlight(), 0)))
+                .maxInFlight(maxInFlight)
                 .concurrency(first(handler.concurrency(), s.getConcurrency()))
                 .batchSize(s.getBatchSize())
                 .visibilityTimeout(first(handler.visibilityTimeout(), s.getVisibilityTimeout()))

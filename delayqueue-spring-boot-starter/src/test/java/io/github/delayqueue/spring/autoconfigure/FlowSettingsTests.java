@@ -96,6 +96,14 @@ class FlowSettingsTests {
     }
 
     @Test
+    void anAttributesMaxInFlightBelowThePartitionCountFailsStartupNamingTheHandler() {
+        this.runner.withUserConfiguration(LimitedHandlerConfig.class)
+                .withPropertyValues("reminder.rate=10/1s", "delayqueue.queues.REMINDER.partitions=3")
+                .run(context -> assertThat(failure(context)).hasMessageContainingAll("Invalid consumer settings for "
+                        + "queue 'REMINDER'", "maxInFlight 2 is below the queue's 3 partitions"));
+    }
+
+    @Test
     void theFailureAnalyzerReportsTheCulpritAndTheFix() {
         this.runner.withPropertyValues("delayqueue.queues.ORDER_TIMEOUT.rate-limit=10/1x").run(context -> {
             FailureAnalysis analysis = new DelayQueueFailureAnalyzer().analyze(context.getStartupFailure());

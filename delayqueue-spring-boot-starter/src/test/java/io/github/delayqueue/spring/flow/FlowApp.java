@@ -2,6 +2,7 @@ package io.github.delayqueue.spring.flow;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayQueueCode;
@@ -25,9 +26,9 @@ public class FlowApp {
     static final List<Long> LIMITED_STARTS = new CopyOnWriteArrayList<>();
 
     /** Most CAPPED handlers seen running at once. */
-    static final java.util.concurrent.atomic.AtomicInteger CAPPED_MOST = new java.util.concurrent.atomic.AtomicInteger();
-    static final java.util.concurrent.atomic.AtomicInteger CAPPED_RUNNING = new java.util.concurrent.atomic.AtomicInteger();
-    static final java.util.concurrent.atomic.AtomicInteger CAPPED_DONE = new java.util.concurrent.atomic.AtomicInteger();
+    static final AtomicInteger CAPPED_MOST = new AtomicInteger();
+    static final AtomicInteger CAPPED_RUNNING = new AtomicInteger();
+    static final AtomicInteger CAPPED_DONE = new AtomicInteger();
 
     @Component
     static class Handlers {
