@@ -23,7 +23,6 @@ import org.redisson.client.codec.StringCodec;
 import io.github.delayqueue.core.flow.ClaimLimits;
 import io.github.delayqueue.core.flow.FlowLimit;
 import io.github.delayqueue.core.flow.RateLimit;
-import io.github.delayqueue.core.protocol.Partitions;
 import io.github.delayqueue.core.protocol.QueueKeys;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.Scripts;
@@ -70,7 +69,7 @@ class FlowControlTest {
     }
 
     /** The most elements of {@code sortedNanos} within any window of {@code window} starting at one of them. */
-    private static int mostInAnyWindow(List<Long> sortedNanos, Duration window) {
+    static int mostInAnyWindow(List<Long> sortedNanos, Duration window) {
         int most = 0;
         int end = 0;
         for (int start = 0; start < sortedNanos.size(); start++) {
@@ -205,7 +204,7 @@ class FlowControlTest {
                 .maxPollInterval(Duration.ofSeconds(30)).build();
         consume(application(ClientOptions.builder(), DelayQueueListener.NONE), queue, options, (payload, context) -> {
             if (slowDowns.getAndIncrement() == 0) {
-                throw new SlowDownException(Duration.ofSeconds(2));
+                throw new SlowDownException(Duration.ofSeconds(1));
             }
         });
         DelayQueueClient producer = redis.client();
@@ -225,83 +224,17 @@ class FlowControlTest {
             });
         }
         List<SendRequest> batch = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
+        for (int i = 0; i < 15; i++) {
             batch.add(SendRequest.of("m" + i, Duration.ZERO));
         }
         producer.sendAll(queue, batch);
-        await().atMost(DEADLINE).until(() -> startedAtMs.size() == 21); // the 20 and "slow" again
+        await().atMost(DEADLINE).until(() -> startedAtMs.size() == 16); // the 15 and "slow" again
         assertThat(startedAtMs).allSatisfy(at -> assertThat(at).isGreaterThanOrEqualTo(holdUntil));
         List<Long> sorted = new ArrayList<>(starts);
         Collections.sort(sorted);
         assertThat(mostInAnyWindow(sorted, Duration.ofSeconds(1))).isLessThanOrEqualTo(10 + 1 + 2);
     }
 
-    @Test
-    void partitionedQueueSplitsTheLimitsAndPauseResumeAndSlowDownHoldEveryPartition() {
-        String queue = "flow-partitioned";
-        int messages = 60;
-        ClientOptions.Builder partitioned = ClientOptions.builder().partitions(queue, 3);
-        // 30/1s split 10/1s over each of 3 partitions, burst 1 each; at most 3 in flight, one per partition
-        ConsumerOptions options = ConsumerOptions.builder().concurrency(8).rateLimit(RateLimit.parse("30/1s"))
-                .maxInFlight(3).maxPollInterval(Duration.ofSeconds(30)).build();
-        List<Long> starts = Collections.synchronizedList(new ArrayList<>());
-        AtomicInteger running = new AtomicInteger();
-        AtomicInteger most = new AtomicInteger();
-        AtomicInteger slowDowns = new AtomicInteger();
-        List<Long> startedAtMs = new CopyOnWriteArrayList<>();
-        for (int i = 0; i < 2; i++) {
-            consume(application(ClientOptions.builder().partitions(queue, 3), DelayQueueListener.NONE), queue, options,
-                    (payload, context) -> {
-                        most.accumulateAndGet(running.incrementAndGet(), Math::max);
-                        try {
-                            if (payload.equals("slow") && slowDowns.getAndIncrement() == 0) {
-                                throw new SlowDownException(Duration.ofSeconds(1));
-                            }
-                            starts.add(System.nanoTime());
-                            startedAtMs.add(System.currentTimeMillis());
-                            TimeUnit.MILLISECONDS.sleep(20);
-                        } finally {
-                            running.decrementAndGet();
-                        }
-                    });
-        }
-        DelayQueueClient producer = application(partitioned, DelayQueueListener.NONE);
-        producer.pause(queue);
-        List<SendRequest> batch = new ArrayList<>();
-        for (int i = 0; i < messages; i++) {
-            batch.add(SendRequest.of("m" + i, Duration.ZERO));
-        }
-        producer.sendAll(queue, batch);
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(starts::isEmpty);
-        producer.resume(queue);
-
-        await().atMost(DEADLINE).until(() -> starts.size() >= messages);
-        List<Long> sorted = new ArrayList<>(starts);
-        Collections.sort(sorted);
-        // 30 per second, a burst of one per partition: 30 + 3 in any window, not the 60 of a limit per instance
-        assertThat(mostInAnyWindow(sorted, Duration.ofSeconds(1))).isLessThanOrEqualTo(35);
-        assertThat(most.get()).isLessThanOrEqualTo(3);
-
-        // a slow-down in one partition holds them all
-        producer.send(queue, "slow", Duration.ZERO);
-        await().atMost(DEADLINE).until(() -> slowDowns.get() == 1);
-        long holdUntil = 0;
-        for (int p = 0; p < 3; p++) {
-            String flowKey = redis.prefix() + ":{" + Partitions.tag(queue, p, 3) + "}:flow";
-            await().atMost(DEADLINE).until(() -> redis.redisson().getMap(flowKey, StringCodec.INSTANCE).get("hold") != null);
-            holdUntil = Math.max(holdUntil,
-                    Long.parseLong((String) redis.redisson().getMap(flowKey, StringCodec.INSTANCE).get("hold")));
-        }
-        int before = startedAtMs.size();
-        List<SendRequest> more = new ArrayList<>();
-        for (int i = 0; i < 9; i++) {
-            more.add(SendRequest.of("n" + i, Duration.ZERO));
-        }
-        producer.sendAll(queue, more);
-        await().atMost(DEADLINE).until(() -> startedAtMs.size() >= before + 10);
-        long hold = holdUntil;
-        assertThat(startedAtMs.subList(before, startedAtMs.size())).allSatisfy(at -> assertThat(at).isGreaterThanOrEqualTo(hold));
-    }
 
     @Test
     void aClaimTakesTheBurstThenNamesWhenHalfTheBurstIsFreeAsItsNextEventAndLeavesTheRestDue() {
