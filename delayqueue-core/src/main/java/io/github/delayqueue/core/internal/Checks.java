@@ -4,10 +4,11 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.delayqueue.core.DelayQueueClient;
-
 /** Argument checks that throw {@link IllegalArgumentException} with the caller's wording. */
 public final class Checks {
+
+    /** The longest delay, backoff or timeout anything accepts; {@code DelayQueueClient.MAX_DELAY} publishes it. */
+    public static final Duration MAX_DELAY = Duration.ofDays(3650);
 
     private Checks() {
     }
@@ -26,8 +27,7 @@ public final class Checks {
 
     /** Longer durations would overflow the engine's nanosecond and millisecond arithmetic later, on its own threads. */
     public static void atMostMaxDelay(Duration value, String name) {
-        require(value.compareTo(DelayQueueClient.MAX_DELAY) <= 0,
-                name + " must be at most " + DelayQueueClient.MAX_DELAY + ", was " + value);
+        require(value.compareTo(MAX_DELAY) <= 0, name + " must be at most " + MAX_DELAY + ", was " + value);
     }
 
     /** The index of the first surrogate that is not half of a pair, or -1: such text has no UTF-8 form. */

@@ -18,11 +18,10 @@ import org.slf4j.LoggerFactory;
 
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.ImportInProgressException;
-import io.github.delayqueue.core.RDelayedQueueImporter;
 import io.github.delayqueue.core.engine.Threads;
 
 /**
- * The lease that lets one {@link RDelayedQueueImporter} run at a time per key prefix: a string key
+ * The lease that lets one {@code RDelayedQueueImporter} run at a time per key prefix: a string key
  * {@code <prefix>:rdelayedqueue-import} holding the holder's token (random, with its host, process and start time),
  * set only if absent and with an expiry ({@code SET NX PX}), renewed every third of that expiry by a named daemon
  * thread while the run goes on, and deleted when it ends; both only while the key still holds this holder's token.

@@ -9,11 +9,10 @@ import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 
-import io.github.delayqueue.core.RDelayedQueueImporter;
 
 /**
  * The Redis structures of one Redisson {@code RDelayedQueue}, as Redisson 3.x and 4.x lay them out (read from
- * {@code org.redisson.RedissonDelayedQueue} 4.7.0), for {@link RDelayedQueueImporter}:
+ * {@code org.redisson.RedissonDelayedQueue} 4.7.0), for {@code RDelayedQueueImporter}:
  *
  * <ul>
  *   <li>{@code redisson_delay_queue_timeout:{name}}: ZSET, packed entry → due time (epoch ms, the offering

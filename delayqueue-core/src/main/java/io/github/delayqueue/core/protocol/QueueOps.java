@@ -14,9 +14,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.DeadLetter;
-import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.NotReplicatedException;
 import io.github.delayqueue.core.QueueStats;
@@ -125,7 +123,10 @@ public final class QueueOps {
     private final Combiner keeping = new Combiner(SendMode.IF_ABSENT);
     private final Combiner replacing = new Combiner(SendMode.REPLACE);
 
-    /** Replicas each enqueue call waits for (0: none) and how long at most; see {@link ClientOptions#waitForReplicas()}. */
+    /**
+     * Replicas each enqueue call waits for (0: none) and how long at most; see
+     * {@code ClientOptions.waitForReplicas()}.
+     */
     private final int replicas;
     private final java.time.Duration replicaTimeout;
 
@@ -363,7 +364,7 @@ public final class QueueOps {
 
     /**
      * Reads the stats as a lone send writes: an asynchronous script call answered on Redisson's threads, waited for.
-     * For {@link DelayQueueClient#warmUp}: the first asynchronous call of a JVM costs tens of milliseconds.
+     * For {@code DelayQueueClient.warmUp}: the first asynchronous call of a JVM costs tens of milliseconds.
      */
     public void warmUp() {
         scripts.listAsync(Scripts.Name.STATS, keys.keys(), keys.wakeChannel()).toCompletableFuture().join();

@@ -22,9 +22,9 @@ import io.github.delayqueue.spring.ContextAwareDelayMessageHandler;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayMessageHandler;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
-import io.github.delayqueue.spring.autoconfigure.HandlerOverrides;
 import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
 import io.github.delayqueue.spring.consumer.HandlerEndpoint;
+import io.github.delayqueue.spring.core.HandlerOverrides;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;

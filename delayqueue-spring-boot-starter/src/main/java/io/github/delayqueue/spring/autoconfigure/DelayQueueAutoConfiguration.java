@@ -4,6 +4,7 @@ import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -13,6 +14,7 @@ import io.github.delayqueue.core.DeliveryInterceptor;
 import io.github.delayqueue.core.JacksonPayloadCodec;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.spring.DelayQueueAdmin;
+import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.annotation.DelayHandlerBeanPostProcessor;
@@ -20,6 +22,7 @@ import io.github.delayqueue.spring.consumer.ConsumerStarter;
 import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
 import io.github.delayqueue.spring.core.DefaultDelayQueueAdmin;
 import io.github.delayqueue.spring.core.DefaultDelayQueueTemplate;
+import io.github.delayqueue.spring.core.Listeners;
 import io.github.delayqueue.spring.core.QueueCatalog;
 import io.github.delayqueue.spring.core.QueueCodeScanner;
 import io.github.delayqueue.spring.core.SendOutbox;
@@ -29,6 +32,8 @@ import io.github.delayqueue.spring.redis.RedisWarmUp;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -60,6 +65,8 @@ import org.springframework.core.io.ResourceLoader;
 @ConditionalOnClass({ DelayQueueClient.class, RedissonClient.class })
 @EnableConfigurationProperties(DelayQueueProperties.class)
 public final class DelayQueueAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(DelayQueueAutoConfiguration.class);
 
     @Bean(destroyMethod = "shutdown")
     @ConditionalOnMissingBean(RedissonClient.class)
@@ -108,8 +115,15 @@ public final class DelayQueueAutoConfiguration {
             packages.addAll(AutoConfigurationPackages.get(beanFactory));
         }
         packages.addAll(properties.getScanPackages());
-        return new QueueCatalog(new QueueCodeScanner(environment, resourceLoader).scan(new ArrayList<>(packages)),
-                properties, redisson, codec, listeners.orderedStream().toList());
+        List<DelayQueueCode> codes = new QueueCodeScanner(environment, resourceLoader).scan(new ArrayList<>(packages));
+        List<String> names = codes.stream().map(DelayQueueCode::code).toList();
+        QueueSettings settings = new QueueSettings(properties, new LinkedHashSet<>(names));
+        List<QueueCatalog.ClientPlan> plans = settings.clientPlans(names, codec,
+                Listeners.of(listeners.orderedStream().toList()));
+        for (String key : settings.unmatchedKeys()) {
+            log.warn("delayqueue.queues.{} matches no declared queue code {}; its settings are ignored", key, names);
+        }
+        return new QueueCatalog(codes, plans, settings, redisson, codec);
     }
 
     /** Without spring-tx, or with {@code delayqueue.producer.transaction-aware=false}: sends are written at once. */

@@ -15,6 +15,9 @@ import io.github.delayqueue.core.RetryPolicy;
 import io.github.delayqueue.core.flow.ClaimLimits;
 import io.github.delayqueue.core.flow.RateLimit;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
+import io.github.delayqueue.spring.core.HandlerOverrides;
+import io.github.delayqueue.spring.core.QueueCatalog.ClientPlan;
+import io.github.delayqueue.spring.core.QueueConsumerSettings;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.ConsumerSettings;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Queue;
 
@@ -28,7 +31,7 @@ import org.springframework.util.unit.DataSize;
  *
  * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
-public final class QueueSettings {
+public final class QueueSettings implements QueueConsumerSettings {
 
     private static final Queue INHERIT_ALL = new Queue();
 
@@ -148,7 +151,23 @@ public final class QueueSettings {
         }
     }
 
+    /**
+     * The engine clients the declared {@code codes} need: one per distinct key prefix and payload limit, in the order
+     * of each one's first queue, with {@code codec} and {@code listener}.
+     *
+     * @throws DelayQueueConfigurationException if a producer or partition setting is out of range
+     */
+    public List<ClientPlan> clientPlans(List<String> codes, PayloadCodec codec, DelayQueueListener listener) {
+        Map<ClientKey, List<String>> byKey = new LinkedHashMap<>();
+        for (String code : codes) {
+            byKey.computeIfAbsent(clientKey(code), k -> new java.util.ArrayList<>()).add(code);
+        }
+        return byKey.entrySet().stream()
+                .map(e -> new ClientPlan(clientOptions(e.getKey(), codec, listener), e.getValue())).toList();
+    }
+
     /** Whether this application consumes the queue (the queue's setting, else the global one). */
+    @Override
     public boolean consumerEnabled(String code) {
         return first(overrides(code).getConsumerEnabled(), this.properties.getConsumer().isEnabled());
     }
@@ -158,6 +177,7 @@ public final class QueueSettings {
      *
      * @throws IllegalArgumentException if the engine rejects a value
      */
+    @Override
     public ConsumerOptions consumerOptions(String code, HandlerOverrides handler) {
         String key = key(code);
         ConsumerSettings s = ConsumerSettings.firstSet(overrides(code), this.properties.getConsumer());

@@ -3,7 +3,7 @@ package io.github.delayqueue.spring.consumer;
 import java.lang.reflect.Type;
 
 import io.github.delayqueue.core.MessageHandler;
-import io.github.delayqueue.spring.autoconfigure.HandlerOverrides;
+import io.github.delayqueue.spring.core.HandlerOverrides;
 
 /**
  * One {@code @DelayHandler} found on a bean, ready to become a consumer.

@@ -15,8 +15,10 @@ import org.jspecify.annotations.Nullable;
  * Every {@link DelayQueueListener} bean as the one listener an engine client takes: none is
  * {@link DelayQueueListener#NONE} (the engine then does no work for listening), one is itself, more are called
  * in order. The engine logs what a listener throws; here one that throws does not keep the next from hearing.
+ *
+ * <p>Internal to the starter: public only so that the auto-configuration can hand the result to the clients.
  */
-final class Listeners implements DelayQueueListener {
+public final class Listeners implements DelayQueueListener {
 
     private final DelayQueueListener[] listeners;
 
@@ -24,7 +26,7 @@ final class Listeners implements DelayQueueListener {
         this.listeners = listeners.toArray(new DelayQueueListener[0]);
     }
 
-    static DelayQueueListener of(List<DelayQueueListener> listeners) {
+    public static DelayQueueListener of(List<DelayQueueListener> listeners) {
         return switch (listeners.size()) {
             case 0 -> NONE;
             case 1 -> listeners.get(0);

@@ -1,24 +1,23 @@
 package io.github.delayqueue.spring.core;
 
-import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.DelayQueueClient;
-import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.spring.DelayQueueCode;
-import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties;
-import io.github.delayqueue.spring.autoconfigure.QueueSettings;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The declared queues and the engine client of each: one {@link DelayQueueClient} per distinct key
- * prefix and payload limit, so per-queue overrides of those need no extra connections.
+ * The declared queues and the engine client of each: one {@link DelayQueueClient} per {@link ClientPlan}, which the
+ * auto-configuration resolves from the properties (one per distinct key prefix and payload limit, so per-queue
+ * overrides of those need no extra connections), and the consumer settings it resolved.
  *
  * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
@@ -34,35 +33,42 @@ public final class QueueCatalog {
         }
     }
 
-    private final Map<String, Queue> queues = new LinkedHashMap<>();
-    private final List<DelayQueueCode> codes;
-    private final QueueSettings settings;
-    private final PayloadCodec codec;
+    /** One engine client to create: its options (codec and listener included) and the codes of the queues it serves. */
+    public record ClientPlan(ClientOptions options, List<String> codes) {
 
-    public QueueCatalog(List<DelayQueueCode> codes, DelayQueueProperties properties, RedissonClient redisson,
-            PayloadCodec codec) {
-        this(codes, properties, redisson, codec, List.of());
+        public ClientPlan {
+            codes = List.copyOf(codes);
+        }
     }
 
-    /** {@code listeners} hear every client's events (the metrics, the application's own), in this order. */
-    public QueueCatalog(List<DelayQueueCode> codes, DelayQueueProperties properties, RedissonClient redisson,
-            PayloadCodec codec, List<DelayQueueListener> listeners) {
+    private final Map<String, Queue> queues = new LinkedHashMap<>();
+    private final List<DelayQueueCode> codes;
+    private final QueueConsumerSettings settings;
+    private final PayloadCodec codec;
+
+    /**
+     * Creates the clients of {@code plans} (in the order their first queue is declared), each declared queue on the
+     * client of the plan that names it.
+     *
+     * @throws IllegalArgumentException if a declared code is in no plan
+     */
+    public QueueCatalog(List<DelayQueueCode> codes, List<ClientPlan> plans, QueueConsumerSettings settings,
+            RedissonClient redisson, PayloadCodec codec) {
         this.codes = List.copyOf(codes);
-        this.settings = new QueueSettings(properties,
-                codes.stream().map(DelayQueueCode::code).collect(java.util.stream.Collectors.toSet()));
+        this.settings = settings;
         this.codec = codec;
-        QueueSettings settings = this.settings;
-        DelayQueueListener listener = Listeners.of(listeners);
-        Map<QueueSettings.ClientKey, DelayQueueClient> clients = new HashMap<>();
-        for (DelayQueueCode code : codes) {
-            QueueSettings.ClientKey key = settings.clientKey(code.code());
-            DelayQueueClient client = clients.computeIfAbsent(key,
-                    k -> DelayQueueClient.create(redisson, settings.clientOptions(k, this.codec, listener)));
-            this.queues.put(code.code(), new Queue(code, client));
+        Map<String, ClientPlan> planOf = new LinkedHashMap<>();
+        for (ClientPlan plan : plans) {
+            plan.codes().forEach(code -> planOf.put(code, plan));
         }
-        for (String key : settings.unmatchedKeys()) {
-            log.warn("delayqueue.queues.{} matches no declared queue code {}; its settings are ignored", key,
-                    this.queues.keySet());
+        Map<ClientPlan, DelayQueueClient> clients = new IdentityHashMap<>();
+        for (DelayQueueCode code : codes) {
+            ClientPlan plan = planOf.get(code.code());
+            if (plan == null) {
+                throw new IllegalArgumentException("queue '" + code.code() + "' is in no client plan");
+            }
+            DelayQueueClient client = clients.computeIfAbsent(plan, p -> DelayQueueClient.create(redisson, p.options()));
+            this.queues.put(code.code(), new Queue(code, client));
         }
         if (codes.isEmpty()) {
             log.info("No DelayQueueCode enums found; declare queues in an enum implementing DelayQueueCode under the "
@@ -78,7 +84,8 @@ public final class QueueCatalog {
         return this.codec;
     }
 
-    public QueueSettings settings() {
+    /** The consumer settings of the declared queues, as the auto-configuration resolved them. */
+    public QueueConsumerSettings settings() {
         return this.settings;
     }
 

@@ -135,60 +135,50 @@ public final class DelayQueueMetrics implements DelayQueueListener {
         QueueMeters(MeterRegistry registry, String queue) {
             for (SendMode mode : SendMode.values()) {
                 for (int batch = 0; batch < 2; batch++) {
-                    sent[mode.ordinal()][batch] = Counter.builder(PREFIX + "messages.sent")
-                            .description("Messages sent (written to Redis)")
-                            .tags("queue", queue, "mode", tag(mode), "batch", Boolean.toString(batch == 1))
-                            .register(registry);
+                    sent[mode.ordinal()][batch] = counter(registry, "messages.sent", "Messages sent (written to Redis)",
+                            "queue", queue, "mode", tag(mode), "batch", Boolean.toString(batch == 1));
                 }
             }
-            sendErrors = Counter.builder(PREFIX + "send.errors")
-                    .description("Send calls that failed in Redis (the messages may or may not be written)")
-                    .tag("queue", queue).register(registry);
-            sendSucceeded = sendTimer(registry, queue, "success");
-            sendFailed = sendTimer(registry, queue, "error");
-            claimed = Counter.builder(PREFIX + "messages.claimed").description("Messages claimed by this application's consumers")
-                    .tag("queue", queue).register(registry);
-            lateness = Timer.builder(PREFIX + "lateness")
-                    .description("Handler start less the message's due time, on the Redis clock")
-                    .tag("queue", queue).register(registry);
+            sendErrors = counter(registry, "send.errors",
+                    "Send calls that failed in Redis (the messages may or may not be written)", "queue", queue);
+            sendSucceeded = timer(registry, "send.duration", "Time a send call took to write to Redis",
+                    "queue", queue, "outcome", "success");
+            sendFailed = timer(registry, "send.duration", "Time a send call took to write to Redis",
+                    "queue", queue, "outcome", "error");
+            claimed = counter(registry, "messages.claimed", "Messages claimed by this application's consumers",
+                    "queue", queue);
+            lateness = timer(registry, "lateness", "Handler start less the message's due time, on the Redis clock",
+                    "queue", queue);
             for (DeliveryOutcome outcome : DeliveryOutcome.values()) {
-                handlerDuration[outcome.ordinal()] = Timer.builder(PREFIX + "handler.duration")
-                        .description("Time handlers ran, by the outcome of the delivery")
-                        .tags("queue", queue, "outcome", tag(outcome)).register(registry);
+                handlerDuration[outcome.ordinal()] = timer(registry, "handler.duration",
+                        "Time handlers ran, by the outcome of the delivery", "queue", queue, "outcome", tag(outcome));
             }
-            acknowledged = Counter.builder(PREFIX + "messages.acknowledged")
-                    .description("Messages acknowledged (deleted from Redis after their handler returned)")
-                    .tag("queue", queue).register(registry);
-            retried = Counter.builder(PREFIX + "messages.retried")
-                    .description("Failed messages put back for a retry after their back-off")
-                    .tag("queue", queue).register(registry);
+            acknowledged = counter(registry, "messages.acknowledged",
+                    "Messages acknowledged (deleted from Redis after their handler returned)", "queue", queue);
+            retried = counter(registry, "messages.retried", "Failed messages put back for a retry after their back-off",
+                    "queue", queue);
             for (DeadLetterCause cause : DeadLetterCause.values()) {
-                dead[cause.ordinal()] = Counter.builder(PREFIX + "messages.dead")
-                        .description("Messages moved to the dead letters, by cause")
-                        .tags("queue", queue, "cause", tag(cause)).register(registry);
+                dead[cause.ordinal()] = counter(registry, "messages.dead", "Messages moved to the dead letters, by cause",
+                        "queue", queue, "cause", tag(cause));
             }
-            leasesExpiredRedelivered = leases(registry, queue, "redelivered");
-            leasesExpiredDead = leases(registry, queue, "dead_lettered");
-            staleSettles = Counter.builder(PREFIX + "settles.stale")
-                    .description("Acks, retries and dead letters the fence rejected: their delivery had lost its lease")
-                    .tag("queue", queue).register(registry);
+            String leases = "Leases that expired before their delivery was settled (consumer died or hung)";
+            leasesExpiredRedelivered = counter(registry, "leases.expired", leases, "queue", queue, "outcome", "redelivered");
+            leasesExpiredDead = counter(registry, "leases.expired", leases, "queue", queue, "outcome", "dead_lettered");
+            staleSettles = counter(registry, "settles.stale",
+                    "Acks, retries and dead letters the fence rejected: their delivery had lost its lease", "queue", queue);
             for (FlowLimit limit : FlowLimit.values()) {
-                throttled[limit.ordinal()] = Counter.builder(PREFIX + "claims.throttled")
-                        .description("Claims that left due messages in Redis because a flow limit held them back, by limit")
-                        .tags("queue", queue, "limit", limit.name().toLowerCase(Locale.ROOT).replace('_', '-'))
-                        .register(registry);
+                throttled[limit.ordinal()] = counter(registry, "claims.throttled",
+                        "Claims that left due messages in Redis because a flow limit held them back, by limit", "queue",
+                        queue, "limit", limit.name().toLowerCase(Locale.ROOT).replace('_', '-'));
             }
         }
 
-        private static Timer sendTimer(MeterRegistry registry, String queue, String outcome) {
-            return Timer.builder(PREFIX + "send.duration").description("Time a send call took to write to Redis")
-                    .tags("queue", queue, "outcome", outcome).register(registry);
+        private static Counter counter(MeterRegistry registry, String name, String description, String... tags) {
+            return Counter.builder(PREFIX + name).description(description).tags(tags).register(registry);
         }
 
-        private static Counter leases(MeterRegistry registry, String queue, String outcome) {
-            return Counter.builder(PREFIX + "leases.expired")
-                    .description("Leases that expired before their delivery was settled (consumer died or hung)")
-                    .tags("queue", queue, "outcome", outcome).register(registry);
+        private static Timer timer(MeterRegistry registry, String name, String description, String... tags) {
+            return Timer.builder(PREFIX + name).description(description).tags(tags).register(registry);
         }
     }
 }

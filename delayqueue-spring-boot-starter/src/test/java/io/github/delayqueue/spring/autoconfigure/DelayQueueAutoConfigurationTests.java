@@ -25,7 +25,9 @@ import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderTimeout;
 import io.github.delayqueue.spring.consumer.ConsumerStarter;
 import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
 import io.github.delayqueue.spring.core.DefaultDelayQueueTemplate;
+import io.github.delayqueue.spring.core.HandlerOverrides;
 import io.github.delayqueue.spring.core.QueueCatalog;
+import io.github.delayqueue.spring.core.QueueConsumerSettings;
 import io.github.delayqueue.spring.core.TransactionAwareDelayQueueTemplate;
 import io.github.delayqueue.testing.TestRedis;
 import org.junit.jupiter.api.Test;
@@ -317,7 +319,7 @@ class DelayQueueAutoConfigurationTests {
     void aKeyThatIsOneQueuesCodeIsNotAppliedToAnotherQueueThatMatchesItRelaxedly() {
         this.runner.withPropertyValues(ORDERS + ",io.github.delayqueue.spring.autoconfigure.fixtures.clash",
                 "delayqueue.queues.ORDER_TIMEOUT.concurrency=4").run(context -> {
-                    QueueSettings settings = context.getBean(QueueCatalog.class).settings();
+                    QueueConsumerSettings settings = context.getBean(QueueCatalog.class).settings();
                     assertThat(settings.consumerOptions("ORDER_TIMEOUT", HandlerOverrides.NONE).concurrency()).isEqualTo(4);
                     assertThat(settings.consumerOptions("order-timeout", HandlerOverrides.NONE).concurrency())
                             .isEqualTo(ConsumerOptions.DEFAULTS.concurrency());

@@ -14,6 +14,7 @@ import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.ConsumerSe
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Queue;
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;
 import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.core.HandlerOverrides;
 import io.github.delayqueue.spring.core.QueueCatalog;
 import org.junit.jupiter.api.Test;
 

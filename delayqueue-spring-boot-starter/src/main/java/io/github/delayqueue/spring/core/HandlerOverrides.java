@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.autoconfigure;
+package io.github.delayqueue.spring.core;
 
 import java.time.Duration;
 import java.util.Set;
@@ -20,7 +20,8 @@ public record HandlerOverrides(@Nullable Integer concurrency, @Nullable Integer 
         Set<Class<? extends Throwable>> noRetryFor, @Nullable DeliveryErrorHandler errorHandler,
         @Nullable RateLimit rateLimit, @Nullable Integer maxInFlight) {
 
-    static final HandlerOverrides NONE = new HandlerOverrides(null, null, null, null, Set.of(), null);
+    /** A handler that sets nothing itself: every setting comes from the properties. */
+    public static final HandlerOverrides NONE = new HandlerOverrides(null, null, null, null, Set.of(), null);
 
     public HandlerOverrides {
         noRetryFor = Set.copyOf(noRetryFor);

@@ -1,0 +1,47 @@
+package io.github.delayqueue.core;
+
+import java.util.Optional;
+
+import io.github.delayqueue.core.internal.Checks;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.QueueRoute;
+
+/**
+ * The reads of a {@link DelayQueueClient}: statistics, pages of pending and in-flight messages, one message by id.
+ * Each is one bounded script call per partition. The contract of each method is on the client's method of the
+ * same name.
+ */
+final class Reads {
+
+    private final ClientQueues queues;
+
+    Reads(ClientQueues queues) {
+        this.queues = queues;
+    }
+
+    QueueStats stats(String queue) {
+        QueueRoute route = queues.route(queue);
+        return ClientQueues.redis(route, "read stats of queue '" + queue + "'", route::stats);
+    }
+
+    MessagePage pending(String queue, long offset, int limit) {
+        return page(queue, QueueOps.PageOf.PENDING, offset, limit);
+    }
+
+    MessagePage inFlight(String queue, long offset, int limit) {
+        return page(queue, QueueOps.PageOf.IN_FLIGHT, offset, limit);
+    }
+
+    Optional<QueuedMessage> message(String queue, String id) {
+        QueueRoute route = queues.route(queue);
+        ClientQueues.validateId(id, "");
+        return ClientQueues.redis(route, "read '" + id + "' in queue '" + queue + "'", () -> route.of(id).peek(id));
+    }
+
+    private MessagePage page(String queue, QueueOps.PageOf set, long offset, int limit) {
+        QueueRoute route = queues.route(queue);
+        Checks.require(offset >= 0, "offset must not be negative, was " + offset);
+        Checks.require(limit >= 1 && limit <= DelayQueueClient.DEAD_BATCH, "limit must be between 1 and " + DelayQueueClient.DEAD_BATCH + ", was " + limit);
+        return ClientQueues.redis(route, "read " + set.arg + " messages of queue '" + queue + "'", () -> route.page(set, offset, limit));
+    }
+}
