@@ -181,7 +181,7 @@ public final class Benchmarks {
                     }
                     case "rate-limited-drain": {
                         int n = settings.integer("ratelimit-size");
-                        io.github.delayqueue.core.flow.RateLimit rate = io.github.delayqueue.core.flow.RateLimit.parse(
+                        io.github.delayqueue.core.RateLimit rate = io.github.delayqueue.core.RateLimit.parse(
                                 settings.get("ratelimit-rate"));
                         int instances = settings.integer("ratelimit-instances");
                         results.add(compare(scenario, "ratio", false, () -> ours.rateLimitedDrain(n, rate, instances, 600),

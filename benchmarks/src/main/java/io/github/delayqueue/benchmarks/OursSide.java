@@ -19,9 +19,9 @@ import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DeliveryInterceptor;
 import io.github.delayqueue.core.MessageHandler;
 import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.SendRequest;
-import io.github.delayqueue.core.flow.RateLimit;
 import org.jspecify.annotations.Nullable;
 
 /** Our engine: {@link DelayQueueClient} sends on the producer client, consumers run on the consumer client. */

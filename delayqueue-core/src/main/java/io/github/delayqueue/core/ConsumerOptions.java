@@ -10,7 +10,6 @@ import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.delayqueue.core.flow.RateLimit;
 import io.github.delayqueue.core.internal.Checks;
 
 /**
@@ -52,7 +51,7 @@ import io.github.delayqueue.core.internal.Checks;
  * </ul>
  * Give every consumer of a queue the same {@code rateLimit} and {@code maxInFlight}: each claim applies the
  * limits of the consumer that runs it. A partitioned queue splits both evenly over its partitions (see
- * {@link io.github.delayqueue.core.flow.ClaimLimits}).
+ * {@link io.github.delayqueue.core.protocol.ClaimLimits}).
  * Every duration here and in {@link RetryPolicy} is at most {@link DelayQueueClient#MAX_DELAY}.
  */
 public final class ConsumerOptions {

@@ -4,7 +4,6 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.delayqueue.core.flow.FlowLimit;
 
 /**
  * Hears what happens to the messages of one {@link DelayQueueClient} and its consumers: the hook that

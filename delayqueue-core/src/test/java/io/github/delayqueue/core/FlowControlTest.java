@@ -20,9 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
-import io.github.delayqueue.core.flow.ClaimLimits;
-import io.github.delayqueue.core.flow.FlowLimit;
-import io.github.delayqueue.core.flow.RateLimit;
+import io.github.delayqueue.core.protocol.ClaimLimits;
 import io.github.delayqueue.core.protocol.QueueKeys;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.Scripts;

@@ -17,7 +17,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
-import io.github.delayqueue.core.flow.RateLimit;
 import io.github.delayqueue.core.protocol.Partitions;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;

@@ -17,7 +17,7 @@ import io.github.delayqueue.core.DeadLetterCause;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.PartitionCountException;
-import io.github.delayqueue.core.flow.ClaimLimits;
+import io.github.delayqueue.core.protocol.ClaimLimits;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
 

@@ -68,7 +68,7 @@ public final class SafeListener implements DelayQueueListener {
     }
 
     @Override
-    public void claimThrottled(String queue, io.github.delayqueue.core.flow.FlowLimit limit) {
+    public void claimThrottled(String queue, io.github.delayqueue.core.FlowLimit limit) {
         try {
             delegate.claimThrottled(queue, limit);
         } catch (RuntimeException e) {

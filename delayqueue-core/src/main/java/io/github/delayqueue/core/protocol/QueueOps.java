@@ -15,13 +15,12 @@ import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.NotReplicatedException;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.SendMode;
-import io.github.delayqueue.core.flow.ClaimLimits;
-import io.github.delayqueue.core.flow.FlowLimit;
 
 /** The Redis operations of one queue; each is one script call. Arguments are already validated. */
 public final class QueueOps {

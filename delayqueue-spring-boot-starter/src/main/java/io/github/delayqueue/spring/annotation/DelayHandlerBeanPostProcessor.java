@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
 import io.github.delayqueue.core.DeliveryErrorHandler;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.MessageHandler;
-import io.github.delayqueue.core.flow.RateLimit;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.spring.ContextAwareDelayMessageHandler;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayMessageHandler;

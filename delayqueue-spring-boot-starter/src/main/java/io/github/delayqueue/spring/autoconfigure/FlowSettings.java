@@ -2,7 +2,7 @@ package io.github.delayqueue.spring.autoconfigure;
 
 import java.time.Duration;
 
-import io.github.delayqueue.core.flow.RateLimit;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Queue;
 

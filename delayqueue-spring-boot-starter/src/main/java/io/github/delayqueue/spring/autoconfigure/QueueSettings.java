@@ -8,18 +8,17 @@ import java.util.Map;
 import java.util.Set;
 
 import io.github.delayqueue.core.ClientOptions;
-import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.ConsumerOptions;
+import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.PayloadCodec;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.RetryPolicy;
-import io.github.delayqueue.core.flow.ClaimLimits;
-import io.github.delayqueue.core.flow.RateLimit;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
+import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.ConsumerSettings;
+import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Queue;
 import io.github.delayqueue.spring.core.HandlerOverrides;
 import io.github.delayqueue.spring.core.QueueCatalog.ClientPlan;
 import io.github.delayqueue.spring.core.QueueConsumerSettings;
-import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.ConsumerSettings;
-import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Queue;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
@@ -193,7 +192,12 @@ public final class QueueSettings implements QueueConsumerSettings {
                 : FlowSettings.withBurst("delayqueue.queues." + code + ".rate-limit-burst", handler.rateLimit(),
                         q.getRateLimitBurst());
         int maxInFlight = first(handler.maxInFlight(), first(q.getMaxInFlight(), 0));
-        ClaimLimits.of(rate, maxInFlight, 0, first(q.getPartitions(), 1)); // an IllegalArgumentException if unfit
+        int partitions = first(q.getPartitions(), 1);
+        if (maxInFlight > 0 && maxInFlight < partitions) {
+            throw new IllegalArgumentException("maxInFlight " + maxInFlight + " is below the queue's " + partitions
+                    + " partitions: each partition keeps its share of the cap, and a partition with none would never "
+                    + "be drained; use at least " + partitions);
+        }
         return ConsumerOptions.builder()
                 .rateLimit(rate)
                 .maxInFlight(maxInFlight)

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Set;
 
 import io.github.delayqueue.core.DeliveryErrorHandler;
-import io.github.delayqueue.core.flow.RateLimit;
+import io.github.delayqueue.core.RateLimit;
 
 import org.jspecify.annotations.Nullable;
 

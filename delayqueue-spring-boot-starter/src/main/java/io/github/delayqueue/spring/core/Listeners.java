@@ -6,9 +6,9 @@ import java.util.List;
 import io.github.delayqueue.core.DeadLetterCause;
 import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.DeliveryOutcome;
+import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.SendMode;
-import io.github.delayqueue.core.flow.FlowLimit;
 import org.jspecify.annotations.Nullable;
 
 /**

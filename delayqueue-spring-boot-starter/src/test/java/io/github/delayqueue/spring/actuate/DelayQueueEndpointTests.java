@@ -8,8 +8,8 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 import io.github.delayqueue.core.DeadLetter;
-import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
@@ -113,7 +113,7 @@ class DelayQueueEndpointTests {
             assertThat(c.maxInFlight()).isNull();
         });
         io.github.delayqueue.core.ConsumerOptions limited = io.github.delayqueue.core.ConsumerOptions.builder()
-                .rateLimit(io.github.delayqueue.core.flow.RateLimit.parse("200/1s").withBurst(20)).maxInFlight(5).build();
+                .rateLimit(io.github.delayqueue.core.RateLimit.parse("200/1s").withBurst(20)).maxInFlight(5).build();
         DelayQueueEndpoint endpoint = new DelayQueueEndpoint(this.admin, this.registry, queue -> 4,
                 queue -> queue.equals("WORK") ? limited : null, false);
         assertThat(endpoint.queue("WORK", null).consumer()).satisfies(c -> {

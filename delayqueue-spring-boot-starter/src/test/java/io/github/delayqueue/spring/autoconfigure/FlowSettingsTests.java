@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.MessageContext;
-import io.github.delayqueue.core.flow.RateLimit;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;

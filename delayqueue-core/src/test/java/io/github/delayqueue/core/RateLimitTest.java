@@ -1,4 +1,4 @@
-package io.github.delayqueue.core.flow;
+package io.github.delayqueue.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
+
+import io.github.delayqueue.core.protocol.ClaimLimits;
 
 /** The written form of a rate limit, and what a bad one gets: a message naming it and what is wrong. */
 class RateLimitTest {

@@ -1,4 +1,4 @@
-package io.github.delayqueue.core.flow;
+package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.util.Locale;
@@ -114,8 +114,11 @@ public final class RateLimit {
         return burst;
     }
 
-    /** Microseconds between two permits when the limit is shared by {@code shares} partitions (each gets 1/shares). */
-    double intervalMicros(int shares) {
+    /**
+     * Microseconds between two permits when the limit is shared by {@code shares} partitions (each gets 1/shares):
+     * {@code period * shares / permits}.
+     */
+    public double intervalMicros(int shares) {
         return period.toNanos() / 1000.0 * shares / permits;
     }
 

@@ -1,4 +1,4 @@
-package io.github.delayqueue.core.flow;
+package io.github.delayqueue.core;
 
 /** A flow limit that held due messages back in a claim ({@code DelayQueueListener.claimThrottled}). */
 public enum FlowLimit {
@@ -7,15 +7,5 @@ public enum FlowLimit {
     /** The queue's {@code maxInFlight}: that many messages are in flight over every instance. */
     MAX_IN_FLIGHT,
     /** A handler threw {@code SlowDownException}: claims of the queue hold until its delay has passed. */
-    SLOW_DOWN;
-
-    /** The letter claim.lua reports this limit with. */
-    static FlowLimit ofCode(char code) {
-        return switch (code) {
-            case 'R' -> RATE_LIMIT;
-            case 'F' -> MAX_IN_FLIGHT;
-            case 'H' -> SLOW_DOWN;
-            default -> throw new IllegalArgumentException("unknown flow limit code '" + code + "'");
-        };
-    }
+    SLOW_DOWN
 }

@@ -1,9 +1,12 @@
-package io.github.delayqueue.core.flow;
+package io.github.delayqueue.core.protocol;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.delayqueue.core.FlowLimit;
+import io.github.delayqueue.core.RateLimit;
+
 /**
- * Internal to delayqueue-core (public only so the engine's package can use it): one partition's share of a
+ * One partition's share of a
  * queue's flow limits, as claim.lua's arguments. A queue of {@code n} partitions keeps its limits per partition
  * (each partition's keys live in their own hash slot, so no one script sees them all): each partition gets
  * {@code 1/n} of the rate (and {@code ceil(burst/n)} of the burst), and {@code maxInFlight} split into whole
@@ -58,7 +61,15 @@ public record ClaimLimits(double intervalMicros, double toleranceMicros, int max
      * @return null for {@code ""}
      */
     public static @Nullable FlowLimit throttledBy(String code) {
-        return code.isEmpty() ? null : FlowLimit.ofCode(code.charAt(0));
+        if (code.isEmpty()) {
+            return null;
+        }
+        return switch (code.charAt(0)) {
+            case 'R' -> FlowLimit.RATE_LIMIT;
+            case 'F' -> FlowLimit.MAX_IN_FLIGHT;
+            case 'H' -> FlowLimit.SLOW_DOWN;
+            default -> throw new IllegalArgumentException("unknown flow limit code '" + code + "' from claim.lua");
+        };
     }
 
     private static String format(double value) {
