@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.List;
 
 import io.github.delayqueue.core.SendRequest;
+import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.flow.FlowApp.Queues;
 import io.github.delayqueue.testing.TestRedis;
@@ -53,6 +54,21 @@ class FlowIntegrationTests {
 
     @Autowired
     MeterRegistry meters;
+
+    @Autowired
+    DelayQueueConsumerRegistry registry;
+
+    @Test
+    void theStatusShowsEachQueuesLimits() {
+        assertThat(this.registry.status()).filteredOn(s -> s.queue().equals("LIMITED")).singleElement().satisfies(s -> {
+            assertThat(s.rateLimit()).isEqualTo("10/1s burst 2");
+            assertThat(s.maxInFlight()).isNull();
+        });
+        assertThat(this.registry.status()).filteredOn(s -> s.queue().equals("CAPPED")).singleElement().satisfies(s -> {
+            assertThat(s.rateLimit()).isNull();
+            assertThat(s.maxInFlight()).isEqualTo(2);
+        });
+    }
 
     @Test
     void theQueuesRateLimitFromThePropertiesHoldsAndThrottledClaimsAreCounted() {
