@@ -30,7 +30,9 @@ import io.github.delayqueue.core.protocol.QueueKeys;
  *       many replicas of the queue's master acknowledged the write, at most the timeout (default 0: no wait). A send
  *       acknowledged by fewer throws {@link NotReplicatedException}: it was written on the master, but a failover
  *       before the replicas caught up would lose it. Replication in Redis is asynchronous, so without this a failover
- *       can lose sends that returned.</li>
+ *       can lose sends that returned. With {@code replicasRequired} false, a send that fewer replicas acknowledged
+ *       returns instead, and the queue's sends stop waiting until its master's replicas acknowledge again (so a master
+ *       without a replica neither fails nor stalls sends); see {@link Builder#replicasRequired}.</li>
  *   <li>{@code partitions}: per queue, how many partitions it is split into (default 1); see
  *       {@link Builder#partitions}.</li>
  * </ul>
@@ -54,6 +56,7 @@ public final class ClientOptions {
     private final DelayQueueListener listener;
     private final int waitForReplicas;
     private final Duration replicaTimeout;
+    private final boolean replicasRequired;
     private final Map<String, Integer> partitions;
     private final int defaultPartitions;
 
@@ -79,6 +82,7 @@ public final class ClientOptions {
                 "the waitForReplicas timeout must be between 1 ms and " + MAX_REPLICA_TIMEOUT + ", was " + b.replicaTimeout);
         this.waitForReplicas = b.waitForReplicas;
         this.replicaTimeout = b.replicaTimeout;
+        this.replicasRequired = b.replicasRequired;
         this.partitions = Map.copyOf(b.partitions);
         this.defaultPartitions = b.defaultPartitions;
     }
@@ -121,6 +125,11 @@ public final class ClientOptions {
         return replicaTimeout;
     }
 
+    /** Whether a send that fewer than {@link #waitForReplicas()} replicas acknowledged throws; see {@link Builder#replicasRequired}. */
+    public boolean replicasRequired() {
+        return replicasRequired;
+    }
+
     /** The partitions of {@code queue}: what {@link Builder#partitions} set for it, else 1. */
     public int partitions(String queue) {
         Integer count = queue == null ? null : partitions.get(queue);
@@ -137,6 +146,7 @@ public final class ClientOptions {
         private DelayQueueListener listener = DelayQueueListener.NONE;
         private int waitForReplicas;
         private Duration replicaTimeout = Duration.ofSeconds(1);
+        private boolean replicasRequired = true;
         private final Map<String, Integer> partitions = new HashMap<>();
         private int defaultPartitions = 1;
 
@@ -184,6 +194,23 @@ public final class ClientOptions {
         public Builder waitForReplicas(int replicas, Duration timeout) {
             this.waitForReplicas = replicas;
             this.replicaTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Whether a send that fewer than {@link #waitForReplicas} replicas acknowledged in time throws
+         * {@link NotReplicatedException} (true, the default). With false, sends wait only while the queue's master has
+         * replicas that acknowledge: a probe off the sends' path ({@code WAIT} after a read, started by the queue's
+         * first send or {@link DelayQueueClient#warmUp}) finds them, and until it has (about a round trip) sends do
+         * not wait. A send that fewer replicas acknowledged in time returns (the message was written on the master), a
+         * warning is logged, and the sends of that queue (partition) stop waiting until the probe (a second later,
+         * then at most every 8 s) finds the replicas again. So a master without a connected replica (a standalone
+         * Redis, a replica that is down) and an ACL that denies {@code WAIT} neither fail nor stall sends, but the
+         * sends under way when a replica is lost wait the timeout once, and a replica slower than the timeout counts
+         * as absent. What is sent while sends do not wait is not protected against a failover.
+         */
+        public Builder replicasRequired(boolean required) {
+            this.replicasRequired = required;
             return this;
         }
 

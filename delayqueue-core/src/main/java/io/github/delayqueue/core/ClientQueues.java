@@ -37,7 +37,7 @@ final class ClientQueues {
         }
         QueueKeys.validateName(queue);
         return queues.computeIfAbsent(queue, q -> new QueueRoute(scripts, options.keyPrefix(), q, options.partitions(q),
-                options.waitForReplicas(), options.replicaTimeout()));
+                options));
     }
 
     /** {@link #redis(String, Supplier)} after checking the queue's partition count (once per client and queue). */

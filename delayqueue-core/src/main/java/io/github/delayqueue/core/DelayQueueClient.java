@@ -368,6 +368,7 @@ public final class DelayQueueClient {
             }
             route.check();
             route.part(0).warmUp(); // a read-only script call, made as a lone send's is
+            route.parts().forEach(QueueOps::probeReplicasIfDue); // scripts loaded: the probe blocks nothing
             return null;
         });
         try { // the codec's first use builds its serializer machinery: do it here rather than in the first send

@@ -164,8 +164,9 @@ class RestrictedAclTest {
                 // before that claim, x would be its next due time and delivered without one; sent before the SUBSCRIBE,
                 // its wake-up would be missed: wait until the consumer listens and its poller sleeps
                 String channel = prefix + ":{" + queue + "}:wake";
+                // (the consumer's listeners: its wake-up listener, then the watcher of its re-subscriptions)
                 await("the consumer subscribed to " + channel).atMost(Duration.ofSeconds(10))
-                        .until(() -> minimal.getTopic(channel, StringCodec.INSTANCE).countListeners() == 1
+                        .until(() -> minimal.getTopic(channel, StringCodec.INSTANCE).countListeners() >= 1
                                 && subscribers(channel) == 1);
                 await("the poller asleep in its hour-long wait").atMost(Duration.ofSeconds(10))
                         .until(() -> pollerAsleep(queue));
@@ -186,6 +187,24 @@ class RestrictedAclTest {
             } finally {
                 consumer.stop();
             }
+            // the starter's replica settings (wait for 1, not required): the rule set has no +wait, so the probe is
+            // denied, sends never wait, and none fails (issue 31 item 9)
+            DelayQueueClient waiting = DelayQueueClient.create(minimal, ClientOptions.builder().keyPrefix(prefix)
+                    .waitForReplicas(1, Duration.ofMillis(250)).replicasRequired(false).build());
+            Logger clientLog = (Logger) LoggerFactory.getLogger(DelayQueueClient.class);
+            ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+            warnings.start();
+            clientLog.addAppender(warnings);
+            try {
+                waiting.send("acl-wait", "w", Duration.ofHours(1), SendOptions.id("w-0")); // starts the probe
+                await("the denied probe said so").atMost(Duration.ofSeconds(10)).until(() -> List.copyOf(warnings.list)
+                        .stream().anyMatch(e -> e.getFormattedMessage().contains("the Redis ACL denies WAIT")));
+                waiting.send("acl-wait", "w", Duration.ofHours(1), SendOptions.id("w-1"));
+                waiting.sendAll("acl-wait", List.of(SendRequest.of("b", Duration.ofHours(1), SendOptions.id("b-1"))));
+            } finally {
+                clientLog.detachAppender(warnings);
+            }
+            assertThat(waiting.stats("acl-wait").pending()).isEqualTo(3);
             redisson.getKeys().unlinkByPattern(prefix + ":*"); // SCAN: the test's cleanup, not the library's
         } finally {
             minimal.shutdown();

@@ -7,6 +7,7 @@ import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
+import org.redisson.api.listener.BaseStatusListener;
 import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +37,8 @@ public final class WakeUps {
     private volatile int failures;
     private volatile long nextAttemptNanos;
     private volatile @Nullable Integer listenerId;
+    private volatile @Nullable Integer statusListenerId;
+    private volatile boolean watching;
 
     WakeUps(RedissonClient redisson, QueueKeys keys, Duration pollInterval, LongConsumer wake) {
         this.queue = keys.queue();
@@ -66,6 +69,7 @@ public final class WakeUps {
                 if (error == null) {
                     listenerId = id;
                     subscribed = true;
+                    watchResubscriptions();
                     if (failures > 0) {
                         failures = 0;
                         log.info("Queue '{}': subscribed to wake-ups again", queue);
@@ -79,6 +83,35 @@ public final class WakeUps {
             });
         } catch (RuntimeException e) {
             failed(e);
+        }
+    }
+
+    /**
+     * After a failover Redisson subscribes the channel again on the new master (when it has found it): wake-ups
+     * published meanwhile were missed, and the new master answers, so the poller claims at once rather than after the
+     * rest of its sleep or error back-off (FailoverTest's drain). The first subscription wakes it too, harmlessly.
+     */
+    private void watchResubscriptions() {
+        if (watching) {
+            return;
+        }
+        watching = true; // on Redisson's thread, after this consumer's one subscription under way
+        try {
+            topic.addListenerAsync(new BaseStatusListener() {
+                @Override
+                public void onSubscribe(String subscribed) {
+                    wake.accept(Long.MIN_VALUE);
+                }
+            }).whenComplete((id, error) -> {
+                if (error == null) {
+                    statusListenerId = id;
+                    if (closed) {
+                        unsubscribe();
+                    }
+                }
+            });
+        } catch (RuntimeException e) {
+            log.debug("Queue '{}': could not watch the wake-up subscription: {}", queue, e.toString());
         }
     }
 
@@ -115,6 +148,15 @@ public final class WakeUps {
     }
 
     private void unsubscribe() {
+        Integer status = statusListenerId;
+        if (status != null) {
+            statusListenerId = null;
+            try {
+                topic.removeListenerAsync(status);
+            } catch (RuntimeException e) {
+                log.debug("Queue '{}': could not remove the subscription watcher: {}", queue, e.toString());
+            }
+        }
         Integer id = listenerId;
         if (id != null) {
             listenerId = null;

@@ -122,23 +122,18 @@ public final class QueueOps {
     private final Combiner keeping = new Combiner(SendMode.IF_ABSENT);
     private final Combiner replacing = new Combiner(SendMode.REPLACE);
 
-    /**
-     * Replicas each enqueue call waits for (0: none) and how long at most; see
-     * {@code ClientOptions.waitForReplicas()}.
-     */
-    private final int replicas;
-    private final java.time.Duration replicaTimeout;
+    /** Whether each enqueue call waits for replicas, how many and how long; see {@code ClientOptions.waitForReplicas()}. */
+    private final ReplicaWait replicaWait;
 
     public QueueOps(Scripts scripts, QueueKeys keys) {
-        this(scripts, keys, 0, java.time.Duration.ZERO);
+        this(scripts, keys, ReplicaWait.none(keys.queue()));
     }
 
-    public QueueOps(Scripts scripts, QueueKeys keys, int replicas, java.time.Duration replicaTimeout) {
+    QueueOps(Scripts scripts, QueueKeys keys, ReplicaWait replicaWait) {
         this.scripts = scripts;
         this.keys = keys;
         this.flowKeys = keys.flowKeys();
-        this.replicas = replicas;
-        this.replicaTimeout = replicaTimeout;
+        this.replicaWait = replicaWait;
     }
 
     public QueueKeys keys() {
@@ -158,8 +153,10 @@ public final class QueueOps {
     }
 
     private List<Object> enqueueNow(SendMode mode, List<String> triples) {
-        if (replicas == 0) {
-            return scripts.list(Scripts.Name.ENQUEUE, keys.keys(), enqueueArgs(mode, triples));
+        if (!replicaWait.waits()) {
+            List<Object> written = scripts.list(Scripts.Name.ENQUEUE, keys.keys(), enqueueArgs(mode, triples));
+            replicaWait.probeIfDue(this::probeReplicas);
+            return written;
         }
         try {
             return enqueueAsync(mode, triples).toCompletableFuture().join();
@@ -169,23 +166,40 @@ public final class QueueOps {
     }
 
     /**
-     * One enqueue script call; with {@link #replicas} set, followed by WAIT on the same connection, failing with
-     * {@link NotReplicatedException} when fewer replicas acknowledged the write in time.
+     * One enqueue script call; when {@link #replicaWait} waits, followed by WAIT on the same connection, failing with
+     * {@link NotReplicatedException} when fewer replicas acknowledged the write in time and replicas are required.
      */
     private CompletionStage<List<Object>> enqueueAsync(SendMode mode, List<String> triples) {
-        if (replicas == 0) {
-            return scripts.listAsync(Scripts.Name.ENQUEUE, keys.keys(), enqueueArgs(mode, triples));
+        if (!replicaWait.waits()) {
+            CompletionStage<List<Object>> written = scripts.listAsync(Scripts.Name.ENQUEUE, keys.keys(),
+                    enqueueArgs(mode, triples));
+            replicaWait.probeIfDue(this::probeReplicas);
+            return written;
         }
-        return scripts.listSyncedAsync(Scripts.Name.ENQUEUE, keys.keys(), replicas, replicaTimeout,
+        int replicas = replicaWait.replicas();
+        return scripts.listSyncedAsync(Scripts.Name.ENQUEUE, keys.keys(), replicas, replicaWait.timeout(),
                 enqueueArgs(mode, triples)).thenApply(synced -> {
-                    if (synced.replicas() < replicas) {
+                    if (replicaWait.failed(synced.replicas())) {
                         throw new NotReplicatedException("written to queue '" + keys.queue() + "' on the Redis master, but "
                                 + synced.replicas() + " of " + replicas + " replicas acknowledged it within "
-                                + replicaTimeout.toMillis() + " ms: it is lost if that master fails before a replica has "
-                                + "it (send it again with the same id and IF_ABSENT to be sure)", replicas, synced.replicas());
+                                + replicaWait.timeout().toMillis() + " ms: it is lost if that master fails before a replica "
+                                + "has it (send it again with the same id and IF_ABSENT to be sure)", replicas,
+                                synced.replicas());
                     }
                     return synced.result();
                 });
+    }
+
+    /**
+     * For {@link ReplicaWait}: enqueue.lua with no message (it reads the clock and the head, writes nothing) followed
+     * by {@code WAIT} on its connection, whose last write the replicas of a healthy master have acknowledged already or
+     * acknowledge at once; completes with the replicas that acknowledged within the timeout. The sends' own script, so
+     * it is loaded already: loading another one would block the sender that starts the probe (on a cluster, loading
+     * goes to every node, and retries while one is down).
+     */
+    private CompletionStage<Integer> probeReplicas() {
+        return scripts.listSyncedAsync(Scripts.Name.ENQUEUE, keys.keys(), replicaWait.replicas(), replicaWait.timeout(),
+                keys.wakeChannel(), modeArg(SendMode.IF_ABSENT)).thenApply(Scripts.Synced::replicas);
     }
 
     private Object[] enqueueArgs(SendMode mode, List<String> triples) {
@@ -200,7 +214,7 @@ public final class QueueOps {
 
     /**
      * Applies versioned intents with versioned.lua ({@code args} as its ARGV from the third on); with
-     * {@link #replicas} set, followed by WAIT as an enqueue is. Returns one number per intent: 1 applied, 0 nothing
+     * {@link #replicaWait} waiting, followed by WAIT as an enqueue is. Returns one number per intent: 1 applied, 0 nothing
      * to do, -1 superseded.
      */
     public List<Object> applyVersioned(long keepMs, List<String> args) {
@@ -210,16 +224,19 @@ public final class QueueOps {
         for (int i = 0; i < args.size(); i++) {
             all[2 + i] = args.get(i);
         }
-        if (replicas == 0) {
-            return scripts.list(Scripts.Name.VERSIONED, keys.versionedKeys(), all);
+        if (!replicaWait.waits()) {
+            List<Object> applied = scripts.list(Scripts.Name.VERSIONED, keys.versionedKeys(), all);
+            replicaWait.probeIfDue(this::probeReplicas);
+            return applied;
         }
+        int replicas = replicaWait.replicas();
         try {
-            return scripts.listSyncedAsync(Scripts.Name.VERSIONED, keys.versionedKeys(), replicas, replicaTimeout, all)
-                    .thenApply(synced -> {
-                        if (synced.replicas() < replicas) {
+            return scripts.listSyncedAsync(Scripts.Name.VERSIONED, keys.versionedKeys(), replicas, replicaWait.timeout(),
+                    all).thenApply(synced -> {
+                        if (replicaWait.failed(synced.replicas())) {
                             throw new NotReplicatedException("written to queue '" + keys.queue() + "' on the Redis master, "
                                     + "but " + synced.replicas() + " of " + replicas + " replicas acknowledged it within "
-                                    + replicaTimeout.toMillis() + " ms: it is lost if that master fails before a replica "
+                                    + replicaWait.timeout().toMillis() + " ms: it is lost if that master fails before a replica "
                                     + "has it (apply the intents again with the same versions to be sure: that writes "
                                     + "nothing twice)", replicas, synced.replicas());
                         }
@@ -367,6 +384,11 @@ public final class QueueOps {
      */
     public void warmUp() {
         scripts.listAsync(Scripts.Name.STATS, keys.keys(), keys.wakeChannel()).toCompletableFuture().join();
+    }
+
+    /** For {@code DelayQueueClient.warmUp}: starts the replica probe, so that sends wait from the first where they can. */
+    public void probeReplicasIfDue() {
+        replicaWait.probeIfDue(this::probeReplicas);
     }
 
     public QueueStats stats() {

@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 
+import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.PartitionCountException;
@@ -34,13 +35,14 @@ public final class QueueRoute {
     private final List<Object> checkKeys;
     private volatile boolean checked;
 
-    public QueueRoute(Scripts scripts, String prefix, String queue, int partitions, int replicas, java.time.Duration replicaTimeout) {
+    public QueueRoute(Scripts scripts, String prefix, String queue, int partitions, ClientOptions options) {
         this.queue = queue;
         this.prefix = prefix;
         this.scripts = scripts;
         this.parts = new QueueOps[partitions];
         for (int p = 0; p < partitions; p++) {
-            parts[p] = new QueueOps(scripts, QueueKeys.of(prefix, queue, p, partitions), replicas, replicaTimeout);
+            parts[p] = new QueueOps(scripts, QueueKeys.of(prefix, queue, p, partitions), new ReplicaWait(queue,
+                    options.waitForReplicas(), options.replicaTimeout(), options.replicasRequired()));
         }
         List<Object> base = QueueKeys.of(prefix, queue).keys();
         this.checkKeys = List.of(QueueKeys.partitionsKey(prefix, queue), base.get(1), base.get(2), base.get(5));

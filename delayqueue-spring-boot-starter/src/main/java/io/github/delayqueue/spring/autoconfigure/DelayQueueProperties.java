@@ -156,14 +156,22 @@ public class DelayQueueProperties {
         private int maxBatchSize = 10_000;
 
         /**
-         * Replicas of the queue's Redis master that must have each send before it returns (Redis WAIT after the
-         * write), 0 to 100. 0 does not wait: a failover can then lose sends that returned. A send that fewer replicas
-         * acknowledged within 'wait-for-replicas-timeout' throws NotReplicatedException; it was written on the master.
+         * Replicas of the queue's Redis master that each send waits for before it returns (Redis WAIT after the
+         * write), 0 to 100. 0 does not wait: a failover can then lose sends that returned. What a send that fewer
+         * replicas acknowledged within 'wait-for-replicas-timeout' does is 'wait-for-replicas-required''s choice.
          */
-        private int waitForReplicas = 0;
+        private int waitForReplicas = 1;
 
         /** Longest a send waits for 'wait-for-replicas' replicas (1ms to 1m). */
-        private Duration waitForReplicasTimeout = Duration.ofSeconds(1);
+        private Duration waitForReplicasTimeout = Duration.ofMillis(250);
+
+        /**
+         * Whether a send that fewer than 'wait-for-replicas' replicas acknowledged in time throws
+         * NotReplicatedException (it was written on the master). When false, it returns, a warning is logged, and the
+         * queue's sends stop waiting until its master's replicas acknowledge again (probed in the background), so a
+         * master without a replica (a standalone Redis, a replica that is down) neither fails nor stalls sends.
+         */
+        private boolean waitForReplicasRequired = false;
 
         public boolean isTransactionAware() {
             return this.transactionAware;
@@ -203,6 +211,14 @@ public class DelayQueueProperties {
 
         public void setWaitForReplicasTimeout(Duration waitForReplicasTimeout) {
             this.waitForReplicasTimeout = waitForReplicasTimeout;
+        }
+
+        public boolean isWaitForReplicasRequired() {
+            return this.waitForReplicasRequired;
+        }
+
+        public void setWaitForReplicasRequired(boolean waitForReplicasRequired) {
+            this.waitForReplicasRequired = waitForReplicasRequired;
         }
     }
 

@@ -141,7 +141,8 @@ public final class QueueSettings implements QueueConsumerSettings {
         try {
             return builder.keyPrefix(key.keyPrefix()).maxPayloadBytes(key.maxPayloadBytes())
                     .maxBatchSize(producer.getMaxBatchSize())
-                    .waitForReplicas(producer.getWaitForReplicas(), producer.getWaitForReplicasTimeout()).codec(codec)
+                    .waitForReplicas(producer.getWaitForReplicas(), producer.getWaitForReplicasTimeout())
+                    .replicasRequired(producer.isWaitForReplicasRequired()).codec(codec)
                     .listener(listener).build();
         } catch (IllegalArgumentException e) {
             throw new DelayQueueConfigurationException("Invalid producer settings: " + e.getMessage(),

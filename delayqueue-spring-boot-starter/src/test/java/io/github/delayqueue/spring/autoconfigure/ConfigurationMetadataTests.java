@@ -33,10 +33,11 @@ class ConfigurationMetadataTests {
         Set<String> declared = new TreeSet<>();
         walk("delayqueue", DelayQueueProperties.class, declared);
         walk("delayqueue.producer.outbox", DelayQueueOutboxProperties.class, declared);
-        assertThat(declared).hasSize(35).contains("delayqueue.producer.outbox.enabled", "delayqueue.warm-up-wait",
+        assertThat(declared).hasSize(36).contains("delayqueue.producer.outbox.enabled", "delayqueue.warm-up-wait",
                 "delayqueue.producer.outbox.namespace", "delayqueue.producer.outbox.version-retention",
                 "delayqueue.producer.outbox.initialize-schema", "delayqueue.endpoint.show-payloads", "delayqueue.metrics.refresh-interval",
-                "delayqueue.producer.wait-for-replicas", "delayqueue.producer.wait-for-replicas-timeout").contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
+                "delayqueue.producer.wait-for-replicas", "delayqueue.producer.wait-for-replicas-timeout",
+                "delayqueue.producer.wait-for-replicas-required").contains("delayqueue.queues", "delayqueue.consumer.retry.jitter",
                 "delayqueue.consumer.retry.no-retry-for",
                 "delayqueue.consumer.dead-letter.max-count", "delayqueue.metrics.refresh-interval");
         assertThat(descriptions.keySet()).filteredOn(name -> name.startsWith("delayqueue."))

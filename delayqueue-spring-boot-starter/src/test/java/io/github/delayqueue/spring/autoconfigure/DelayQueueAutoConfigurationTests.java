@@ -180,14 +180,19 @@ class DelayQueueAutoConfigurationTests {
             assertThat(properties.getKeyPrefix()).isEqualTo(engine.keyPrefix());
             assertThat(properties.getProducer().getMaxPayloadSize().toBytes()).isEqualTo(engine.maxPayloadBytes());
             assertThat(properties.getProducer().getMaxBatchSize()).isEqualTo(engine.maxBatchSize());
-            assertThat(properties.getProducer().getWaitForReplicas()).isEqualTo(engine.waitForReplicas());
-            assertThat(properties.getProducer().getWaitForReplicasTimeout()).isEqualTo(engine.replicaTimeout());
+            // not the engine's (0): issue 31 item 9, see docs/scaling.md
+            assertThat(properties.getProducer().getWaitForReplicas()).isEqualTo(1);
+            assertThat(properties.getProducer().getWaitForReplicasTimeout()).isEqualTo(Duration.ofMillis(250));
+            assertThat(properties.getProducer().isWaitForReplicasRequired()).isFalse();
             ConsumerOptions resolved = consumerOptions(context, "ORDER_TIMEOUT");
             assertSameOptions(resolved, ConsumerOptions.DEFAULTS);
             assertThat(resolved.retry()).isEqualTo(RetryPolicy.DEFAULT);
             DelayQueueClient client = context.getBean(QueueCatalog.class).find("ORDER_TIMEOUT").orElseThrow().client();
             assertThat(client.options().keyPrefix()).isEqualTo("dq");
             assertThat(client.options().maxPayloadBytes()).isEqualTo(engine.maxPayloadBytes());
+            assertThat(client.options().waitForReplicas()).isEqualTo(1);
+            assertThat(client.options().replicaTimeout()).isEqualTo(Duration.ofMillis(250));
+            assertThat(client.options().replicasRequired()).isFalse();
         });
     }
 
@@ -196,7 +201,8 @@ class DelayQueueAutoConfigurationTests {
         this.runner.withUserConfiguration(ClassHandlerConfig.class).withPropertyValues(
                 "delayqueue.key-prefix=app", "delayqueue.producer.max-payload-size=64KB",
                 "delayqueue.producer.max-batch-size=50", "delayqueue.producer.wait-for-replicas=1",
-                "delayqueue.producer.wait-for-replicas-timeout=250ms", "delayqueue.consumer.concurrency=3",
+                "delayqueue.producer.wait-for-replicas-timeout=250ms", "delayqueue.producer.wait-for-replicas-required=true",
+                "delayqueue.consumer.concurrency=3",
                 "delayqueue.consumer.batch-size=7", "delayqueue.consumer.visibility-timeout=10s",
                 "delayqueue.consumer.handler-timeout=1m", "delayqueue.consumer.max-poll-interval=500ms",
                 "delayqueue.consumer.shutdown-timeout=5s", "delayqueue.consumer.retry.max-attempts=9",
@@ -221,6 +227,7 @@ class DelayQueueAutoConfigurationTests {
                     assertThat(client.maxBatchSize()).isEqualTo(50);
                     assertThat(client.waitForReplicas()).isEqualTo(1);
                     assertThat(client.replicaTimeout()).isEqualTo(Duration.ofMillis(250));
+                    assertThat(client.replicasRequired()).isTrue();
                 });
     }
 

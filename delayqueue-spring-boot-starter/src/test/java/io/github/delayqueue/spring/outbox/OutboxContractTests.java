@@ -304,15 +304,17 @@ abstract class OutboxContractTests {
     }
 
     /**
-     * Issue 31 1(c): with wait-for-replicas and no replica, every write of a REPLACE fails after it was written; the
-     * relay's retries must not drop the delivery under way (redelivering a due message about once a second).
+     * Issue 31 1(c): with wait-for-replicas required and no replica, every write of a REPLACE fails after it was
+     * written; the relay's retries must not drop the delivery under way (redelivering a due message about once a
+     * second).
      */
     @Test
     void relayRetriesOfAnUnreplicatedReplaceDoNotRedeliverIt() throws Exception {
         List<String> deliveries = new CopyOnWriteArrayList<>();
         CountDownLatch done = new CountDownLatch(1);
         runner().withPropertyValues("delayqueue.producer.wait-for-replicas=1",
-                "delayqueue.producer.wait-for-replicas-timeout=20ms", "delayqueue.producer.outbox.relay-after=200ms")
+                "delayqueue.producer.wait-for-replicas-timeout=20ms", "delayqueue.producer.wait-for-replicas-required=true",
+                "delayqueue.producer.outbox.relay-after=200ms")
                 .run(context -> {
                     clear(context);
                     DelayQueueConsumer consumer = this.client.newConsumer("PRODUCER_ONLY", String.class, (payload, ctx) -> {
@@ -333,6 +335,40 @@ abstract class OutboxContractTests {
                         consumer.stop();
                     }
                 });
+    }
+
+    /**
+     * Issue 31 item 9: with the starter's defaults (wait for 1 replica, not required) on a Redis whose master has no
+     * replica, a REPLACE committed in a transaction is written once after the commit: its row goes, the relay never
+     * retries it, and its one delivery under way is not dropped and redelivered as in 1(c).
+     */
+    @Test
+    void withTheDefaultsAReplaceOnAMasterWithoutReplicaIsWrittenOnceAndDeliveredOnce() throws Exception {
+        List<String> deliveries = new CopyOnWriteArrayList<>();
+        CountDownLatch done = new CountDownLatch(1);
+        runner().withPropertyValues("delayqueue.producer.outbox.relay-after=200ms").run(context -> {
+            clear(context);
+            DelayQueueConsumer consumer = this.client.newConsumer("PRODUCER_ONLY", String.class, (payload, ctx) -> {
+                deliveries.add(ctx.id() + "@" + ctx.attempt());
+                done.await(20, TimeUnit.SECONDS); // in flight while a relay would retry
+            }, ConsumerOptions.DEFAULTS);
+            consumer.start();
+            try {
+                context.getBean(TransactionTemplate.class).executeWithoutResult(status -> context
+                        .getBean(DelayQueueTemplate.class).send(OrderQueues.PRODUCER_ONLY, "due", Duration.ZERO,
+                                SendOptions.id("order-46").replaceExisting()));
+                await().atMost(DEADLINE).until(() -> !deliveries.isEmpty() && rows(context, "") == 0);
+                long relayed = context.getBean(OutboxRelay.class).relayed();
+                // several relay passes (200 ms apart) later: nothing relayed, still the one delivery
+                await().during(Duration.ofMillis(1_000)).atMost(Duration.ofSeconds(5))
+                        .until(() -> rows(context, "") == 0 && deliveries.size() == 1);
+                assertThat(deliveries).containsExactly("order-46@1");
+                assertThat(context.getBean(OutboxRelay.class).relayed()).isEqualTo(relayed);
+            } finally {
+                done.countDown();
+                consumer.stop();
+            }
+        });
     }
 
     /**
