@@ -71,8 +71,8 @@ class RateLimitTest {
         assertThat(ClaimLimits.of(null, 5, 1, 3).maxInFlight()).isEqualTo(2);
         assertThat(ClaimLimits.of(null, 5, 2, 3).maxInFlight()).isEqualTo(1);
         assertThat(ClaimLimits.of(null, 0, 2, 3).scriptArgs()).containsExactly("0", "0", "0", "0");
-        // a held-back claim wakes when half the burst (rounded up) is free: 3 of 5, two intervals after the next permit
-        assertThat(whole.gatherMicros()).isEqualTo(100_000);
+        // a held-back claim wakes when half the burst (rounded down) is free: 2 of 5, an interval after the next permit
+        assertThat(whole.gatherMicros()).isEqualTo(50_000);
         assertThat(ClaimLimits.of(RateLimit.parse("20/1s"), 0, 0, 1).gatherMicros()).isZero();
         assertThatIllegalArgumentException().isThrownBy(() -> ClaimLimits.of(null, 2, 0, 3))
                 .withMessageContaining("maxInFlight 2 is below the queue's 3 partitions");

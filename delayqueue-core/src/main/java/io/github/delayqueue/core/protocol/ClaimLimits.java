@@ -18,7 +18,7 @@ import io.github.delayqueue.core.RateLimit;
  *        interval})
  * @param maxInFlight this partition's cap on messages in flight (0: none)
  * @param gatherMicros how long after the next permit a claim the rate limit held back names as its next event:
- *        {@code (gather - 1) * interval}, {@code gather} half the burst rounded up. Consumers then wake when that
+ *        {@code (gather - 1) * interval}, {@code gather} half the burst rounded down, at least 1. Consumers then wake when that
  *        many permits are free rather than one, so N instances make about {@code N / gather} claims per message
  *        rather than N, while a late wake-up still loses no permit (at most the burst is free at once)
  */
@@ -45,7 +45,7 @@ public record ClaimLimits(double intervalMicros, double toleranceMicros, int max
         }
         double interval = rate.intervalMicros(partitions);
         int burst = (rate.burst() + partitions - 1) / partitions;
-        int gather = (burst + 1) / 2;
+        int gather = Math.max(1, burst / 2); // the other half absorbs late wake-ups
         return new ClaimLimits(interval, (burst - 1) * interval, cap, (gather - 1) * interval);
     }
 

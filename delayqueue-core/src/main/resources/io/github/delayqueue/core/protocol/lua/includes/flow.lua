@@ -9,7 +9,7 @@
 -- The flow limits of one claim on the flow hash `key` and the in-flight set `inflight`. ARGV strings: interval
 -- between permits (us, 0: no rate limit), how far the theoretical arrival time may run ahead of the clock (us:
 -- (burst - 1) * interval), cap on messages in flight (0: none), and how long after the next permit a held-back claim names as its next event (us: (gather - 1) *
--- interval, where gather is half the burst rounded up): consumers then wake when that many permits are free, not
+-- interval, where gather is half the burst rounded down, at least 1): consumers then wake when that many permits are free, not
 -- one, so several instances do not all claim once per permit; at most the burst is ever free, so none is lost.
 local function flow_open(key, inflight, interval, tolerance, max_inflight, gather, now, now_us)
   return { key = key, inflight = inflight, interval = tonumber(interval), tolerance = tonumber(tolerance),
