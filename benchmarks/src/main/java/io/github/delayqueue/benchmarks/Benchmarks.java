@@ -213,6 +213,13 @@ public final class Benchmarks {
                         results.add(new Result(scenario, sixPartitions, Double.NaN, "msg/s", Double.NaN));
                         break;
                     }
+                    case "schedules-100k": {
+                        // ours only: RScheduledExecutorService runs serialized task objects on Redisson executor
+                        // workers; its side of this scenario is not written (docs/schedules.md)
+                        results.add(compare(scenario, "ms", true, () -> ours.schedules(settings.integer("schedules-count"),
+                                settings.integer("schedules-period-ms"), settings.integer("schedules-ticks"), threads), null));
+                        break;
+                    }
                     case "outbox-tx-rate": {
                         // not against Redisson: the starter's sends in JDBC transactions, outbox off and on
                         results.add(compare(scenario, "tx/s", false, () -> OutboxTxRate.run(bench, settings.get("postgres-url"),
@@ -303,6 +310,10 @@ public final class Benchmarks {
                 return new Target("6 partitions: each master ±15% of a third of the script calls", clusterEven);
             case "outbox-tx-rate":
                 return new Target("none (outbox on; off in DETAIL)", true);
+            case "schedules-100k": {
+                long twice = oursDetailSum(r.scenario(), "handled_twice");
+                return new Target("none yet; no tick handled twice (" + twice + ")", twice == 0);
+            }
             default:
                 return new Target("", false);
         }

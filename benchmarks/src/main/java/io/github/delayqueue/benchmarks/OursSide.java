@@ -1,5 +1,7 @@
 package io.github.delayqueue.benchmarks;
 
+import io.github.delayqueue.core.schedule.ScheduleSpec;
+import io.github.delayqueue.core.schedule.Schedules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,6 +18,7 @@ import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.DeliveryInterceptor;
 import io.github.delayqueue.core.MessageHandler;
 import io.github.delayqueue.core.QueueStats;
@@ -668,6 +671,74 @@ final class OursSide extends Side {
                     .with("used_memory_delta", after - before)
                     .with("memory_usage_of_keys_per_msg", keys / (double) (count + 1))
                     .with("payload_json_bytes", PAYLOAD_CHARS + 2).with("ids", "generated (16 chars)");
+        }
+    }
+
+    /**
+     * schedules-100k: {@code count} fixed-rate schedules of one queue, every {@code periodMs} (so all tick at the same
+     * instants: every tick a burst of {@code count}), created through {@code Schedules.put} from {@code threads}
+     * threads; then {@code rounds} bursts of ticks handled by one consumer running the schedules' interceptor. Value:
+     * p99 lateness of the ticks (handler start less the tick instant, Redis clock); details: Redis bytes per schedule
+     * (used_memory delta and MEMORY USAGE of the keys, each with its one pending tick), ticks handled twice, and the
+     * put rate.
+     */
+    Measure schedules(int count, long periodMs, int rounds, int threads) throws Exception {
+        try (Run run = new Run("schedules")) {
+            Schedules producerSide = Schedules.builder(run.sender).build();
+            Schedules consumerSide = Schedules.builder(run.receiver).build();
+            String payload = "\"" + payload("s") + "\"";
+            producerSide.put(ScheduleSpec.every(QUEUE, "prime", Duration.ofDays(1)).build()); // keys and scripts first
+            Thread.sleep(100);
+            long before = bench.usedMemory();
+            long putStart = System.nanoTime();
+            Chunks chunks = new Chunks(count, SETUP_CHUNK);
+            parallel(threads, t -> {
+                for (int from = chunks.take(); from >= 0; from = chunks.take()) {
+                    for (int i = from; i < chunks.end(from); i++) {
+                        producerSide.put(ScheduleSpec.every(QUEUE, "customer:" + i, Duration.ofMillis(periodMs))
+                                .payloadJson(payload).build());
+                    }
+                }
+            });
+            double putSeconds = (System.nanoTime() - putStart) / 1e9;
+            Thread.sleep(300);
+            long after = bench.usedMemory();
+            long keys = bench.resp.memoryOfKeys(run.prefix + ":*");
+            int total = count * rounds;
+            double[] late = new double[total];
+            AtomicInteger index = new AtomicInteger();
+            java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            java.util.concurrent.atomic.AtomicLong twice = new java.util.concurrent.atomic.AtomicLong();
+            CountDownLatch done = new CountDownLatch(total);
+            RedisClock clock = bench.clock;
+            DelayQueueConsumer consumer = run.receiver.newConsumer(QUEUE, String.class, (String p, MessageContext ctx) -> {
+                long tick = Long.parseLong(ctx.headers().get(Schedules.TICK_HEADER));
+                double l = clock.nowMs() - tick;
+                if (!seen.add(ctx.id())) {
+                    twice.incrementAndGet();
+                    return;
+                }
+                int i = index.getAndIncrement();
+                if (i < total) {
+                    late[i] = l;
+                }
+                done.countDown();
+            }, consumerOptions().toBuilder().interceptors(List.of(consumerSide.interceptor())).build());
+            run.consumers.add(consumer);
+            consumer.start();
+            if (!done.await(periodMs * (rounds + 1) / 1000 + 600, TimeUnit.SECONDS)) {
+                return Measure.of(Double.NaN).with("error", "timed out with " + (total - done.getCount()) + " of "
+                        + total + " ticks handled");
+            }
+            double[] sorted = sortedCopy(late, total);
+            return Measure.of(percentile(sorted, total, 99)).with("p50_ms", percentile(sorted, total, 50))
+                    .with("max_ms", sorted[total - 1]).with("ticks", total).with("schedules", count)
+                    .with("period_ms", periodMs).with("handled_twice", twice.get())
+                    .with("used_memory_per_schedule", (after - before) / (double) count)
+                    .with("memory_usage_of_keys_per_schedule", keys / (double) (count + 1))
+                    .with("put_per_s", count / putSeconds)
+                    .with("consumer", "concurrency=" + consumerOptions().concurrency() + ",batchSize="
+                            + consumerOptions().batchSize());
         }
     }
 

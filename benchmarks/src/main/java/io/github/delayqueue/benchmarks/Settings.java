@@ -17,10 +17,10 @@ final class Settings {
 
     /**
      * Scenarios run only when named: outbox-tx-rate needs a PostgreSQL (embedded, started from Maven artifacts);
-     * burst-drain-10m takes many minutes and about 3 GB of Redis memory.
+     * burst-drain-10m takes many minutes and about 3 GB of Redis memory; schedules-100k waits for its ticks (minutes).
      */
     static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate", "burst-drain-10m", "end-to-end-rate-cluster",
-            "rate-limited-drain");
+            "schedules-100k", "rate-limited-drain");
 
     /** Flag name to default value and description, in help order. */
     private static final Map<String, String[]> FLAGS = new LinkedHashMap<>();
@@ -58,6 +58,9 @@ final class Settings {
         flag("trace-sampling", "1.0", "end-to-end-rate-observed: the fraction of traces Brave samples (1.0: every "
                 + "message's spans, the worst case; Spring Boot's default management.tracing.sampling.probability is 0.1)");
         flag("memory-count", "100000", "redis-bytes-per-message: pending messages");
+        flag("schedules-count", "100000", "schedules-100k (only when named): fixed-rate schedules on one queue, ours only");
+        flag("schedules-period-ms", "60000", "schedules-100k: their period (all tick at the same instants)");
+        flag("schedules-ticks", "2", "schedules-100k: bursts of ticks measured per round");
         flag("under-burst-size", "50000", "lateness-under-burst: messages of queue B due at one instant while queue A "
                 + "runs --lateness-rate msg/s with --lateness-delay-ms delays");
         flag("consumers4-size", "200000", "consumers-4: messages due at one instant, drained by 1 and by 4 instances");

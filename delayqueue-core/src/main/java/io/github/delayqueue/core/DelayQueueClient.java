@@ -20,6 +20,7 @@ import io.github.delayqueue.core.engine.SharedThreads;
 import io.github.delayqueue.core.engine.Slots;
 import io.github.delayqueue.core.engine.Threads;
 import io.github.delayqueue.core.internal.Checks;
+import io.github.delayqueue.core.internal.ClientAccess;
 import io.github.delayqueue.core.protocol.ClaimLimits;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
@@ -40,6 +41,18 @@ import io.github.delayqueue.core.protocol.Scripts;
  * {@code ClientQueues}), as {@code RedisTemplate} hands out its {@code opsFor…}; the contract is documented here.
  */
 public final class DelayQueueClient {
+
+    static {
+        ClientAccess.lend(new ClientAccess.Lender() { // for the feature packages (schedules); not API
+            public QueueRoute route(DelayQueueClient client, String queue) {
+                return client.queues.route(queue);
+            }
+
+            public Scripts scripts(DelayQueueClient client) {
+                return client.scripts;
+            }
+        });
+    }
 
     /** Longest delay or furthest due instant accepted. */
     public static final Duration MAX_DELAY = Checks.MAX_DELAY;
