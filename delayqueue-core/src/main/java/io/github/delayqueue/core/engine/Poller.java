@@ -105,8 +105,8 @@ public final class Poller {
         // each partition keeps its share of the queue's dead letters (ids spread evenly over the partitions)
         int partitions = ops.keys().partitions();
         int maxDead = (options.deadLetterMaxCount() + partitions - 1) / partitions;
-        // and its share of the flow limits; a claim held back by one names when it lets messages go (the next
-        // permit, the end of a hold) as its next event, or none at the in-flight cap (a settle wakes the poller)
+        // and its share of the flow limits; a claim held back by one names when it lets messages go (half the burst
+        // free again, the end of a hold) as its next event, or none at the in-flight cap (a settle wakes the poller)
         ClaimLimits flow = ClaimLimits.of(options.rateLimit(), options.maxInFlight(), ops.keys().partition(), partitions);
         // With a backlog, claim at least this many at once (waiting up to BACKLOG_WAIT_MS for free slots):
         // claiming each slot as it frees costs a round trip and a script call per message.

@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import io.github.delayqueue.core.DeadLetterCause;
 import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.DeliveryOutcome;
+import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.SendMode;
 
@@ -68,7 +69,7 @@ public final class SafeListener implements DelayQueueListener {
     }
 
     @Override
-    public void claimThrottled(String queue, io.github.delayqueue.core.FlowLimit limit) {
+    public void claimThrottled(String queue, FlowLimit limit) {
         try {
             delegate.claimThrottled(queue, limit);
         } catch (RuntimeException e) {

@@ -8,9 +8,10 @@
 
 -- The flow limits of one claim on the flow hash `key` and the in-flight set `inflight`. ARGV strings: interval
 -- between permits (us, 0: no rate limit), how far the theoretical arrival time may run ahead of the clock (us:
--- (burst - 1) * interval), cap on messages in flight (0: none), and how long after the next permit a held-back claim names as its next event (us: (gather - 1) *
--- interval, where gather is half the burst rounded down, at least 1): consumers then wake when that many permits are free, not
--- one, so several instances do not all claim once per permit; at most the burst is ever free, so none is lost.
+-- (burst - 1) * interval), cap on messages in flight (0: none), and how long after the next permit a held-back
+-- claim names as its next event (us: (gather - 1) * interval, gather half the burst rounded down, at least 1):
+-- consumers then wake when that many permits are free, not one, so several instances do not all claim once per
+-- permit, and the other half of the burst absorbs late wake-ups (at most the burst is ever free).
 local function flow_open(key, inflight, interval, tolerance, max_inflight, gather, now, now_us)
   return { key = key, inflight = inflight, interval = tonumber(interval), tolerance = tonumber(tolerance),
     cap = tonumber(max_inflight), gather = tonumber(gather or '0'), now = now, now_us = now_us, gate = nil,
@@ -61,7 +62,7 @@ local function flow_took(f, taken)
 end
 
 -- When the head of the delayed set (due at `head`, ms, or nil) may next be claimed: the head itself, later
--- when a limit holds it (the next permit, the end of a hold), or nil when only a settle can free it (the cap:
+-- when a limit holds it (the permits to wake for, the end of a hold), or nil when only a settle can free it (the cap:
 -- the flow hash then says a claim is waiting). Also returns the limit that held due messages back ('' if none).
 local function flow_next(f, head)
   if head == nil or f.gate == nil then return head, '' end
