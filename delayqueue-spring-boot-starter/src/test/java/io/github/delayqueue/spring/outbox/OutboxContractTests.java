@@ -224,41 +224,6 @@ abstract class OutboxContractTests {
         return this.client.message("PRODUCER_ONLY", id).map(m -> m.payload()).orElse(null);
     }
 
-    /**
-     * Issue 36: a send's dedup window is part of the stored body, so the relay writes it as the send gave it, and a
-     * later committed send under the acknowledged id is refused by the after-commit write and by the relay alike.
-     */
-    @Test
-    void aDedupWindowTravelsThroughTheOutbox() {
-        runner().run(context -> {
-            clear(context);
-            SendOptions once = SendOptions.id("welcome-1").withDedupWindow(Duration.ofDays(1));
-            TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
-            DelayQueueTemplate template = context.getBean(DelayQueueTemplate.class);
-            this.redis.stop();
-            try {
-                transaction.executeWithoutResult(status -> template.send(OrderQueues.PRODUCER_ONLY, "v1", Duration.ZERO, once));
-            } finally {
-                this.redis.start();
-            }
-            await().atMost(DEADLINE).until(() -> rows(context, "") == 0); // relayed
-            List<String> received = new CopyOnWriteArrayList<>();
-            DelayQueueConsumer consumer = this.client.newConsumer("PRODUCER_ONLY", String.class,
-                    (payload, message) -> received.add(message.id() + "=" + payload), ConsumerOptions.DEFAULTS);
-            consumer.start();
-            try {
-                await().atMost(DEADLINE).until(() -> received.contains("welcome-1=v1") && payloadOf("welcome-1") == null);
-            } finally {
-                consumer.stop();
-            }
-            transaction.executeWithoutResult(status -> template.send(OrderQueues.PRODUCER_ONLY, "v2", Duration.ZERO, once));
-            assertThat(payloadOf("welcome-1")).as("refused by the after-commit write").isNull();
-            await().atMost(DEADLINE).until(() -> rows(context, "") == 0);
-            assertThat(payloadOf("welcome-1")).as("and not brought in by the relay").isNull();
-            assertThat(received).containsExactly("welcome-1=v1");
-        });
-    }
-
     /** Issue 31 1(a): the relay replays an older REPLACE whose after-commit write failed, after a newer one succeeded. */
     @Test
     void aRelayedOlderReplaceDoesNotOverwriteANewerSend() {
