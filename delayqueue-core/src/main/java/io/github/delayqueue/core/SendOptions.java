@@ -26,6 +26,9 @@ public final class SendOptions {
      */
     public static final String DEDUP_WINDOW_HEADER = "dq-dedup-window";
 
+    /** The longest {@link #withDedupWindow dedup window}: 100 years (36,500 days), far inside Redis's expiry range. */
+    public static final Duration MAX_DEDUP_WINDOW = Duration.ofDays(36_500);
+
     private static final SendOptions NONE = new SendOptions(null, SendMode.IF_ABSENT, Map.of(), null);
 
     private final @Nullable String id;
@@ -108,15 +111,17 @@ public final class SendOptions {
      * The memory is one Redis key per id with this time to live, beside the queue's keys (see
      * docs/redis-layout.md). Needs an explicit id.
      *
-     * @param window at least one millisecond
-     * @throws IllegalArgumentException if {@code window} is null, or shorter than a millisecond
+     * @param window at least one millisecond, at most {@link #MAX_DEDUP_WINDOW}
+     * @throws IllegalArgumentException if {@code window} is null, shorter than a millisecond or longer than
+     *                                  {@link #MAX_DEDUP_WINDOW}
      */
     public SendOptions withDedupWindow(Duration window) {
-        if (window == null || window.isNegative() || window.toMillis() < 1) {
-            throw new IllegalArgumentException("dedup window must be at least 1 ms, was " + window);
+        if (window == null || window.isNegative() || window.compareTo(MAX_DEDUP_WINDOW) > 0 || window.toMillis() < 1) {
+            throw new IllegalArgumentException("dedup window must be from 1 ms to " + MAX_DEDUP_WINDOW + ", was " + window);
         }
         return new SendOptions(id, mode, headers, window);
     }
+
 
     /** How long the id stays taken after delivery, or {@code null} (the default: not after it). */
     public @Nullable Duration dedupWindow() {

@@ -179,7 +179,7 @@ final class Sends {
 
     private static final String WINDOW_HEADER_START = "{\"" + Envelope.DEDUP_WINDOW_HEADER + "\":\"";
 
-    /** A body {@link #prepare} writes holds a dedup window only as its first header, a whole number of ms, at least 1. */
+    /** A body {@link #prepare} writes holds a dedup window only as its first header, a whole number of ms, 1 to the maximum. */
     private static void checkWindow(String body, String where) {
         int colon = body.indexOf(':');
         if (colon < 0 || !body.startsWith(WINDOW_HEADER_START, colon + 1)) {
@@ -197,7 +197,8 @@ final class Sends {
         } catch (NumberFormatException e) {
             ms = 0;
         }
-        Checks.require(ms >= 1, "body holds a dedup window that is not a whole number of milliseconds of at least 1" + where);
+        Checks.require(ms >= 1 && ms <= SendOptions.MAX_DEDUP_WINDOW.toMillis(), "body holds a dedup window that is not a "
+                + "whole number of milliseconds from 1 to " + SendOptions.MAX_DEDUP_WINDOW.toMillis() + where);
     }
 
     /** A format-2 envelope prefix (version, sequence 0, enqueued at 0) to check a body with {@link Envelope#parse}. */

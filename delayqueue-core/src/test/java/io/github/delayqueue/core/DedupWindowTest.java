@@ -212,6 +212,9 @@ class DedupWindowTest {
         assertThatIllegalArgumentException().isThrownBy(() -> id.withDedupWindow(Duration.ofMillis(-1)));
         assertThatIllegalArgumentException().isThrownBy(() -> id.withDedupWindow(Duration.ofNanos(999_999)));
         assertThatIllegalArgumentException().isThrownBy(() -> id.withDedupWindow(null));
+        assertThatIllegalArgumentException().isThrownBy(() -> id.withDedupWindow(SendOptions.MAX_DEDUP_WINDOW.plusMillis(1)));
+        assertThatIllegalArgumentException().isThrownBy(() -> id.withDedupWindow(Duration.ofSeconds(Long.MAX_VALUE)));
+        assertThat(id.withDedupWindow(SendOptions.MAX_DEDUP_WINDOW).dedupWindow()).isEqualTo(SendOptions.MAX_DEDUP_WINDOW);
         assertThatIllegalArgumentException().isThrownBy(() -> id.header(SendOptions.DEDUP_WINDOW_HEADER, "1000"));
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> id.withHeaders(Map.of(SendOptions.DEDUP_WINDOW_HEADER, "1000")));
