@@ -185,7 +185,9 @@
             td('handler', c.handler, 'wrap'),
             td('state', el('span', { className: 'badge ' + (c.running ? 'running' : 'stopped') },
                 c.running ? 'running' : (c.enabled ? 'stopped' : 'disabled'))),
-            td('busy', c.activeHandlers + ' / ' + c.concurrency, 'num')));
+            td('busy', c.activeHandlers + ' / ' + c.concurrency, 'num'),
+            td('limits', [c.rateLimit, c.maxInFlight != null ? '≤ ' + c.maxInFlight + ' in flight' : null]
+                .filter(x => x != null).join(', ') || '—')));
         const view = document.getElementById('view');
         view.replaceChildren(
             el('h1', { id: 'view-title' }, 'Queues'),
@@ -204,9 +206,10 @@
             el('h2', {}, 'Consumers in this instance'),
             el('div', { className: 'card' }, el('table', { id: 'consumers' },
                 el('thead', {}, el('tr', {}, el('th', {}, 'Queue'), el('th', {}, 'Handler'), el('th', {}, 'State'),
-                    el('th', { className: 'num' }, 'Busy / concurrency'))),
+                    el('th', { className: 'num' }, 'Busy / concurrency'),
+                    el('th', { title: 'the queue\'s rate limit and cap on messages in flight, over every instance together' }, 'Limits (all instances)'))),
                 el('tbody', {}, consumers.length ? consumers
-                    : el('tr', { className: 'empty' }, el('td', { colspan: 4 }, 'This instance consumes no queue'))))));
+                    : el('tr', { className: 'empty' }, el('td', { colspan: 5 }, 'This instance consumes no queue'))))));
     }
 
     // ---- queue page
@@ -217,6 +220,7 @@
         let table;
         if (r.tab === 'in-flight') table = await inFlightTable(r);
         else if (r.tab === 'dead') table = await deadTable(r);
+        else if (r.tab === 'schedules') table = await schedulesTable(r);
         else table = await pendingTable(r);
         const stat = (col, label, value) => el('div', { className: 'stat', 'data-col': col }, el('b', {}, value), el('span', {}, label));
         const toolbar = el('div', { className: 'toolbar' });
@@ -236,13 +240,14 @@
                 stat('lateness', 'lateness', lateness(v.metrics) || '—')),
             toolbar,
             el('div', { className: 'tabs' }, tab('pending', 'pending', 'Pending (' + v.pending + ')'),
-                tab('in-flight', 'in-flight', 'In flight (' + v.inFlight + ')'), tab('dead', 'dead', 'Dead letters (' + v.dead + ')')),
+                tab('in-flight', 'in-flight', 'In flight (' + v.inFlight + ')'), tab('dead', 'dead', 'Dead letters (' + v.dead + ')'),
+                tab('schedules', 'schedules', 'Schedules')),
             table);
     }
 
     function pager(r, page) {
         const first = page.total === 0 ? 0 : page.offset + 1;
-        const last = page.offset + (page.messages || page.deadLetters).length;
+        const last = page.offset + (page.messages || page.deadLetters || page.schedules).length;
         const prev = Math.max(0, page.offset - page.limit);
         const next = page.offset + page.limit;
         return el('div', { className: 'pager' },
@@ -290,6 +295,32 @@
         return el('div', {}, el('div', { className: 'card' }, el('table', { id: 'messages', 'data-set': r.tab },
             el('thead', {}, el('tr', {}, headers.map(h => el('th', {}, h)))),
             el('tbody', {}, rows.length ? rows : el('tr', { className: 'empty' }, el('td', { colspan: headers.length }, empty))))),
+            pager(r, page));
+    }
+
+    // recurring schedules: spec, zone, next and last tick, paused or not; pause, resume, trigger now
+    async function schedulesTable(r) {
+        const page = await get(q(r.code) + '/schedules?offset=' + encodeURIComponent(r.offset));
+        const path = q(r.code) + '/schedules';
+        const rows = page.schedules.map(s => {
+            const cell = el('td', { className: 'actions' });
+            if (settings.actionsEnabled) {
+                cell.append(s.paused
+                    ? el('button', { 'data-action': 'schedule-resume', onclick: () => act('Resume schedule ' + s.id + '?', path + '/resume', { id: s.id }) }, 'Resume')
+                    : el('button', { 'data-action': 'schedule-pause', onclick: () => act('Pause schedule ' + s.id + '? No tick runs until it is resumed.', path + '/pause', { id: s.id }) }, 'Pause'),
+                    el('button', { 'data-action': 'schedule-trigger', onclick: () => act('Run schedule ' + s.id + ' once now?', path + '/trigger', { id: s.id }) }, 'Run now'));
+            }
+            return el('tr', { 'data-id': s.id },
+                td('id', s.id), td('spec', s.kind + ' ' + s.expression), td('zone', s.zone),
+                td('nextTickAt', s.paused ? 'paused' : when(s.nextTickAt), s.paused ? 'warn' : null),
+                td('nextTickIn', s.nextTickInMillis === null ? '—' : span(s.nextTickInMillis)),
+                td('lastTickAt', s.lastTickAt ? when(s.lastTickAt) : '—'),
+                td('policy', 'misfire ' + s.misfire + ', overlap ' + s.overlap), td('origin', s.declared ? 'yaml' : 'API'), cell);
+        });
+        const headers = ['Id', 'Spec', 'Zone', 'Next tick', 'Next in', 'Last tick', 'Policies', 'From', ''];
+        return el('div', {}, el('div', { className: 'card' }, el('table', { id: 'schedules' },
+            el('thead', {}, el('tr', {}, headers.map(h => el('th', {}, h)))),
+            el('tbody', {}, rows.length ? rows : el('tr', { className: 'empty' }, el('td', { colspan: headers.length }, 'No schedules'))))),
             pager(r, page));
     }
 

@@ -1,5 +1,7 @@
 package io.github.delayqueue.dashboard;
 
+import io.github.delayqueue.core.schedule.SchedulePage;
+import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -19,6 +21,8 @@ import io.github.delayqueue.dashboard.DashboardViews.ActionResult;
 import io.github.delayqueue.dashboard.DashboardViews.DeadLetterPageView;
 import io.github.delayqueue.dashboard.DashboardViews.DeadLetterRow;
 import io.github.delayqueue.dashboard.DashboardViews.ErrorView;
+import io.github.delayqueue.dashboard.DashboardViews.SchedulePageView;
+import io.github.delayqueue.dashboard.DashboardViews.ScheduleRow;
 import io.github.delayqueue.dashboard.DashboardViews.MessagePageView;
 import io.github.delayqueue.dashboard.DashboardViews.MessageRow;
 import io.github.delayqueue.dashboard.DashboardViews.MessageView;
@@ -76,9 +80,16 @@ final class DashboardController {
     private final DashboardProperties properties;
     private final QueueMetrics metrics;
     private final DashboardPage page;
+    private final @Nullable DelayQueueSchedules schedules;
 
     DashboardController(DelayQueueAdmin admin, DelayQueueTemplate template, DelayQueueConsumerRegistry registry,
             DashboardProperties properties, QueueMetrics metrics) {
+        this(admin, template, registry, properties, metrics, null);
+    }
+
+    DashboardController(DelayQueueAdmin admin, DelayQueueTemplate template, DelayQueueConsumerRegistry registry,
+            DashboardProperties properties, QueueMetrics metrics, @Nullable DelayQueueSchedules schedules) {
+        this.schedules = schedules;
         this.admin = admin;
         this.template = template;
         this.registry = registry;
@@ -132,6 +143,60 @@ final class DashboardController {
         long from = offset(offset);
         int size = limit(limit);
         return page(queue, "pending", this.admin.pending(queue, from, size), size);
+    }
+
+    @GetMapping("/api/queues/{code}/schedules")
+    SchedulePageView schedules(@PathVariable String code, @RequestParam(required = false) @Nullable String offset,
+            @RequestParam(required = false) @Nullable String limit) {
+        DelayQueueCode queue = queue(code);
+        long from = offset(offset);
+        int size = limit(limit);
+        SchedulePage page = schedulesOf().list(queue.code(), from, size);
+        pastTheEnd(queue, "schedules", page.offset(), page.total(), size);
+        return new SchedulePageView(queue.code(), page.total(), page.offset(), size, page.serverTime(),
+                page.schedules().stream().map(s -> ScheduleRow.of(s, page.serverTime())).toList());
+    }
+
+    /** {@code pause}, {@code resume} or {@code trigger} on the schedule the body's {@code id} names. */
+    @PostMapping("/api/queues/{code}/schedules/{action}")
+    ActionResult scheduleAction(@PathVariable String code, @PathVariable String action,
+            @RequestBody ActionRequest request) {
+        DelayQueueCode queue = writable(code);
+        String id = id(request.id());
+        DelayQueueSchedules schedules = schedulesOf();
+        String message;
+        long count;
+        try {
+            switch (action) {
+                case "pause" -> {
+                    count = schedules.pause(queue.code(), id) ? 1 : 0;
+                    message = count == 1 ? "Paused schedule " + id : "Schedule " + id + " was paused already";
+                }
+                case "resume" -> {
+                    count = schedules.resume(queue.code(), id) ? 1 : 0;
+                    message = count == 1 ? "Resumed schedule " + id : "Schedule " + id + " was not paused";
+                }
+                case "trigger" -> {
+                    String tick = schedules.trigger(queue.code(), id);
+                    count = 1;
+                    message = "Schedule " + id + " runs now (message " + tick + ")";
+                }
+                default -> throw new DashboardException(HttpStatus.NOT_FOUND, "no schedule action '" + action
+                        + "'; use pause, resume or trigger");
+            }
+        } catch (IllegalArgumentException e) {
+            throw new DashboardException(HttpStatus.BAD_REQUEST, e.getMessage());
+        }
+        log.info("Dashboard: {} schedule '{}' of queue '{}'", action, id, queue.code());
+        return new ActionResult(message, count);
+    }
+
+    private DelayQueueSchedules schedulesOf() {
+        DelayQueueSchedules schedules = this.schedules;
+        if (schedules == null) {
+            throw new DashboardException(HttpStatus.NOT_FOUND, "recurring schedules are not available in this application");
+        }
+        return schedules;
     }
 
     @GetMapping("/api/queues/{code}/in-flight")

@@ -36,6 +36,26 @@ final class DashboardViews {
         }
     }
 
+    /** A page of a queue's recurring schedules, next tick first. */
+    record SchedulePageView(String queue, long total, long offset, int limit, Instant serverTime,
+            List<ScheduleRow> schedules) {
+    }
+
+    /** One recurring schedule; {@code nextTickInMillis} is against the Redis clock. */
+    record ScheduleRow(String id, String kind, String expression, String zone, String misfire, String overlap,
+            boolean paused, boolean declared, @Nullable Instant nextTickAt, @Nullable Long nextTickInMillis,
+            @Nullable Instant lastTickAt) {
+
+        static ScheduleRow of(io.github.delayqueue.core.schedule.ScheduleInfo info, Instant now) {
+            var spec = info.spec();
+            Instant next = info.nextTickAt();
+            return new ScheduleRow(spec.id(), spec.kind(), spec.expression(), spec.zone().getId(),
+                    spec.misfire().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
+                    spec.overlap().name().toLowerCase(java.util.Locale.ROOT), info.paused(), info.declared(), next,
+                    next == null || info.paused() ? null : Duration.between(now, next).toMillis(), info.lastTickAt());
+        }
+    }
+
     record MessagePageView(String queue, String set, long total, long offset, int limit, Instant serverTime,
             List<MessageRow> messages) {
     }

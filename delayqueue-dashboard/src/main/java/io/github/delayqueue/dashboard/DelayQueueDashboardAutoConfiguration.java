@@ -1,5 +1,6 @@
 package io.github.delayqueue.dashboard;
 
+import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.regex.Pattern;
@@ -41,9 +42,11 @@ public final class DelayQueueDashboardAutoConfiguration {
 
     @Bean
     DashboardController delayQueueDashboardController(DelayQueueAdmin admin, DelayQueueTemplate template,
-            DelayQueueConsumerRegistry registry, DashboardProperties properties, ObjectProvider<QueueMetrics> metrics) {
+            DelayQueueConsumerRegistry registry, DashboardProperties properties, ObjectProvider<QueueMetrics> metrics,
+            ObjectProvider<DelayQueueSchedules> schedules) {
         check(properties);
-        return new DashboardController(admin, template, registry, properties, metrics.getIfAvailable(() -> QueueMetrics.NONE));
+        return new DashboardController(admin, template, registry, properties, metrics.getIfAvailable(() -> QueueMetrics.NONE),
+                schedules.getIfUnique());
     }
 
     static void check(DashboardProperties properties) {

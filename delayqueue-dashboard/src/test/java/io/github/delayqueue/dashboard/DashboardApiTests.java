@@ -13,6 +13,9 @@ import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.dashboard.app.DashApp.Email;
 import io.github.delayqueue.dashboard.app.DashQueues;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import io.github.delayqueue.core.schedule.ScheduleSpec;
+import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -239,5 +242,43 @@ class DashboardApiTests extends DashboardTestSupport {
 
     static List<String> ids(JsonNode rows) {
         return rows.valueStream().map(r -> r.path("id").asString()).toList();
+    }
+
+    @Autowired
+    DelayQueueSchedules schedules;
+
+    @Test
+    void schedulesAreListedPausedResumedAndTriggeredAndBadInputChangesNothing() {
+        this.schedules.put(ScheduleSpec.cron("REPORTS", "nightly", "0 0 2 * * *").zone(java.time.ZoneId.of("Europe/Berlin"))
+                .payload(Map.of("report", "nightly")).build());
+        try {
+            Http http = http().open();
+            JsonNode page = json(http.get("/api/queues/REPORTS/schedules"));
+            assertThat(page.path("total").asLong()).isEqualTo(1);
+            JsonNode nightly = page.path("schedules").get(0);
+            assertThat(nightly.path("id").asString()).isEqualTo("nightly");
+            assertThat(nightly.path("expression").asString()).isEqualTo("0 0 2 * * *");
+            assertThat(nightly.path("zone").asString()).isEqualTo("Europe/Berlin");
+            assertThat(nightly.path("paused").asBoolean()).isFalse();
+            assertThat(nightly.path("nextTickInMillis").asLong()).isPositive();
+
+            assertThat(http.post("/api/queues/REPORTS/schedules/pause", "{\"id\":\"nightly\"}").statusCode()).isEqualTo(200);
+            assertThat(this.schedules.get("REPORTS", "nightly").orElseThrow().paused()).isTrue();
+            assertThat(json(http.get("/api/queues/REPORTS/schedules")).path("schedules").get(0).path("paused").asBoolean())
+                    .isTrue();
+            assertThat(http.post("/api/queues/REPORTS/schedules/resume", "{\"id\":\"nightly\"}").statusCode()).isEqualTo(200);
+            assertThat(this.schedules.get("REPORTS", "nightly").orElseThrow().paused()).isFalse();
+            HttpResponse<String> triggered = http.post("/api/queues/REPORTS/schedules/trigger", "{\"id\":\"nightly\"}");
+            assertThat(json(triggered).path("message").asString()).contains("runs now");
+
+            assertRefused(http.post("/api/queues/REPORTS/schedules/pause", "{\"id\":\"nope\"}"), 400, "no schedule 'nope'");
+            assertRefused(http.post("/api/queues/REPORTS/schedules/explode", "{\"id\":\"nightly\"}"), 404,
+                    "no schedule action 'explode'");
+            assertRefused(http.post("/api/queues/REPORTS/schedules/pause", "{}"), 400, "id");
+            assertRefused(http.get("/api/queues/REPORTS/schedules?limit=0"), 400, "limit");
+            assertThat(this.schedules.get("REPORTS", "nightly").orElseThrow().paused()).isFalse();
+        } finally {
+            this.schedules.remove("REPORTS", "nightly");
+        }
     }
 }

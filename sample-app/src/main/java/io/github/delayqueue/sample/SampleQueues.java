@@ -13,5 +13,8 @@ public enum SampleQueues implements DelayQueueCode {
     ORDER_PAYMENT_TIMEOUT,
 
     /** Notifies a meeting's attendees a lead time before it starts. */
-    MEETING_REMINDER
+    MEETING_REMINDER,
+
+    /** The ticks of the recurring report job ({@code delayqueue.schedules.nightly-report} in application.yml). */
+    NIGHTLY_REPORT
 }

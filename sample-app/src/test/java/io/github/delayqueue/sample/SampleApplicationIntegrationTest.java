@@ -13,6 +13,9 @@ import java.util.Map;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import io.github.delayqueue.core.schedule.ScheduleInfo;
+import io.github.delayqueue.sample.reports.NightlyReportJob;
+import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -88,7 +91,8 @@ class SampleApplicationIntegrationTest {
                 .containsExactly("order-" + unpaid.reference());
 
         // 30 seconds pass, at once: the timeout is handled by PaymentTimeoutHandler, through Redis
-        assertThat(this.delayQueue.runDueWithin(Duration.ofSeconds(30))).containsExactly("order-" + unpaid.reference());
+        assertThat(this.delayQueue.runDueWithin(SampleQueues.ORDER_PAYMENT_TIMEOUT, Duration.ofSeconds(30)))
+                .containsExactly("order-" + unpaid.reference());
 
         assertThat(order(unpaid.id()).status()).isEqualTo(OrderStatus.CANCELLED);
         assertThat(order(paid.id()).status()).isEqualTo(OrderStatus.PAID);
@@ -159,7 +163,8 @@ class SampleApplicationIntegrationTest {
     void queuesEndpointListsEveryDeclaredQueue() {
         List<QueueStats> stats = this.http.get().uri("/queues").retrieve()
                 .body(new ParameterizedTypeReference<List<QueueStats>>() { });
-        assertThat(stats).extracting(QueueStats::queue).containsExactly("MEETING_REMINDER", "ORDER_PAYMENT_TIMEOUT");
+        assertThat(stats).extracting(QueueStats::queue).containsExactly("MEETING_REMINDER", "NIGHTLY_REPORT",
+                "ORDER_PAYMENT_TIMEOUT");
         assertThat(this.http.get().uri("/queues/ORDER_PAYMENT_TIMEOUT/dead-letters").retrieve().body(List.class)).isEmpty();
         assertThatThrownBy(() -> this.http.get().uri("/queues/NOPE/dead-letters").retrieve().body(List.class))
                 .isInstanceOf(HttpClientErrorException.NotFound.class);
@@ -206,5 +211,24 @@ class SampleApplicationIntegrationTest {
 
     private Meeting meeting(long id) {
         return this.http.get().uri("/meetings/{id}", id).retrieve().body(Meeting.class);
+    }
+
+    @Autowired
+    DelayQueueSchedules schedules;
+
+    @Autowired
+    NightlyReportJob nightlyReport;
+
+    @Test
+    void theReportScheduleOfTheYamlIsDeclaredAndItsTicksRunTheJob() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> this.schedules.get("NIGHTLY_REPORT", "nightly-report").isPresent());
+        ScheduleInfo info = this.schedules.get("NIGHTLY_REPORT", "nightly-report").orElseThrow(); // declared at startup
+        assertThat(info.spec().expression()).isEqualTo("*/30 * * * * *");
+        assertThat(info.declared()).isTrue();
+        long before = this.nightlyReport.runs();
+        this.schedules.trigger("NIGHTLY_REPORT", "nightly-report"); // a tick now, rather than waiting up to 30 s
+        await().atMost(Duration.ofSeconds(30)).until(() -> this.nightlyReport.runs() > before);
+        Map<?, ?> page = this.http.get().uri("/actuator/delayqueue/NIGHTLY_REPORT/schedules").retrieve().body(Map.class);
+        assertThat(page.get("total")).isEqualTo(1);
     }
 }

@@ -1,5 +1,9 @@
 package io.github.delayqueue.spring.actuate;
 
+import io.github.delayqueue.core.schedule.ScheduleInfo;
+import io.github.delayqueue.core.schedule.SchedulePage;
+import io.github.delayqueue.core.schedule.ScheduleSpec;
+import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -8,9 +12,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
@@ -44,6 +50,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * DELETE /actuator/delayqueue/{queue}/dead-letters/{key}       delete one dead letter
  * POST   /actuator/delayqueue/{queue}/messages/{id}/run-now    a pending message becomes due now
  * DELETE /actuator/delayqueue/{queue}/messages/{id}           cancel a pending or in-flight message
+ * GET    /actuator/delayqueue/{queue}/schedules?offset=0&amp;limit=20  the queue's recurring schedules, next tick first
+ * POST   /actuator/delayqueue/{queue}/schedules/{id}/pause     pause a schedule (every instance)
+ * POST   /actuator/delayqueue/{queue}/schedules/{id}/resume    resume it (by its misfire policy)
+ * POST   /actuator/delayqueue/{queue}/schedules/{id}/trigger   run one tick now, outside the series
+ * DELETE /actuator/delayqueue/{queue}/schedules/{id}          remove a schedule and its pending tick
  * </pre>
  *
  * Read-only unless {@code management.endpoint.delayqueue.access=unrestricted}: the writes act on every
@@ -75,7 +86,9 @@ public class DelayQueueEndpoint {
     private final DelayQueueAdmin admin;
     private final DelayQueueConsumerRegistry registry;
     private final ConsumerConcurrency concurrency;
+    private final ConsumerLimits limits;
     private final boolean showPayloads;
+    private final @Nullable DelayQueueSchedules schedules;
 
     /** The concurrency this application's consumer of a queue was given, or null if it has none. */
     @FunctionalInterface
@@ -84,12 +97,94 @@ public class DelayQueueEndpoint {
         @Nullable Integer of(String queue);
     }
 
+    /** The options this application's consumer of a queue was given (for its flow limits), or null if it has none. */
+    @FunctionalInterface
+    public interface ConsumerLimits {
+
+        @Nullable ConsumerOptions of(String queue);
+    }
+
     public DelayQueueEndpoint(DelayQueueAdmin admin, DelayQueueConsumerRegistry registry,
             ConsumerConcurrency concurrency, boolean showPayloads) {
+        this(admin, registry, concurrency, showPayloads, null);
+    }
+
+    /** With {@code schedules}, the endpoint also lists and operates the queues' recurring schedules. */
+    public DelayQueueEndpoint(DelayQueueAdmin admin, DelayQueueConsumerRegistry registry,
+            ConsumerConcurrency concurrency, boolean showPayloads, @Nullable DelayQueueSchedules schedules) {
+        this(admin, registry, concurrency, queue -> null, showPayloads, schedules);
+    }
+
+    /** With {@code limits}, each consumer shows its queue's flow limits. */
+    public DelayQueueEndpoint(DelayQueueAdmin admin, DelayQueueConsumerRegistry registry,
+            ConsumerConcurrency concurrency, ConsumerLimits limits, boolean showPayloads) {
+        this(admin, registry, concurrency, limits, showPayloads, null);
+    }
+
+    public DelayQueueEndpoint(DelayQueueAdmin admin, DelayQueueConsumerRegistry registry,
+            ConsumerConcurrency concurrency, ConsumerLimits limits, boolean showPayloads,
+            @Nullable DelayQueueSchedules schedules) {
         this.admin = admin;
         this.registry = registry;
         this.concurrency = concurrency;
+        this.limits = limits;
         this.showPayloads = showPayloads;
+        this.schedules = schedules;
+    }
+
+    /**
+     * A page of a queue's recurring schedules ({@code schedules}), next tick first: spec, zone, next and last tick,
+     * paused or not.
+     *
+     * @param queue   the queue's code
+     * @param section {@code schedules}
+     * @param offset  the first schedule's offset (default 0)
+     * @param limit   how many, 1 to {@value #MAX_DEAD_LETTERS} (default {@value #DEFAULT_DEAD_LETTERS})
+     * @return the page, or {@code null} (404) for a code no {@code DelayQueueCode} declares
+     */
+    @ReadOperation
+    public @Nullable SchedulesDescriptor queueSection(@Selector String queue, @Selector String section,
+            @Nullable Long offset, @Nullable Integer limit) {
+        if (!section.equals("schedules") || this.schedules == null) {
+            return null;
+        }
+        int count = limit == null ? DEFAULT_DEAD_LETTERS : limit;
+        if (count < 1 || count > MAX_DEAD_LETTERS) {
+            throw invalid("limit must be between 1 and " + MAX_DEAD_LETTERS + ", was " + limit);
+        }
+        if (this.admin.find(queue).isEmpty()) {
+            return null;
+        }
+        DelayQueueSchedules schedules = this.schedules;
+        SchedulePage page = badInputAs400(() -> schedules.list(queue, offset == null ? 0 : offset, count));
+        return new SchedulesDescriptor(queue, page.total(), page.offset(), page.serverTime(),
+                page.schedules().stream().map(DelayQueueEndpoint::schedule).toList());
+    }
+
+    private static ScheduleDescriptor schedule(ScheduleInfo info) {
+        ScheduleSpec spec = info.spec();
+        return new ScheduleDescriptor(spec.id(), spec.kind(), spec.expression(), spec.zone().getId(),
+                spec.misfire().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
+                spec.overlap().name().toLowerCase(java.util.Locale.ROOT), info.paused(), info.declared(),
+                info.nextTickAt(), info.lastTickAt());
+    }
+
+    private ChangeDescriptor scheduleAction(DelayQueueCode code, String queue, String id, String action) {
+        DelayQueueSchedules schedules = this.schedules;
+        if (schedules == null) {
+            throw invalid("schedules are not available in this application");
+        }
+        long changed = badInputAs400(() -> switch (action) {
+            case "pause" -> schedules.pause(queue, id) ? 1L : 0L;
+            case "resume" -> schedules.resume(queue, id) ? 1L : 0L;
+            case "trigger" -> {
+                schedules.trigger(queue, id);
+                yield 1L;
+            }
+            default -> throw new IllegalArgumentException("unknown action '" + action + "' on schedule '" + id
+                    + "'; use pause, resume or trigger");
+        });
+        return new ChangeDescriptor(queue, "schedule-" + action, id, changed, this.admin.isPaused(code));
     }
 
     /** Every declared queue, in code order, and this application's consumers. */
@@ -181,12 +276,15 @@ public class DelayQueueEndpoint {
             boolean due = badInputAs400(() -> this.admin.runNow(code, target));
             return logged(note, new ChangeDescriptor(queue, action, target, due ? 1 : 0, this.admin.isPaused(code)));
         }
+        if (kind.equals("schedules")) {
+            return logged(note, scheduleAction(code, queue, target, action));
+        }
         if (kind.equals("dead-letters") && action.equals("requeue")) {
             long requeued = badInputAs400(() -> this.admin.requeue(code, List.of(target)));
             return logged(note, new ChangeDescriptor(queue, action, target, requeued, this.admin.isPaused(code)));
         }
         throw invalid("unknown operation '" + kind + "/{id}/" + action + "' on queue '" + queue
-                + "'; use messages/{id}/run-now or dead-letters/{key}/requeue");
+                + "'; use messages/{id}/run-now, dead-letters/{key}/requeue or schedules/{id}/pause|resume|trigger");
     }
 
     /**
@@ -209,8 +307,16 @@ public class DelayQueueEndpoint {
                 long deleted = badInputAs400(() -> this.admin.purge(code, List.of(target)));
                 yield new ChangeDescriptor(queue, "delete", target, deleted, this.admin.isPaused(code));
             }
+            case "schedules" -> {
+                DelayQueueSchedules schedules = this.schedules;
+                if (schedules == null) {
+                    throw invalid("schedules are not available in this application");
+                }
+                boolean removed = badInputAs400(() -> schedules.remove(queue, target));
+                yield new ChangeDescriptor(queue, "schedule-remove", target, removed ? 1 : 0, this.admin.isPaused(code));
+            }
             default -> throw invalid("unknown kind '" + kind + "' on queue '" + queue
-                    + "'; delete messages/{id} or dead-letters/{key}");
+                    + "'; delete messages/{id}, dead-letters/{key} or schedules/{id}");
         });
     }
 
@@ -261,8 +367,11 @@ public class DelayQueueEndpoint {
     private ConsumerDescriptor consumer(DelayQueueConsumer consumer, boolean paused) {
         Throwable failure = consumer.failure();
         String state = failure != null ? "FAILED" : consumer.isRunning() ? (paused ? "PAUSED" : "RUNNING") : "STOPPED";
+        ConsumerOptions options = this.limits.of(consumer.queue());
+        RateLimit rate = options == null ? null : options.rateLimit();
+        Integer maxInFlight = options == null || options.maxInFlight() == 0 ? null : options.maxInFlight();
         return new ConsumerDescriptor(state, this.concurrency.of(consumer.queue()), consumer.activeHandlers(), paused,
-                failure == null ? null : failure.toString());
+                failure == null ? null : failure.toString(), rate == null ? null : rate.toString(), maxInFlight);
     }
 
     private DeadLetterDescriptor deadLetter(DeadLetter d) {
@@ -305,9 +414,12 @@ public class DelayQueueEndpoint {
      * @param activeHandlers handlers running now
      * @param paused         whether its queue is paused
      * @param failure        what ended its claiming loop, or {@code null}
+     * @param rateLimit      the queue's rate limit over every instance this consumer claims within, such as
+     *                       {@code 200/1s} (with {@code burst N} when not 1), or {@code null} for none
+     * @param maxInFlight    the queue's cap on messages in flight over every instance, or {@code null} for none
      */
     public record ConsumerDescriptor(String state, @Nullable Integer concurrency, int activeHandlers, boolean paused,
-            @Nullable String failure) {
+            @Nullable String failure, @Nullable String rateLimit, @Nullable Integer maxInFlight) {
     }
 
     /**
@@ -338,11 +450,43 @@ public class DelayQueueEndpoint {
     }
 
     /**
+     * A page of a queue's recurring schedules.
+     *
+     * @param queue      the queue's code
+     * @param total      how many schedules the queue has
+     * @param offset     the offset of the first one shown
+     * @param serverTime the Redis clock when read
+     * @param schedules  the page, next tick first
+     */
+    public record SchedulesDescriptor(String queue, long total, long offset, Instant serverTime,
+            List<ScheduleDescriptor> schedules) implements OperationResponseBody {
+    }
+
+    /**
+     * One recurring schedule.
+     *
+     * @param id         its id within the queue (the yaml name of a declared one)
+     * @param kind       {@code cron} or {@code every}
+     * @param expression the cron expression, or the period (ISO-8601)
+     * @param zone       the zone the expression is read in
+     * @param misfire    {@code fire-once}, {@code skip} or {@code fire-all}
+     * @param overlap    {@code allow} or {@code skip}
+     * @param paused     whether it is paused
+     * @param declared   whether it was last written by a declaration (yaml) rather than the API
+     * @param nextTickAt its next tick (pending, or written on resume while paused), or {@code null}
+     * @param lastTickAt the latest tick whose handler was let run, or {@code null}
+     */
+    public record ScheduleDescriptor(String id, String kind, String expression, String zone, String misfire,
+            String overlap, boolean paused, boolean declared, @Nullable Instant nextTickAt, @Nullable Instant lastTickAt) {
+    }
+
+    /**
      * What a write operation did.
      *
      * @param queue   the queue's code
      * @param action  {@code pause}, {@code resume}, {@code requeue-dead-letters}, {@code requeue}, {@code delete},
-     *                {@code run-now} or {@code cancel}
+     *                {@code run-now}, {@code cancel}, or {@code schedule-pause}, {@code schedule-resume},
+     *                {@code schedule-trigger}, {@code schedule-remove}
      * @param target  the message id or dead-letter key acted on, or {@code null}
      * @param changed how many messages or dead letters changed (for pause and resume: 1 if the pause changed);
      *                0 when nothing had that id or key in the state the action needs

@@ -3,6 +3,9 @@ package io.github.delayqueue.spring.autoconfigure;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
+
+import org.springframework.beans.factory.ObjectProvider;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -26,9 +29,11 @@ public final class DelayQueueEndpointAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean({ DelayQueueAdmin.class, DefaultDelayQueueConsumerRegistry.class })
     DelayQueueEndpoint delayQueueEndpoint(DelayQueueAdmin admin, DefaultDelayQueueConsumerRegistry registry,
-            DelayQueueProperties properties) {
+            DelayQueueProperties properties, ObjectProvider<DelayQueueSchedules> schedules) {
         return new DelayQueueEndpoint(admin, registry, queue -> registry.definitions().stream()
                 .filter(d -> d.queue().name().equals(queue)).findFirst().map(d -> d.options().concurrency()).orElse(null),
-                properties.getEndpoint().isShowPayloads());
+                queue -> registry.definitions().stream().filter(d -> d.queue().name().equals(queue)).findFirst()
+                        .map(d -> d.options()).orElse(null),
+                properties.getEndpoint().isShowPayloads(), schedules.getIfUnique());
     }
 }

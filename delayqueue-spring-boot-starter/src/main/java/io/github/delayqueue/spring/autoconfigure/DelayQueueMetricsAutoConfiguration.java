@@ -3,6 +3,7 @@ package io.github.delayqueue.spring.autoconfigure;
 import io.github.delayqueue.spring.core.QueueCatalog;
 import io.github.delayqueue.spring.metrics.DelayQueueGauges;
 import io.github.delayqueue.spring.metrics.DelayQueueMetrics;
+import io.github.delayqueue.spring.metrics.ScheduleMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -30,6 +31,13 @@ public final class DelayQueueMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     DelayQueueMetrics delayQueueMetrics(MeterRegistry registry) {
         return new DelayQueueMetrics(registry);
+    }
+
+    /** Ticks of recurring schedules, told by the schedules' interceptor ({@code DelayQueueScheduleAutoConfiguration}). */
+    @Bean
+    @ConditionalOnMissingBean
+    ScheduleMetrics delayQueueScheduleMetrics(MeterRegistry registry) {
+        return new ScheduleMetrics(registry);
     }
 
     @Bean

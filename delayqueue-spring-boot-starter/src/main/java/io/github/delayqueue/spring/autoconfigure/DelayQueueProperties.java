@@ -56,6 +56,12 @@ public class DelayQueueProperties {
      */
     private Map<String, Queue> queues = new LinkedHashMap<>();
 
+    /**
+     * Recurring schedules this application declares, keyed by schedule name (its id within its queue): queue, cron
+     * or every, zone, payload, misfire, catch-up-limit, overlap. Declared at each start; see docs/schedules.md.
+     */
+    private Map<String, Schedule> schedules = new LinkedHashMap<>();
+
     public String getKeyPrefix() {
         return this.keyPrefix;
     }
@@ -98,6 +104,106 @@ public class DelayQueueProperties {
 
     public void setQueues(Map<String, Queue> queues) {
         this.queues = queues;
+    }
+
+    public Map<String, Schedule> getSchedules() {
+        return this.schedules;
+    }
+
+    public void setSchedules(Map<String, Schedule> schedules) {
+        this.schedules = schedules;
+    }
+
+    /** One recurring schedule ({@code delayqueue.schedules.<name>.*}); exactly one of cron and every. */
+    public static class Schedule {
+
+        /** Declared queue code whose handler runs each tick. */
+        private @Nullable String queue;
+
+        /** Cron expression as Spring's CronExpression reads it: 6 fields (second first) or a macro such as @daily. */
+        private @Nullable String cron;
+
+        /** Fixed rate, instead of cron: ticks at every multiple of this period since the epoch (30s ticks at :00 and :30). */
+        private @Nullable Duration every;
+
+        /** Time zone the cron expression is read in (an IANA id such as Europe/Berlin); UTC so that every instance agrees. */
+        private String zone = "UTC";
+
+        /** Payload of every tick, as JSON of the queue handler's payload type (default an empty object). */
+        private String payload = "{}";
+
+        /** What to do with ticks missed while no consumer ran or the schedule was paused. */
+        private io.github.delayqueue.core.schedule.Misfire misfire = io.github.delayqueue.core.schedule.Misfire.FIRE_ONCE;
+
+        /** Most missed ticks misfire 'fire-all' runs after one outage (1 to 10000). */
+        private int catchUpLimit = 100;
+
+        /** Whether a tick runs while the previous tick of the schedule still runs or waits for a retry ('skip' leaves it out). */
+        private io.github.delayqueue.core.schedule.Overlap overlap = io.github.delayqueue.core.schedule.Overlap.ALLOW;
+
+        public @Nullable String getQueue() {
+            return this.queue;
+        }
+
+        public void setQueue(@Nullable String queue) {
+            this.queue = queue;
+        }
+
+        public @Nullable String getCron() {
+            return this.cron;
+        }
+
+        public void setCron(@Nullable String cron) {
+            this.cron = cron;
+        }
+
+        public @Nullable Duration getEvery() {
+            return this.every;
+        }
+
+        public void setEvery(@Nullable Duration every) {
+            this.every = every;
+        }
+
+        public String getZone() {
+            return this.zone;
+        }
+
+        public void setZone(String zone) {
+            this.zone = zone;
+        }
+
+        public String getPayload() {
+            return this.payload;
+        }
+
+        public void setPayload(String payload) {
+            this.payload = payload;
+        }
+
+        public io.github.delayqueue.core.schedule.Misfire getMisfire() {
+            return this.misfire;
+        }
+
+        public void setMisfire(io.github.delayqueue.core.schedule.Misfire misfire) {
+            this.misfire = misfire;
+        }
+
+        public int getCatchUpLimit() {
+            return this.catchUpLimit;
+        }
+
+        public void setCatchUpLimit(int catchUpLimit) {
+            this.catchUpLimit = catchUpLimit;
+        }
+
+        public io.github.delayqueue.core.schedule.Overlap getOverlap() {
+            return this.overlap;
+        }
+
+        public void setOverlap(io.github.delayqueue.core.schedule.Overlap overlap) {
+            this.overlap = overlap;
+        }
     }
 
     /** Settings of the 'delayqueue' actuator endpoint. */
@@ -266,8 +372,52 @@ public class DelayQueueProperties {
          */
         private @Nullable Integer partitions;
 
+        /**
+         * Most messages of this queue claimed per period over every application and instance together, written
+         * {@code <permits>/<period>}: {@code 200/1s}, {@code 10/1m}, {@code 5/500ms} (units ms, s, m, h, d). Spread
+         * evenly on the Redis clock (no double rate across a window edge); messages over the limit stay due in
+         * Redis, no attempt spent. Unset: no limit. A partitioned queue gives each partition an even share.
+         */
+        private @Nullable String rateLimit;
+
+        /**
+         * Messages of this queue claimed at once after a quiet spell, within its rate limit (default: the permits of
+         * 50 ms, at least 1).
+         */
+        private @Nullable Integer rateLimitBurst;
+
+        /**
+         * Most messages of this queue in flight (claimed and not yet settled) over every application and instance
+         * together, whatever each one's concurrency. Unset: no cap. At least the queue's partition count.
+         */
+        private @Nullable Integer maxInFlight;
+
         public Queue() {
             super(false);
+        }
+
+        public @Nullable String getRateLimit() {
+            return this.rateLimit;
+        }
+
+        public void setRateLimit(@Nullable String rateLimit) {
+            this.rateLimit = rateLimit;
+        }
+
+        public @Nullable Integer getRateLimitBurst() {
+            return this.rateLimitBurst;
+        }
+
+        public void setRateLimitBurst(@Nullable Integer rateLimitBurst) {
+            this.rateLimitBurst = rateLimitBurst;
+        }
+
+        public @Nullable Integer getMaxInFlight() {
+            return this.maxInFlight;
+        }
+
+        public void setMaxInFlight(@Nullable Integer maxInFlight) {
+            this.maxInFlight = maxInFlight;
         }
 
         public @Nullable String getKeyPrefix() {

@@ -8,11 +8,15 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 import io.github.delayqueue.core.DeadLetter;
-import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
+import io.github.delayqueue.core.schedule.ScheduleInfo;
+import io.github.delayqueue.core.schedule.SchedulePage;
+import io.github.delayqueue.core.schedule.ScheduleSpec;
+import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
 import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.QueueDetailsDescriptor;
 import io.github.delayqueue.spring.actuate.EndpointApp.Queues;
 import org.junit.jupiter.api.BeforeEach;
@@ -107,6 +111,22 @@ class DelayQueueEndpointTests {
     }
 
     @Test
+    void aConsumerShowsTheQueuesFlowLimitsOrNullForNone() {
+        assertThat(endpoint(false).queues().consumers().get("WORK")).satisfies(c -> {
+            assertThat(c.rateLimit()).isNull();
+            assertThat(c.maxInFlight()).isNull();
+        });
+        io.github.delayqueue.core.ConsumerOptions limited = io.github.delayqueue.core.ConsumerOptions.builder()
+                .rateLimit(io.github.delayqueue.core.RateLimit.parse("200/1s").withBurst(20)).maxInFlight(5).build();
+        DelayQueueEndpoint endpoint = new DelayQueueEndpoint(this.admin, this.registry, queue -> 4,
+                queue -> queue.equals("WORK") ? limited : null, false);
+        assertThat(endpoint.queue("WORK", null).consumer()).satisfies(c -> {
+            assertThat(c.rateLimit()).isEqualTo("200/1s burst 20");
+            assertThat(c.maxInFlight()).isEqualTo(5);
+        });
+    }
+
+    @Test
     void anUnknownQueueReadsAsNullAndIsRejectedByEveryWrite() {
         DelayQueueEndpoint endpoint = endpoint(false);
         assertThat(endpoint.queue("NOPE", null)).isNull();
@@ -180,5 +200,38 @@ class DelayQueueEndpointTests {
         assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint(false).queue("WORK", 101));
         given(this.admin.deadLetters(Queues.WORK, 100)).willReturn(List.of());
         assertThat(endpoint(false).queue("WORK", 100).deadLetters()).isEmpty();
+    }
+
+    @Test
+    void schedulesAreListedAndOperatedAndBadInputIsA400() {
+        DelayQueueSchedules schedules = mock(DelayQueueSchedules.class);
+        ScheduleSpec spec = ScheduleSpec.cron("WORK", "nightly", "0 0 2 * * *").zone(java.time.ZoneId.of("Europe/Berlin"))
+                .build();
+        given(schedules.list("WORK", 0, 20)).willReturn(new SchedulePage("WORK", 1, 0, NOW,
+                List.of(new ScheduleInfo(spec, true, NOW.plusSeconds(3600), false, null, "7"))));
+        given(schedules.pause("WORK", "nightly")).willReturn(true);
+        given(schedules.pause("WORK", "a b")).willThrow(new IllegalArgumentException("schedule id must be ..."));
+        DelayQueueEndpoint endpoint = new DelayQueueEndpoint(this.admin, this.registry, queue -> 4, false, schedules);
+        DelayQueueEndpoint.SchedulesDescriptor page = endpoint.queueSection("WORK", "schedules", null, null);
+        assertThat(page.total()).isEqualTo(1);
+        assertThat(page.schedules()).singleElement().satisfies(s -> {
+            assertThat(s.id()).isEqualTo("nightly");
+            assertThat(s.expression()).isEqualTo("0 0 2 * * *");
+            assertThat(s.zone()).isEqualTo("Europe/Berlin");
+            assertThat(s.misfire()).isEqualTo("fire-once");
+            assertThat(s.nextTickAt()).isEqualTo(NOW.plusSeconds(3600));
+        });
+        assertThat(endpoint.queueSection("NOPE", "schedules", null, null)).isNull();
+        assertThat(endpoint.targetAction("WORK", "schedules", "nightly", "pause", "maintenance").changed()).isEqualTo(1);
+        endpoint.targetAction("WORK", "schedules", "nightly", "trigger", null);
+        verify(schedules).trigger("WORK", "nightly");
+        endpoint.delete("WORK", "schedules", "nightly");
+        verify(schedules).remove("WORK", "nightly");
+        assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> endpoint.targetAction("WORK", "schedules", "a b", "pause", null));
+        assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> endpoint.targetAction("WORK", "schedules", "nightly", "explode", null));
+        assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> endpoint.queueSection("WORK", "schedules", null, 0));
     }
 }

@@ -286,9 +286,10 @@ class EndpointHttpIntegrationTests {
         String other = "http://localhost:" + second.getEnvironment().getProperty("local.server.port");
         assertThat(send(HttpRequest.newBuilder(URI.create(other + "/actuator/delayqueue")).GET()).status()).isEqualTo(200);
         Response pause = send(json(HttpRequest.newBuilder(URI.create(other + "/actuator/delayqueue/WORK/pause"))));
-        assertThat(pause.status()).isEqualTo(404); // not mapped at all
+        // no write is mapped; the path is a read's ({queue}/schedules) in shape, so Spring may say 405
+        assertThat(pause.status()).isIn(404, 405);
         Response requeue = send(json(HttpRequest.newBuilder(URI.create(other + "/actuator/delayqueue/FAILING/requeue-dead-letters"))));
-        assertThat(requeue.status()).isEqualTo(404);
+        assertThat(requeue.status()).isIn(404, 405);
         this.template.send(Queues.OUTBOX, "kept", Duration.ofHours(1), SendOptions.id("kept-read-only"));
         Response cancel = send(HttpRequest.newBuilder(URI.create(other + "/actuator/delayqueue/OUTBOX/messages/kept-read-only")).DELETE());
         assertThat(cancel.status()).isIn(404, 405); // the path is a read's (one queue) in part: Spring may say 405

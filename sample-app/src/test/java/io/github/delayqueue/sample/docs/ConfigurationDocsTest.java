@@ -37,6 +37,8 @@ class ConfigurationDocsTest {
 
     private static final String QUEUE_PREFIX = "delayqueue.queues.<code>.";
 
+    private static final String SCHEDULE_PREFIX = "delayqueue.schedules.<name>.";
+
     private static final Map<String, String> documented = new LinkedHashMap<>();
 
     private static final Map<String, JsonNode> metadata = new LinkedHashMap<>();
@@ -84,7 +86,7 @@ class ConfigurationDocsTest {
 
     @Test
     void everyDocumentedGlobalPropertyExists() {
-        assertThat(documented.keySet().stream().filter(name -> !name.startsWith(QUEUE_PREFIX)))
+        assertThat(documented.keySet().stream().filter(name -> !name.startsWith(QUEUE_PREFIX) && !name.startsWith(SCHEDULE_PREFIX)))
                 .allSatisfy(name -> assertThat(metadata).as("metadata").containsKey(name));
     }
 
@@ -110,6 +112,16 @@ class ConfigurationDocsTest {
                 }
             }
         });
+    }
+
+    @Test
+    void scheduleTableListsExactlyTheScheduleSettings() throws ClassNotFoundException {
+        TreeSet<String> inDoc = new TreeSet<>();
+        documented.keySet().stream().filter(name -> name.startsWith(SCHEDULE_PREFIX))
+                .forEach(name -> inDoc.add(name.substring(SCHEDULE_PREFIX.length())));
+        TreeSet<String> inCode = new TreeSet<>();
+        fields(Class.forName("io.github.delayqueue.spring.autoconfigure.DelayQueueProperties$Schedule"), "", inCode);
+        assertThat(inDoc).isEqualTo(inCode);
     }
 
     /** The settings of {@code type}, its inherited ones included (per-queue and global settings share a superclass). */

@@ -1,0 +1,44 @@
+package io.github.delayqueue.spring.schedule;
+
+import java.util.Optional;
+
+import io.github.delayqueue.core.schedule.ScheduleInfo;
+import io.github.delayqueue.core.schedule.SchedulePage;
+import io.github.delayqueue.core.schedule.ScheduleSpec;
+import io.github.delayqueue.core.schedule.Schedules;
+
+/**
+ * Recurring schedules at runtime, such as a weekly report per customer at 09:00 in the customer's zone:
+ *
+ * <pre>
+ * schedules.put(ScheduleSpec.cron("REPORTS", "weekly:" + customer.id(), "0 0 9 * * MON")
+ *         .zone(customer.zone()).payload(new ReportRequest(customer.id())).build());
+ * </pre>
+ *
+ * A schedule is identified by its queue code and its id; its ticks are messages of that queue, handled by its
+ * {@code @DelayHandler}. Kinds: {@code cron} (Spring's {@code CronExpression}) and {@code every}. Bad input (an
+ * undeclared queue, a bad expression, a payload that cannot be encoded) throws {@link IllegalArgumentException} and
+ * writes nothing. See docs/schedules.md.
+ */
+public interface DelayQueueSchedules {
+
+    /** Creates the schedule or replaces its definition and pending tick ({@link Schedules#put}). */
+    Schedules.Outcome put(ScheduleSpec spec);
+
+    /** Removes the schedule and its pending tick; false if there was none. */
+    boolean remove(String queue, String id);
+
+    Optional<ScheduleInfo> get(String queue, String id);
+
+    /** A page of the queue's schedules in next-tick order ({@link Schedules#list}). */
+    SchedulePage list(String queue, long offset, int limit);
+
+    /** Pauses it for every instance; false if it was paused already. */
+    boolean pause(String queue, String id);
+
+    /** Resumes it by its misfire policy; false if it was not paused (and had no lost tick to re-arm). */
+    boolean resume(String queue, String id);
+
+    /** Runs one tick now, outside the series; returns the tick's message id. */
+    String trigger(String queue, String id);
+}

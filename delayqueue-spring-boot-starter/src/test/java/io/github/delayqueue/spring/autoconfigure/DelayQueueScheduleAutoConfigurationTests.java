@@ -1,0 +1,206 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.Test;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import io.github.delayqueue.core.schedule.ScheduleInfo;
+import io.github.delayqueue.core.schedule.ScheduleSpec;
+import io.github.delayqueue.spring.DelayHandler;
+import io.github.delayqueue.spring.DelayQueueAdmin;
+import io.github.delayqueue.spring.DelayMessageHandler;
+import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;
+import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderTimeout;
+import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
+import io.github.delayqueue.spring.schedule.ScheduleDeclarations;
+import io.github.delayqueue.testing.TestRedis;
+
+/**
+ * Schedules in Spring Boot: {@code delayqueue.schedules.*} checked at startup (each bad input fails with a failure
+ * analysis naming the property and the fix, before anything is written), declared and ticking through the
+ * application's handler, the rolling-deploy rule between two application contexts, and the runtime API's checks.
+ */
+class DelayQueueScheduleAutoConfigurationTests {
+
+    private static final String ORDERS = "delayqueue.scan-packages=" + OrderQueues.class.getPackageName();
+
+    private final ApplicationContextRunner offline = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DelayQueueAutoConfiguration.class,
+                    DelayQueueScheduleAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1", ORDERS);
+
+    private ApplicationContextRunner online(String prefix) {
+        return this.offline.withPropertyValues("spring.data.redis.url=" + TestRedis.url(), "delayqueue.key-prefix=" + prefix);
+    }
+
+    static final List<OrderTimeout> received = new CopyOnWriteArrayList<>();
+
+    @Configuration(proxyBeanMethods = false)
+    static class HandlerConfig {
+
+        @Bean
+        OrderTimeoutHandler orderTimeoutHandler() {
+            return new OrderTimeoutHandler();
+        }
+    }
+
+    @DelayHandler("ORDER_TIMEOUT")
+    static class OrderTimeoutHandler implements DelayMessageHandler<OrderTimeout> {
+
+        @Override
+        public void handle(OrderTimeout payload) {
+            received.add(payload);
+        }
+    }
+
+    /** Waits for the declaration (made on a thread of its own) to be stored with {@code expression}. */
+    private static ScheduleInfo declared(DelayQueueSchedules schedules, String queue, String id, String expression) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> schedules.get(queue, id)
+                .filter(info -> info.spec().expression().equals(expression)).isPresent());
+        return schedules.get(queue, id).orElseThrow();
+    }
+
+    private static FailureAnalysis analysis(AssertableApplicationContext context) {
+        assertThat(context).hasFailed();
+        FailureAnalysis analysis = new DelayQueueFailureAnalyzer().analyze(context.getStartupFailure());
+        assertThat(analysis).as("a failure analysis of %s", context.getStartupFailure()).isNotNull();
+        return analysis;
+    }
+
+    private void failsWith(String description, String action, String... properties) {
+        this.offline.withUserConfiguration(HandlerConfig.class).withPropertyValues(properties).run(context -> {
+            FailureAnalysis analysis = analysis(context);
+            assertThat(analysis.getDescription()).contains(description);
+            assertThat(analysis.getAction()).contains(action);
+        });
+    }
+
+    @Test
+    void badDeclarationsFailStartupNamingThePropertyAndTheFix() {
+        failsWith("delayqueue.schedules.nightly.queue is not set", "declared queue code",
+                "delayqueue.schedules.nightly.cron=0 0 2 * * *");
+        failsWith("delayqueue.schedules.nightly.queue is 'NOPE', which no DelayQueueCode enum declares", "ORDER_TIMEOUT",
+                "delayqueue.schedules.nightly.queue=NOPE", "delayqueue.schedules.nightly.cron=0 0 2 * * *");
+        failsWith("delayqueue.schedules.nightly sets both cron and every", "Set exactly one",
+                "delayqueue.schedules.nightly.queue=REMINDER", "delayqueue.schedules.nightly.cron=0 0 2 * * *",
+                "delayqueue.schedules.nightly.every=30s");
+        failsWith("delayqueue.schedules.nightly sets neither cron nor every", "Set exactly one",
+                "delayqueue.schedules.nightly.queue=REMINDER");
+        failsWith("delayqueue.schedules.nightly.cron is '0 0 2 * *', which is not a cron expression", "6 fields",
+                "delayqueue.schedules.nightly.queue=REMINDER", "delayqueue.schedules.nightly.cron=0 0 2 * *");
+        failsWith("delayqueue.schedules.nightly.zone is 'Mars/Olympus'", "IANA zone id",
+                "delayqueue.schedules.nightly.queue=REMINDER", "delayqueue.schedules.nightly.cron=0 0 2 * * *",
+                "delayqueue.schedules.nightly.zone=Mars/Olympus");
+        failsWith("delayqueue.schedules.beat.every is PT0S", "positive duration",
+                "delayqueue.schedules.beat.queue=REMINDER", "delayqueue.schedules.beat.every=0s");
+        failsWith("delayqueue.schedules.beat.every is PT-1S", "positive duration",
+                "delayqueue.schedules.beat.queue=REMINDER", "delayqueue.schedules.beat.every=-1s");
+        failsWith("delayqueue.schedules.beat.payload is not valid", "JSON of the payload type",
+                "delayqueue.schedules.beat.queue=REMINDER", "delayqueue.schedules.beat.every=30s",
+                "delayqueue.schedules.beat.payload={oops");
+        failsWith("does not bind to " + OrderTimeout.class.getName(), "delayqueue.schedules.beat.payload",
+                "delayqueue.schedules.beat.queue=ORDER_TIMEOUT", "delayqueue.schedules.beat.every=30s",
+                "delayqueue.schedules.beat.payload=[1, 2]");
+        failsWith("The schedule name 'a|b' is not a valid schedule id", "Rename it",
+                "delayqueue.schedules[a|b].queue=REMINDER", "delayqueue.schedules[a|b].every=30s");
+        failsWith("delayqueue.schedules.beat.catch-up-limit is 0", "between 1 and",
+                "delayqueue.schedules.beat.queue=REMINDER", "delayqueue.schedules.beat.every=30s",
+                "delayqueue.schedules.beat.catch-up-limit=0");
+    }
+
+    /** As the rest of the starter: Redis down at startup does not fail it; the declaration waits for the next start. */
+    @Test
+    void aValidDeclarationDoesNotFailStartupWhileRedisIsDown() {
+        this.offline.withPropertyValues("delayqueue.schedules.nightly.queue=REMINDER",
+                "delayqueue.schedules.nightly.cron=0 0 2 * * *").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(ScheduleDeclarations.class).isDone()).isFalse(); // still trying
+                });
+    }
+
+    @Test
+    void theRuntimeApiRefusesBadInputBeforeWriting() {
+        this.offline.run(context -> {
+            DelayQueueSchedules schedules = context.getBean(DelayQueueSchedules.class);
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> schedules.put(ScheduleSpec.every("NOPE", "x", Duration.ofSeconds(1)).build()))
+                    .withMessageContaining("queue 'NOPE' is not declared");
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> schedules.put(ScheduleSpec.cron("REMINDER", "x", "every day").build()))
+                    .withMessageContaining("cron");
+            assertThatIllegalArgumentException().isThrownBy(() -> schedules.remove("REMINDER", "a b"))
+                    .withMessageContaining("schedule id");
+            assertThatIllegalArgumentException().isThrownBy(() -> schedules.put(null));
+        });
+    }
+
+    @Test
+    void aDeclaredScheduleTicksThroughTheHandlerWithItsPayload() {
+        received.clear();
+        online(TestRedis.uniquePrefix()).withUserConfiguration(HandlerConfig.class)
+                .withConfiguration(AutoConfigurations.of(DelayQueueMetricsAutoConfiguration.class))
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new).withPropertyValues(
+                "delayqueue.schedules.heartbeat.queue=ORDER_TIMEOUT", "delayqueue.schedules.heartbeat.every=200ms",
+                "delayqueue.schedules.heartbeat.payload={\"orderId\":\"beat\",\"amountCents\":1}").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    DelayQueueSchedules schedules = context.getBean(DelayQueueSchedules.class);
+                    ScheduleInfo info = declared(schedules, "ORDER_TIMEOUT", "heartbeat", "PT0.2S");
+                    assertThat(info.declared()).isTrue();
+                    assertThat(info.spec().expression()).isEqualTo("PT0.2S");
+                    context.getBean(DefaultDelayQueueConsumerRegistry.class).start(); // what the application runner does
+                    await().atMost(Duration.ofSeconds(30)).until(() -> received.size() >= 2);
+                    assertThat(received).allSatisfy(p -> assertThat(p).isEqualTo(new OrderTimeout("beat", 1)));
+                    assertThat(context.getBean(MeterRegistry.class).get("delayqueue.schedule.ticks")
+                            .tags("queue", "ORDER_TIMEOUT", "outcome", "fired").timer().count()).isGreaterThanOrEqualTo(2);
+                    schedules.remove("ORDER_TIMEOUT", "heartbeat");
+                });
+    }
+
+    /**
+     * A rolling deploy: version 1 runs, version 2 starts with another spec and wins; then an instance of version 1
+     * starts again (a crash, a scale-up from the old template) while version 2 runs: the spec does not flip back.
+     */
+    @Test
+    void duringARollingDeployTheNewestDeclarationWinsAndAnOldInstanceDoesNotBringItsSpecBack() {
+        String prefix = TestRedis.uniquePrefix();
+        String[] v1 = { "delayqueue.schedules.nightly.queue=REMINDER", "delayqueue.schedules.nightly.cron=0 0 2 * * *",
+                "delayqueue.schedules.nightly.zone=Europe/Berlin" };
+        String[] v2 = { "delayqueue.schedules.nightly.queue=REMINDER", "delayqueue.schedules.nightly.cron=0 0 3 * * *",
+                "delayqueue.schedules.nightly.zone=Europe/Berlin" };
+        online(prefix).withPropertyValues(v1).run(old -> {
+            assertThat(old).hasNotFailed();
+            DelayQueueSchedules schedules = old.getBean(DelayQueueSchedules.class);
+            declared(schedules, "REMINDER", "nightly", "0 0 2 * * *");
+            online(prefix).withPropertyValues(v2).run(current -> {
+                assertThat(current).hasNotFailed();
+                declared(schedules, "REMINDER", "nightly", "0 0 3 * * *");
+                online(prefix).withPropertyValues(v1).run(oldAgain -> {
+                    assertThat(oldAgain).hasNotFailed();
+                    await().atMost(Duration.ofSeconds(30))
+                            .until(() -> oldAgain.getBean(ScheduleDeclarations.class).isDone());
+                    ScheduleInfo info = schedules.get("REMINDER", "nightly").orElseThrow();
+                    assertThat(info.spec().expression()).isEqualTo("0 0 3 * * *");
+                    assertThat(info.nextTickAt().atZone(info.spec().zone()).getHour()).isEqualTo(3);
+                    assertThat(old.getBean(DelayQueueAdmin.class).stats(OrderQueues.REMINDER).pending())
+                            .as("one pending tick, of the newest spec").isEqualTo(1);
+                });
+            });
+            schedules.remove("REMINDER", "nightly");
+        });
+    }
+}
