@@ -48,7 +48,7 @@ public final class ScheduleFaultRun {
 
     /** The counts of one side. */
     record Tally(long seconds, long missed, long once, long twiceOrMore, long doubledWithKilled, long neverFinished,
-            List<Long> missedSeconds) {
+            List<Long> missedSeconds, List<Long> twiceSeconds) {
     }
 
     private ScheduleFaultRun() {
@@ -149,7 +149,8 @@ public final class ScheduleFaultRun {
                     killed = last.substring(last.indexOf(' ') + 1);
                     processes.get(killed).destroyForcibly(); // SIGKILL, while its job runs
                     System.out.println("# " + side + ": SIGKILLed " + killed + " while it ran the job for second "
-                            + last.substring(0, last.indexOf(' ')) + " (" + (System.currentTimeMillis() - t0) + " ms into the run)");
+                            + (Long.parseLong(last.substring(0, last.indexOf(' '))) - firstSecond) + " of the run ("
+                            + (System.currentTimeMillis() - t0) + " ms into it)");
                 } else {
                     System.out.println("# " + side + ": no run of the job within 5 s at the kill time: nothing killed");
                 }
@@ -167,9 +168,10 @@ public final class ScheduleFaultRun {
             Tally tally = tally(runs.readAll(), redisson.<String>getList(prefix + ":runs:done", StringCodec.INSTANCE).readAll(),
                     firstSecond, lastSecond, killed);
             System.out.printf("FAULT/RESULT side=%s instances=%d seconds=%d kill_at_s=%d killed=%s tick_seconds=%d missed=%d once=%d"
-                    + " twice_or_more=%d twice_with_killed=%d started_never_finished=%d missed_seconds_from_start=%s%n", side,
+                    + " twice_or_more=%d twice_with_killed=%d started_never_finished=%d missed_seconds_from_start=%s twice_seconds_from_start=%s%n", side,
                     instances, seconds, killAt, killed == null ? "none" : killed, tally.seconds(), tally.missed(), tally.once(),
-                    tally.twiceOrMore(), tally.doubledWithKilled(), tally.neverFinished(), tally.missedSeconds().stream().map(s -> s - firstSecond).toList());
+                    tally.twiceOrMore(), tally.doubledWithKilled(), tally.neverFinished(), tally.missedSeconds().stream().map(s -> s - firstSecond).toList(),
+                    tally.twiceSeconds().stream().map(s -> s - firstSecond).toList());
             return tally;
         } finally {
             for (Process process : processes.values()) {
@@ -192,6 +194,7 @@ public final class ScheduleFaultRun {
         long withKilled = 0;
         long neverFinished = 0;
         List<Long> missedSeconds = new ArrayList<>();
+        List<Long> twiceSeconds = new ArrayList<>();
         for (long second = firstSecond; second <= lastSecond; second++) {
             List<String> by = bySecond.getOrDefault(second, List.of());
             if (by.isEmpty()) {
@@ -206,12 +209,13 @@ public final class ScheduleFaultRun {
                 once++;
             } else {
                 twice++;
+                twiceSeconds.add(second);
                 if (killed != null && by.contains(killed)) {
                     withKilled++;
                 }
             }
         }
-        return new Tally(lastSecond - firstSecond + 1, missed, once, twice, withKilled, neverFinished, missedSeconds);
+        return new Tally(lastSecond - firstSecond + 1, missed, once, twice, withKilled, neverFinished, missedSeconds, twiceSeconds);
     }
 
     private static Map<Long, List<String>> bySecond(List<String> records) {

@@ -24,6 +24,7 @@ class ScheduleFaultRunTest {
         assertEquals(List.of(102L, 105L), tally.missedSeconds());
         assertEquals(2, tally.once());
         assertEquals(2, tally.twiceOrMore());
+        assertEquals(List.of(101L, 103L), tally.twiceSeconds());
         assertEquals(2, tally.doubledWithKilled());
         assertEquals(1, tally.neverFinished()); // 104: started, never finished
         assertEquals(0, ScheduleFaultRun.tally(records, finished, 100, 105, null).doubledWithKilled());
