@@ -95,6 +95,7 @@ class DashboardBrowserTests extends DashboardTestSupport {
         // the starter's own lateness timer of the bounced email's deliveries, with the p99 the app's filter publishes
         assertThat(browser.textOf(cell("EMAILS", "lateness"))).matches("[0-9.]+ m?s \\(p99\\)");
         assertThat(browser.textOf(By.cssSelector("#consumers tr[data-queue='EMAILS'] td[data-col='state']"))).isEqualTo("running");
+        assertThat(browser.textOf(By.cssSelector("#consumers tr[data-queue='EMAILS'] td[data-col='limits']"))).isEqualTo("—");
         assertThat(browser.textOf(By.id("mode"))).isEqualTo("actions enabled");
         // throughput: the page samples the timer at each refresh (every second here)
         for (int i = 0; i < 120; i++) {

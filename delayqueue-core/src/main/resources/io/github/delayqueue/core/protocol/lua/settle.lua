@@ -1,5 +1,6 @@
 -- Settles finished deliveries in one round trip.
--- KEYS: the standard layout (includes/keys.lua)
+-- KEYS: the standard layout (includes/keys.lua), then 11 the flow hash (includes/flow.lua): a claim waiting for
+--       the cap on messages in flight is woken
 -- ARGV: 1 wake channel, then one entry per op (member last: it is the only part that may hold ':'):
 --   "A<attempt>:<member>"                  ack: the message is done and deleted
 --   "R<attempt>:<delay ms>:<member>", text  retry: back to the delayed set in <delay ms>, text its last error
@@ -18,6 +19,7 @@
 --- @include "members"
 --- @include "wake"
 --- @include "dead_letters"
+--- @include "flow"
 local queue = queue_keys(KEYS)
 local now = now_ms()
 local old_head = head_score(KEYS[2])
@@ -103,4 +105,5 @@ if #acked_ids > 0 then
   redis.call('HDEL', KEYS[5], unpack(acked_ids))
 end
 if earliest ~= nil then wake_if_earlier(ARGV[1], earliest, old_head) end
+if KEYS[11] then flow_freed(KEYS[11], ARGV[1], now) end
 return table.concat(result)
