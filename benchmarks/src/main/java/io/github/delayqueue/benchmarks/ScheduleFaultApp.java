@@ -128,7 +128,16 @@ public final class ScheduleFaultApp {
         @Bean
         LettuceConnectionFactory redisConnectionFactory(@Value("${fault.redis-url}") String url) {
             java.net.URI uri = java.net.URI.create(url);
-            return new LettuceConnectionFactory(new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+            RedisStandaloneConfiguration config = new RedisStandaloneConfiguration(uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort());
+            String userInfo = uri.getUserInfo();
+            if (userInfo != null && !userInfo.isEmpty()) { // redis://[user]:password@host:port
+                int colon = userInfo.indexOf(':');
+                if (colon > 0) {
+                    config.setUsername(userInfo.substring(0, colon));
+                }
+                config.setPassword(colon < 0 ? userInfo : userInfo.substring(colon + 1));
+            }
+            return new LettuceConnectionFactory(config);
         }
 
         @Bean
