@@ -185,7 +185,9 @@
             td('handler', c.handler, 'wrap'),
             td('state', el('span', { className: 'badge ' + (c.running ? 'running' : 'stopped') },
                 c.running ? 'running' : (c.enabled ? 'stopped' : 'disabled'))),
-            td('busy', c.activeHandlers + ' / ' + c.concurrency, 'num')));
+            td('busy', c.activeHandlers + ' / ' + c.concurrency, 'num'),
+            td('limits', [c.rateLimit, c.maxInFlight != null ? '≤ ' + c.maxInFlight + ' in flight' : null]
+                .filter(x => x != null).join(', ') || '—')));
         const view = document.getElementById('view');
         view.replaceChildren(
             el('h1', { id: 'view-title' }, 'Queues'),
@@ -204,9 +206,10 @@
             el('h2', {}, 'Consumers in this instance'),
             el('div', { className: 'card' }, el('table', { id: 'consumers' },
                 el('thead', {}, el('tr', {}, el('th', {}, 'Queue'), el('th', {}, 'Handler'), el('th', {}, 'State'),
-                    el('th', { className: 'num' }, 'Busy / concurrency'))),
+                    el('th', { className: 'num' }, 'Busy / concurrency'),
+                    el('th', { title: 'the queue\'s rate limit and cap on messages in flight, over every instance together' }, 'Limits (all instances)'))),
                 el('tbody', {}, consumers.length ? consumers
-                    : el('tr', { className: 'empty' }, el('td', { colspan: 4 }, 'This instance consumes no queue'))))));
+                    : el('tr', { className: 'empty' }, el('td', { colspan: 5 }, 'This instance consumes no queue'))))));
     }
 
     // ---- queue page

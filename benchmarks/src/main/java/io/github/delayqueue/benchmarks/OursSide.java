@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,7 @@ import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.DeliveryInterceptor;
 import io.github.delayqueue.core.MessageHandler;
 import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.SendRequest;
 import org.jspecify.annotations.Nullable;
@@ -292,6 +294,138 @@ final class OursSide extends Side {
             run.awaitSettled(60_000); // every handled message acknowledged: a late duplicate would show by now
             return Measure.of(drain).with("instances", instances).with("handled_twice", twice.sum());
         }
+    }
+
+    /**
+     * rate-limited-drain: {@code count} messages due at one instant, drained by {@code instances} consumer instances
+     * (each its own Redisson client) under one rate limit for the queue, then the same count drained without a limit
+     * by the same instances. The value is the measured rate (messages after the burst over the time from the first
+     * handler start to the last) over the configured rate (target 0.98 to 1.0); DETAIL has the most handled in any
+     * one period, the script calls and Redis microseconds per call and per message (INFO commandstats of EVALSHA:
+     * claims and settles) with and without the limit, and the messages handled twice.
+     */
+    Measure rateLimitedDrain(int count, RateLimit rate, int instances, long timeoutSeconds) throws Exception {
+        List<org.redisson.api.RedissonClient> clients = new ArrayList<>();
+        try {
+            for (int i = 0; i < instances; i++) {
+                clients.add(bench.client());
+            }
+            Measure limited = limitedDrain(clients, count, rate, timeoutSeconds);
+            Measure unlimited = limitedDrain(clients, count, null, timeoutSeconds);
+            double configured = rate.permits() / (rate.period().toNanos() / 1e9);
+            double measured = limited.value();
+            Measure m = Measure.of(measured / configured).with("configured_per_s", configured).with("instances", instances)
+                    .with("messages", count);
+            limited.detail().forEach((k, v) -> m.detail().put("limited_" + k, v));
+            unlimited.detail().forEach((k, v) -> m.detail().put("unlimited_" + k, v));
+            double perCallLimited = Double.parseDouble(limited.detail().get("redis_us_per_call"));
+            double perCallUnlimited = Double.parseDouble(unlimited.detail().get("redis_us_per_call"));
+            return m.with("redis_us_per_call_ratio", perCallLimited / perCallUnlimited);
+        } finally {
+            clients.forEach(org.redisson.api.RedissonClient::shutdown);
+        }
+    }
+
+    private Measure limitedDrain(List<org.redisson.api.RedissonClient> clients, int count, @Nullable RateLimit rate,
+            long timeoutSeconds) throws Exception {
+        try (Run run = new Run(rate == null ? "unlimited" : "limited")) {
+            double writeRate = run.calibrate(Math.min(count, 20_000));
+            Instant due = run.sender.stats(QUEUE).serverTime().plusMillis(burstLeadMs(count, writeRate));
+            run.fill(QUEUE, count, 2, due, null, false);
+            java.util.concurrent.atomic.AtomicIntegerArray seen = new java.util.concurrent.atomic.AtomicIntegerArray(count);
+            LongAdder twice = new LongAdder();
+            long[] starts = new long[count];
+            java.util.concurrent.atomic.AtomicInteger started = new java.util.concurrent.atomic.AtomicInteger();
+            CountDownLatch done = new CountDownLatch(count);
+            MessageHandler<String> handler = (payload, ctx) -> {
+                if (seen.getAndIncrement(indexOf(payload)) > 0) {
+                    twice.increment();
+                } else {
+                    starts[started.getAndIncrement()] = System.nanoTime();
+                    done.countDown();
+                }
+            };
+            ConsumerOptions options = consumerOptions().toBuilder().rateLimit(rate).build();
+            // when each claim returned, one entry per message it took (on the poller thread, before dispatch)
+            long[] claims = new long[count];
+            java.util.concurrent.atomic.AtomicInteger claimed = new java.util.concurrent.atomic.AtomicInteger();
+            io.github.delayqueue.core.DelayQueueListener claimTimes = new io.github.delayqueue.core.DelayQueueListener() {
+                @Override
+                public void claimed(String queue, int messages) {
+                    long now = System.nanoTime();
+                    for (int i = 0; i < messages; i++) {
+                        int at = claimed.getAndIncrement();
+                        if (at < count) {
+                            claims[at] = now;
+                        }
+                    }
+                }
+            };
+            for (org.redisson.api.RedissonClient client : clients) {
+                DelayQueueConsumer c = DelayQueueClient.create(client, ClientOptions.builder().keyPrefix(run.prefix)
+                        .listener(claimTimes).build()).newConsumer(QUEUE, String.class, handler, options);
+                run.consumers.add(c);
+                c.start();
+            }
+            Map<String, String> stats0 = bench.resp.info("commandstats");
+            if (!done.await(timeoutSeconds + Duration.between(Instant.now(), due).toSeconds(), TimeUnit.SECONDS)) {
+                return Measure.of(Double.NaN).with("error", "timed out with " + (count - done.getCount()) + " of " + count
+                        + " handled");
+            }
+            run.awaitSettled(60_000);
+            Map<String, String> stats1 = bench.resp.info("commandstats");
+            long[] calls = evalsha(stats0, stats1);
+            long[] sorted = java.util.Arrays.copyOf(starts, count);
+            java.util.Arrays.sort(sorted);
+            int burst = rate == null ? 1 : rate.burst();
+            double span = (sorted[count - 1] - sorted[0]) / 1e9;
+            Measure m = Measure.of(span > 0 ? (count - burst) / span : Double.NaN).with("drain_s", span)
+                    .with("rate_per_s", span > 0 ? (count - burst) / span : Double.NaN)
+                    .with("script_calls", calls[0]).with("redis_us_per_call", calls[0] == 0 ? 0 : (double) calls[1] / calls[0])
+                    .with("redis_us_per_msg", (double) calls[1] / count).with("handled_twice", twice.sum());
+            if (rate != null) {
+                long[] claimOrder = java.util.Arrays.copyOf(claims, Math.min(count, claimed.get()));
+                java.util.Arrays.sort(claimOrder);
+                m.with("most_claimed_in_a_period", mostInWindow(claimOrder, rate.period().toNanos()))
+                        .with("most_started_in_a_period", mostInWindow(sorted, rate.period().toNanos())).with("permits", rate.permits())
+                        .with("burst", rate.burst());
+            }
+            return m;
+        }
+    }
+
+    private static int mostInWindow(long[] sorted, long windowNanos) {
+        int most = 0;
+        for (int i = 0, j = 0; i < sorted.length; i++) {
+            while (j < sorted.length && sorted[j] - sorted[i] < windowNanos) {
+                j++;
+            }
+            most = Math.max(most, j - i);
+        }
+        return most;
+    }
+
+    /** EVALSHA calls and microseconds between two INFO commandstats reads. */
+    private static long[] evalsha(Map<String, String> before, Map<String, String> after) {
+        long[] a = evalsha(after);
+        long[] b = evalsha(before);
+        return new long[] {a[0] - b[0], a[1] - b[1]};
+    }
+
+    private static long[] evalsha(Map<String, String> stats) {
+        String stat = stats.get("cmdstat_evalsha"); // calls=N,usec=N,usec_per_call=...
+        long calls = 0;
+        long usec = 0;
+        if (stat != null) {
+            for (String part : stat.split(",")) {
+                if (part.startsWith("calls=")) {
+                    calls = Long.parseLong(part.substring(6));
+                } else if (part.startsWith("usec=")) {
+                    usec = Long.parseLong(part.substring(5));
+                }
+            }
+        }
+        return new long[] {calls, usec};
     }
 
     /**

@@ -20,7 +20,7 @@ final class Settings {
      * burst-drain-10m takes many minutes and about 3 GB of Redis memory; schedules-100k waits for its ticks (minutes).
      */
     static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate", "burst-drain-10m", "end-to-end-rate-cluster",
-            "schedules-100k");
+            "schedules-100k", "rate-limited-drain");
 
     /** Flag name to default value and description, in help order. */
     private static final Map<String, String[]> FLAGS = new LinkedHashMap<>();
@@ -58,7 +58,7 @@ final class Settings {
         flag("trace-sampling", "1.0", "end-to-end-rate-observed: the fraction of traces Brave samples (1.0: every "
                 + "message's spans, the worst case; Spring Boot's default management.tracing.sampling.probability is 0.1)");
         flag("memory-count", "100000", "redis-bytes-per-message: pending messages");
-        flag("schedules-count", "100000", "schedules-100k (only when named): fixed-rate schedules on one queue, ours only");
+        flag("schedules-count", "100000", "schedules-100k (only when named): fixed-rate schedules on one queue (Redisson: cron tasks of RScheduledExecutorService)");
         flag("schedules-period-ms", "60000", "schedules-100k: their period (all tick at the same instants)");
         flag("schedules-ticks", "2", "schedules-100k: bursts of ticks measured per round");
         flag("under-burst-size", "50000", "lateness-under-burst: messages of queue B due at one instant while queue A "
@@ -68,6 +68,9 @@ final class Settings {
                 + "minutes per round)");
         flag("burst10m-size", "10000000", "burst-drain-10m (only when named): messages sent with sendAll, due at one "
                 + "instant; ours only");
+        flag("ratelimit-size", "5000", "rate-limited-drain (only when named): messages due at one instant");
+        flag("ratelimit-rate", "100/1s", "rate-limited-drain: the queue's rate limit (<permits>/<period>)");
+        flag("ratelimit-instances", "3", "rate-limited-drain: consumer instances, each its own Redisson client");
         flag("outbox-seconds", "10", "outbox-tx-rate: seconds of each of its 3 phases off and 3 on (alternating), in every one of --rounds");
         flag("outbox-threads", "8", "outbox-tx-rate: threads committing transactions");
         flag("postgres-url", "", "outbox-tx-rate: JDBC URL with credentials; default: DELAYQUEUE_POSTGRES_URL, else an embedded PostgreSQL 14");

@@ -31,14 +31,15 @@ class BenchmarksSmokeTest {
             "RESULT scenario=(\\S+) ours=(\\S+) redisson=(\\S+) unit=(\\S+) better=(\\S+)");
 
     /**
-     * Every scenario: the default run's, burst-drain-10m and schedules-100k (outbox-tx-rate has its own test: it needs
-     * a PostgreSQL).
+     * Every scenario: the default run's, burst-drain-10m, schedules-100k and rate-limited-drain (outbox-tx-rate has its
+     * own test: it needs a PostgreSQL).
      */
     private static final List<String> ALL = new ArrayList<>(Settings.ALL_SCENARIOS);
 
     static {
         ALL.add("burst-drain-10m");
         ALL.add("schedules-100k");
+        ALL.add("rate-limited-drain");
     }
 
     private static final String SCENARIOS = String.join(",", ALL);
@@ -55,7 +56,8 @@ class BenchmarksSmokeTest {
                     "--lateness-delay-ms=200", "--enqueue-count=500", "--batch-count=2000", "--send-batch=200",
                     "--e2e-seconds=1", "--memory-count=1000", "--redisson-consumers=2", "--threads=4",
                     "--under-burst-size=500", "--consumers4-size=1000", "--redisson-consumers4=true",
-                    "--burst10m-size=2000", "--schedules-count=200", "--schedules-period-ms=1000", "--schedules-ticks=2");
+                    "--burst10m-size=2000", "--schedules-count=200", "--schedules-period-ms=1000", "--schedules-ticks=2",
+                    "--ratelimit-size=30", "--ratelimit-rate=50/1s");
         }
         String output = bytes.toString(StandardCharsets.UTF_8);
         System.out.println(output); // kept in the surefire report
@@ -91,7 +93,7 @@ class BenchmarksSmokeTest {
             assertTrue(output.contains("\n| `" + scenario + "` | "), "table row of " + scenario + "\n" + output);
         }
         for (String scenario : List.of("burst-drain-50k", "enqueue-rate-1", "enqueue-rate-8", "enqueue-rate-32",
-                "lateness-under-burst", "consumers-4")) { // measured against Redisson
+                "lateness-under-burst", "consumers-4", "schedules-100k")) { // measured against Redisson
             assertTrue(output.contains("\nDETAIL scenario=" + scenario + " rounds=redisson:"), scenario + "\n" + output);
         }
         assertTrue(output.contains("\nDETAIL scenario=end-to-end-rate-observed rounds=plain:"), output);

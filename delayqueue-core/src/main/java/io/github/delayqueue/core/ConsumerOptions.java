@@ -42,7 +42,16 @@ import io.github.delayqueue.core.internal.Checks;
  *       drivers do) pins its carrier thread, and a few such handlers stall every virtual thread of the JVM; turn
  *       it off there, as Spring Boot does unless {@code spring.threads.virtual.enabled} (the starter follows that
  *       property). Off, and on Java 17, handlers run on a pool of platform threads.</li>
+ *   <li>{@code rateLimit}: at most this many messages of the queue claimed per period over every instance
+ *       together, spread evenly on the Redis clock ({@link RateLimit}; default none). Messages over the limit stay
+ *       in Redis, due and unclaimed, no attempt spent; the consumer sleeps until the next permit.</li>
+ *   <li>{@code maxInFlight}: at most this many messages of the queue in flight over every instance together,
+ *       whatever each one's {@code concurrency} (default 0: no cap). A consumer at the cap sleeps until a
+ *       settle frees a place.</li>
  * </ul>
+ * Give every consumer of a queue the same {@code rateLimit} and {@code maxInFlight}: each claim applies the
+ * limits of the consumer that runs it. A partitioned queue splits both evenly over its partitions (see
+ * {@link io.github.delayqueue.core.protocol.ClaimLimits}).
  * Every duration here and in {@link RetryPolicy} is at most {@link DelayQueueClient#MAX_DELAY}.
  */
 public final class ConsumerOptions {
@@ -63,6 +72,8 @@ public final class ConsumerOptions {
     private final @Nullable DeliveryErrorHandler errorHandler;
     private final List<DeliveryInterceptor> interceptors;
     private final boolean virtualThreads;
+    private final @Nullable RateLimit rateLimit;
+    private final int maxInFlight;
 
     private ConsumerOptions(Builder b) {
         Checks.require(b.concurrency >= 1 && b.concurrency <= 10_000,
@@ -94,6 +105,9 @@ public final class ConsumerOptions {
                 "interceptors must not be null or hold null");
         this.interceptors = List.copyOf(b.interceptors);
         this.virtualThreads = b.virtualThreads;
+        Checks.require(b.maxInFlight >= 0, "maxInFlight must not be negative (0: no cap), was " + b.maxInFlight);
+        this.rateLimit = b.rateLimit;
+        this.maxInFlight = b.maxInFlight;
     }
 
     public static Builder builder() {
@@ -105,7 +119,8 @@ public final class ConsumerOptions {
         return builder().concurrency(concurrency).batchSize(batchSize).visibilityTimeout(visibilityTimeout)
                 .handlerTimeout(handlerTimeout).maxPollInterval(maxPollInterval).shutdownTimeout(shutdownTimeout)
                 .retry(retry).deadLetterRetention(deadLetterRetention).deadLetterMaxCount(deadLetterMaxCount)
-                .noRetryFor(noRetryFor).errorHandler(errorHandler).interceptors(interceptors).virtualThreads(virtualThreads);
+                .noRetryFor(noRetryFor).errorHandler(errorHandler).interceptors(interceptors).virtualThreads(virtualThreads)
+                .rateLimit(rateLimit).maxInFlight(maxInFlight);
     }
 
     public int concurrency() {
@@ -162,6 +177,16 @@ public final class ConsumerOptions {
         return virtualThreads;
     }
 
+    /** The queue's rate limit over every instance, or null for none. */
+    public @Nullable RateLimit rateLimit() {
+        return rateLimit;
+    }
+
+    /** The cap on the queue's messages in flight over every instance; 0 for none. */
+    public int maxInFlight() {
+        return maxInFlight;
+    }
+
     @Override
     public String toString() {
         return "ConsumerOptions[concurrency=" + concurrency + ", batchSize=" + batchSize + ", visibilityTimeout="
@@ -169,7 +194,8 @@ public final class ConsumerOptions {
                 + ", shutdownTimeout=" + shutdownTimeout + ", retry=" + retry + ", deadLetterRetention=" + deadLetterRetention
                 + ", deadLetterMaxCount=" + deadLetterMaxCount + ", noRetryFor=" + noRetryFor.stream().map(Class::getName)
                 .toList() + ", errorHandler=" + errorHandler + ", interceptors=" + interceptors.size() + ", virtualThreads="
-                + virtualThreads + "]";
+                + virtualThreads + (rateLimit == null ? "" : ", rateLimit=" + rateLimit)
+                + (maxInFlight == 0 ? "" : ", maxInFlight=" + maxInFlight) + "]";
     }
 
     /** Builder for {@link ConsumerOptions}; {@link #build()} checks the values. */
@@ -187,8 +213,22 @@ public final class ConsumerOptions {
         private @Nullable DeliveryErrorHandler errorHandler;
         private List<DeliveryInterceptor> interceptors = List.of();
         private boolean virtualThreads = true;
+        private @Nullable RateLimit rateLimit;
+        private int maxInFlight;
 
         private Builder() {
+        }
+
+        /** The queue's rate limit over every instance together; null for none (the default). */
+        public Builder rateLimit(@Nullable RateLimit rateLimit) {
+            this.rateLimit = rateLimit;
+            return this;
+        }
+
+        /** The cap on the queue's messages in flight over every instance together; 0 for none (the default). */
+        public Builder maxInFlight(int maxInFlight) {
+            this.maxInFlight = maxInFlight;
+            return this;
         }
 
         /** Exception types that go to the dead letters on the first failure (subclasses and causes count). */

@@ -21,6 +21,7 @@ import io.github.delayqueue.core.engine.Slots;
 import io.github.delayqueue.core.engine.Threads;
 import io.github.delayqueue.core.internal.Checks;
 import io.github.delayqueue.core.internal.ClientAccess;
+import io.github.delayqueue.core.protocol.ClaimLimits;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
 import io.github.delayqueue.core.protocol.Scripts;
@@ -121,7 +122,8 @@ public final class DelayQueueClient {
     /**
      * Sends a message due after {@code delay} (measured on the Redis clock). Returns the message id:
      * the one in {@code options}, or a generated one. With an id that is still live and
-     * {@link SendMode#IF_ABSENT}, nothing changes and the id is returned.
+     * {@link SendMode#IF_ABSENT}, nothing changes and the id is returned; the same for an id remembered after delivery
+     * when the send carries a {@link SendOptions#withDedupWindow dedup window}.
      */
     public String send(String queue, Object payload, Duration delay, SendOptions options) {
         return sendAll(queue, List.of(SendRequest.of(payload, delay, options))).get(0);
@@ -406,6 +408,7 @@ public final class DelayQueueClient {
         Checks.notNull(handler, "handler");
         Checks.notNull(consumerOptions, "consumerOptions");
         options.codec().checkDecodable(payloadType);
+        ClaimLimits.of(consumerOptions.rateLimit(), consumerOptions.maxInFlight(), 0, route.count()); // throws if unfit
         Function<String, ExecutorService> executors = name -> Threads.handlerExecutor(name, consumerOptions.virtualThreads());
         if (route.count() == 1) {
             return new ConsumerEngine<>(redisson, shared, route.part(0), options.codec(), payloadType, handler,
@@ -415,8 +418,10 @@ public final class DelayQueueClient {
         Slots slots = new Slots(consumerOptions.concurrency());
         List<ConsumerEngine<T>> engines = new ArrayList<>(route.count());
         for (QueueOps part : route.parts()) {
-            engines.add(new ConsumerEngine<>(redisson, shared, part, options.codec(), payloadType, handler, consumerOptions,
-                    executors, listener, slots, route::check));
+            ConsumerEngine<T> engine = new ConsumerEngine<>(redisson, shared, part, options.codec(), payloadType, handler,
+                    consumerOptions, executors, listener, slots, route::check);
+            engine.holdsWith(route.parts()); // a slow-down holds the whole queue
+            engines.add(engine);
         }
         return new PartitionedConsumer(queue, engines);
     }

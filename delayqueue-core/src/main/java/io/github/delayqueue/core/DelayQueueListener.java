@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+
 /**
  * Hears what happens to the messages of one {@link DelayQueueClient} and its consumers: the hook that
  * metrics and tracing bind to (the Spring Boot starter binds it to Micrometer). Set with
@@ -45,6 +46,14 @@ public interface DelayQueueListener {
 
     /** A consumer's claim moved {@code messages} due messages in flight (only claims of at least one). */
     default void claimed(String queue, int messages) {
+    }
+
+    /**
+     * A consumer's claim left due messages in Redis because {@code limit} held them back (the queue's rate limit,
+     * its cap on messages in flight, or a hold a handler asked for with {@link SlowDownException}); the consumer
+     * sleeps until the limit lets them go. A claim that took some messages and left others counts too.
+     */
+    default void claimThrottled(String queue, FlowLimit limit) {
     }
 
     /**

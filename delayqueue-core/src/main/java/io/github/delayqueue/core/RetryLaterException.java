@@ -9,6 +9,7 @@ import io.github.delayqueue.core.internal.Checks;
  * failure. The message goes back to the queue due after the delay (on the Redis clock), the delivery's
  * attempt is not counted (so asking again and again never dead-letters it), no error is recorded, and it
  * is logged at DEBUG only. An interceptor sees the outcome {@link DeliveryOutcome#RETRY_LATER}.
+ * {@link SlowDownException}, a subclass, also holds the claims of the whole queue for the delay.
  */
 public class RetryLaterException extends RuntimeException {
 

@@ -59,4 +59,17 @@ public @interface DelayHandler {
      * {@code DeliveryErrorHandler}.
      */
     String errorHandler() default "";
+
+    /**
+     * Most messages of this queue claimed per period over every instance together, for example {@code "200/1s"}
+     * or {@code "10/1m"}; replaces {@code delayqueue.queues.<code>.rate-limit} (its {@code rate-limit-burst} still
+     * applies). Give every application consuming the queue the same limit.
+     */
+    String rateLimit() default "";
+
+    /**
+     * Most messages of this queue in flight over every instance together, for example {@code "5"}; replaces
+     * {@code delayqueue.queues.<code>.max-in-flight}.
+     */
+    String maxInFlight() default "";
 }

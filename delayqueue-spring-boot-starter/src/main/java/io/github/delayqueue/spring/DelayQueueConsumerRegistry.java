@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 
 import io.github.delayqueue.core.DelayQueueConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Owns the consumers of the application's {@link DelayHandler @DelayHandler} beans: one per queue
@@ -39,8 +40,17 @@ public interface DelayQueueConsumerRegistry {
      *                       after shutdown, and when not enabled)
      * @param concurrency    most handlers of the queue running at once in this application
      * @param activeHandlers handlers running right now
+     * @param rateLimit      the queue's rate limit over every instance, such as {@code 200/1s} (with {@code burst N}
+     *                       when not the default), or {@code null} for none
+     * @param maxInFlight    the queue's cap on messages in flight over every instance, or {@code null} for none
      */
     record ConsumerStatus(String queue, String handler, boolean enabled, boolean running, int concurrency,
-            int activeHandlers) {
+            int activeHandlers, @Nullable String rateLimit, @Nullable Integer maxInFlight) {
+
+        /** Without flow limits. */
+        public ConsumerStatus(String queue, String handler, boolean enabled, boolean running, int concurrency,
+                int activeHandlers) {
+            this(queue, handler, enabled, running, concurrency, activeHandlers, null, null);
+        }
     }
 }

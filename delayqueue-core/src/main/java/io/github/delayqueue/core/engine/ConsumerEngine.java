@@ -36,6 +36,7 @@ import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.MessageHandler;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.core.RetryLaterException;
+import io.github.delayqueue.core.SlowDownException;
 import io.github.delayqueue.core.protocol.Envelope;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
@@ -83,6 +84,8 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
     private volatile State state = State.NEW;
+    /** What a {@link SlowDownException} holds: this partition, or every partition of the queue. */
+    private volatile List<QueueOps> holdParts;
     private volatile @Nullable Throwable failure;
     private @Nullable Thread pollerThread;
     private volatile @Nullable Poller poller;
@@ -127,6 +130,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         this.label = ops.keys().label();
         this.slots = slots;
         this.partitionCheck = partitionCheck;
+        this.holdParts = List.of(ops);
     }
 
     @Override
@@ -296,6 +300,9 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
                     afterDelivery(delivery, context, DeliveryOutcome.ABANDONED, e);
                     return;
                 }
+                if (e instanceof SlowDownException slowDown) {
+                    holdQueue(claimed, slowDown);
+                }
                 if (e instanceof RetryLaterException later) {
                     log.debug("Queue '{}': message '{}' asked to be retried in {} ms (attempt {} not counted): {}", queue,
                             claimed.id(), later.delay().toMillis(), claimed.attempt(), later.getMessage());
@@ -311,6 +318,29 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         } finally {
             delivery.finish();
         }
+    }
+
+    /**
+     * Holds the claims of the queue (every partition) for the exception's delay, before the message is settled:
+     * a claim anywhere after that sees the hold. If Redis refuses, the message is still retried later.
+     */
+    private void holdQueue(QueueOps.Claimed claimed, SlowDownException slowDown) {
+        long delayMs = slowDown.delay().toMillis();
+        log.debug("Queue '{}': message '{}' asked to slow down: claims hold for {} ms on every instance", queue,
+                claimed.id(), delayMs);
+        for (QueueOps part : holdParts) {
+            try {
+                part.hold(delayMs);
+            } catch (RuntimeException e) {
+                log.warn("Queue '{}': could not hold claims for {} ms after a slow-down: {}", part.keys().label(),
+                        delayMs, e.toString());
+            }
+        }
+    }
+
+    /** The partitions a slow-down holds: every one of the queue ({@link DelayQueueClient#newConsumer}). */
+    public void holdsWith(List<QueueOps> parts) {
+        this.holdParts = List.copyOf(parts);
     }
 
     /** Runs interceptor {@code index} (the handler after the last) around the rest. */

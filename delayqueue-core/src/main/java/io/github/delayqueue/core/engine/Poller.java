@@ -17,6 +17,7 @@ import io.github.delayqueue.core.DeadLetterCause;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.PartitionCountException;
+import io.github.delayqueue.core.protocol.ClaimLimits;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
 
@@ -90,6 +91,9 @@ public final class Poller {
         if (result.badDueDead() > 0) {
             listener.deadLettered(queue, DeadLetterCause.INVALID_DUE_TIME, result.badDueDead());
         }
+        if (result.throttledBy() != null) {
+            listener.claimThrottled(queue, result.throttledBy());
+        }
     }
 
     void run() {
@@ -101,6 +105,9 @@ public final class Poller {
         // each partition keeps its share of the queue's dead letters (ids spread evenly over the partitions)
         int partitions = ops.keys().partitions();
         int maxDead = (options.deadLetterMaxCount() + partitions - 1) / partitions;
+        // and its share of the flow limits; a claim held back by one names when it lets messages go (half the burst
+        // free again, the end of a hold) as its next event, or none at the in-flight cap (a settle wakes the poller)
+        ClaimLimits flow = ClaimLimits.of(options.rateLimit(), options.maxInFlight(), ops.keys().partition(), partitions);
         // With a backlog, claim at least this many at once (waiting up to BACKLOG_WAIT_MS for free slots):
         // claiming each slot as it frees costs a round trip and a script call per message.
         int minClaim = Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
@@ -167,7 +174,7 @@ public final class Poller {
                 beforeClaim();
                 QueueOps.ClaimResult result;
                 try {
-                    result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead);
+                    result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow);
                 } catch (Throwable e) {
                     slots.giveBack(wanted);
                     throw e;

@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import io.github.delayqueue.core.DeadLetterCause;
 import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.DeliveryOutcome;
+import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.SendMode;
 
@@ -64,6 +65,15 @@ public final class SafeListener implements DelayQueueListener {
             delegate.claimed(queue, messages);
         } catch (RuntimeException e) {
             failed("claimed", e);
+        }
+    }
+
+    @Override
+    public void claimThrottled(String queue, FlowLimit limit) {
+        try {
+            delegate.claimThrottled(queue, limit);
+        } catch (RuntimeException e) {
+            failed("claimThrottled", e);
         }
     }
 

@@ -49,6 +49,14 @@ public record QueueKeys(String queue, List<Object> keys, String wakeChannel, int
         return messages.substring(0, messages.length() - "messages".length()) + "imported";
     }
 
+    /** The keys of the scripts that use flow control (claim, settle, hold): the ten, then the flow hash (flow.lua). */
+    List<Object> flowKeys() {
+        String messages = (String) keys.get(0);
+        List<Object> all = new java.util.ArrayList<>(keys);
+        all.add(messages.substring(0, messages.length() - "messages".length()) + "flow");
+        return all;
+    }
+
     /** The keys of versioned writes (versioned.lua): the ten, then the versions hash and their record times. */
     List<Object> versionedKeys() {
         String messages = (String) keys.get(0);

@@ -15,6 +15,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.NotReplicatedException;
 import io.github.delayqueue.core.QueueStats;
@@ -40,7 +41,12 @@ public final class QueueOps {
      * never writes dead-lettered.
      */
     public record ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
-            int redelivered, int leaseDead, int badDueDead) {
+            int redelivered, int leaseDead, int badDueDead, @Nullable FlowLimit throttledBy) {
+
+        public ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
+                int redelivered, int leaseDead, int badDueDead) {
+            this(serverNowMicros, clockReadAtNanos, nextEventMs, messages, redelivered, leaseDead, badDueDead, null);
+        }
 
         public long serverNowMs() {
             return serverNowMicros / 1000;
@@ -111,6 +117,8 @@ public final class QueueOps {
 
     private final Scripts scripts;
     private final QueueKeys keys;
+    /** The keys of the scripts that use flow.lua: {@link QueueKeys#flowKeys()}, made once. */
+    private final List<Object> flowKeys;
     private final Combiner keeping = new Combiner(SendMode.IF_ABSENT);
     private final Combiner replacing = new Combiner(SendMode.REPLACE);
 
@@ -124,6 +132,7 @@ public final class QueueOps {
     QueueOps(Scripts scripts, QueueKeys keys, ReplicaWait replicaWait) {
         this.scripts = scripts;
         this.keys = keys;
+        this.flowKeys = keys.flowKeys();
         this.replicaWait = replicaWait;
     }
 
@@ -262,10 +271,18 @@ public final class QueueOps {
     }
 
     public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead) {
+        return claim(limit, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, ClaimLimits.NONE);
+    }
+
+    /** A claim within this partition's share of the queue's flow limits ({@link ClaimLimits}). */
+    public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
+            ClaimLimits flow) {
         long sent = System.nanoTime();
-        List<Object> out = scripts.list(Scripts.Name.CLAIM, keys.keys(), keys.wakeChannel(), Integer.toString(limit),
+        String[] limits = flow.scriptArgs();
+        List<Object> out = scripts.list(Scripts.Name.CLAIM, flowKeys, keys.wakeChannel(), Integer.toString(limit),
                 Long.toString(leaseMs), Integer.toString(maxAttempts), Integer.toString(reapLimit),
-                Long.toString(deadRetentionMs), Integer.toString(maxDead), Integer.toString(CLAIM_BYTES));
+                Long.toString(deadRetentionMs), Integer.toString(maxDead), Integer.toString(CLAIM_BYTES), limits[0],
+                limits[1], limits[2], limits[3]);
         long received = System.nanoTime();
         // the server read its clock about half a round trip before the reply arrived
         long clockReadAt = received - (received - sent) / 2;
@@ -282,8 +299,9 @@ public final class QueueOps {
             leaseDead = Integer.parseInt(reaped, first + 1, second, 10);
             badDueDead = Integer.parseInt(reaped, second + 1, reaped.length(), 10);
         }
-        List<Claimed> claimed = new ArrayList<>((out.size() - 3) / 2);
-        for (int i = 3; i + 1 < out.size(); i += 2) {
+        FlowLimit throttledBy = ClaimLimits.throttledBy(out.get(3).toString());
+        List<Claimed> claimed = new ArrayList<>((out.size() - 4) / 2);
+        for (int i = 4; i + 1 < out.size(); i += 2) {
             String head = out.get(i).toString(); // "<attempt>:<due>:<member>", see claim.lua
             int first = head.indexOf(':');
             int second = head.indexOf(':', first + 1);
@@ -294,7 +312,12 @@ public final class QueueOps {
                     out.get(i + 1).toString(), dueNanos));
         }
         return new ClaimResult(nowMicros, clockReadAt, next.isEmpty() ? -1 : Long.parseLong(next), claimed,
-                redelivered, leaseDead, badDueDead);
+                redelivered, leaseDead, badDueDead, throttledBy);
+    }
+
+    /** Holds this queue's (partition's) claims for {@code delayMs} on every instance; returns the hold's end (ms, Redis clock). */
+    public long hold(long delayMs) {
+        return scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), Long.toString(delayMs));
     }
 
     /** Returns an applied flag per settlement (false: a newer delivery owns the message, or it is gone). */
@@ -317,7 +340,7 @@ public final class QueueOps {
                 }
             }
         }
-        return flags(scripts.text(Scripts.Name.SETTLE, keys.keys(), args.toArray()));
+        return flags(scripts.text(Scripts.Name.SETTLE, flowKeys, args.toArray()));
     }
 
     /** {@code fences} holds member, attempt pairs. Returns an extended flag per pair. */

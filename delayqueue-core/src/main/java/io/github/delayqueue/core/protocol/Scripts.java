@@ -37,11 +37,12 @@ import io.github.delayqueue.core.UnsupportedRedisException;
 public final class Scripts {
 
     enum Name {
-        ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD, PEEK, PAUSE, IMPORT, PARTITIONS, VERSIONED, SCHEDULE;
+        ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD, PEEK, PAUSE, IMPORT, PARTITIONS, VERSIONED, SCHEDULE, HOLD;
 
         String file() {
             return name().toLowerCase() + ".lua";
         }
+
     }
 
     /**

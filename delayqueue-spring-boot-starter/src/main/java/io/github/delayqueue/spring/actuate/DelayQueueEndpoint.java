@@ -12,9 +12,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
@@ -84,6 +86,7 @@ public class DelayQueueEndpoint {
     private final DelayQueueAdmin admin;
     private final DelayQueueConsumerRegistry registry;
     private final ConsumerConcurrency concurrency;
+    private final ConsumerLimits limits;
     private final boolean showPayloads;
     private final @Nullable DelayQueueSchedules schedules;
 
@@ -94,6 +97,13 @@ public class DelayQueueEndpoint {
         @Nullable Integer of(String queue);
     }
 
+    /** The options this application's consumer of a queue was given (for its flow limits), or null if it has none. */
+    @FunctionalInterface
+    public interface ConsumerLimits {
+
+        @Nullable ConsumerOptions of(String queue);
+    }
+
     public DelayQueueEndpoint(DelayQueueAdmin admin, DelayQueueConsumerRegistry registry,
             ConsumerConcurrency concurrency, boolean showPayloads) {
         this(admin, registry, concurrency, showPayloads, null);
@@ -102,9 +112,22 @@ public class DelayQueueEndpoint {
     /** With {@code schedules}, the endpoint also lists and operates the queues' recurring schedules. */
     public DelayQueueEndpoint(DelayQueueAdmin admin, DelayQueueConsumerRegistry registry,
             ConsumerConcurrency concurrency, boolean showPayloads, @Nullable DelayQueueSchedules schedules) {
+        this(admin, registry, concurrency, queue -> null, showPayloads, schedules);
+    }
+
+    /** With {@code limits}, each consumer shows its queue's flow limits. */
+    public DelayQueueEndpoint(DelayQueueAdmin admin, DelayQueueConsumerRegistry registry,
+            ConsumerConcurrency concurrency, ConsumerLimits limits, boolean showPayloads) {
+        this(admin, registry, concurrency, limits, showPayloads, null);
+    }
+
+    public DelayQueueEndpoint(DelayQueueAdmin admin, DelayQueueConsumerRegistry registry,
+            ConsumerConcurrency concurrency, ConsumerLimits limits, boolean showPayloads,
+            @Nullable DelayQueueSchedules schedules) {
         this.admin = admin;
         this.registry = registry;
         this.concurrency = concurrency;
+        this.limits = limits;
         this.showPayloads = showPayloads;
         this.schedules = schedules;
     }
@@ -344,8 +367,11 @@ public class DelayQueueEndpoint {
     private ConsumerDescriptor consumer(DelayQueueConsumer consumer, boolean paused) {
         Throwable failure = consumer.failure();
         String state = failure != null ? "FAILED" : consumer.isRunning() ? (paused ? "PAUSED" : "RUNNING") : "STOPPED";
+        ConsumerOptions options = this.limits.of(consumer.queue());
+        RateLimit rate = options == null ? null : options.rateLimit();
+        Integer maxInFlight = options == null || options.maxInFlight() == 0 ? null : options.maxInFlight();
         return new ConsumerDescriptor(state, this.concurrency.of(consumer.queue()), consumer.activeHandlers(), paused,
-                failure == null ? null : failure.toString());
+                failure == null ? null : failure.toString(), rate == null ? null : rate.toString(), maxInFlight);
     }
 
     private DeadLetterDescriptor deadLetter(DeadLetter d) {
@@ -388,9 +414,12 @@ public class DelayQueueEndpoint {
      * @param activeHandlers handlers running now
      * @param paused         whether its queue is paused
      * @param failure        what ended its claiming loop, or {@code null}
+     * @param rateLimit      the queue's rate limit over every instance this consumer claims within, such as
+     *                       {@code 200/1s} (with {@code burst N} when not 1), or {@code null} for none
+     * @param maxInFlight    the queue's cap on messages in flight over every instance, or {@code null} for none
      */
     public record ConsumerDescriptor(String state, @Nullable Integer concurrency, int activeHandlers, boolean paused,
-            @Nullable String failure) {
+            @Nullable String failure, @Nullable String rateLimit, @Nullable Integer maxInFlight) {
     }
 
     /**

@@ -17,6 +17,7 @@ import java.util.stream.Collectors;
 import io.github.delayqueue.core.DeliveryErrorHandler;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.MessageHandler;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.spring.ContextAwareDelayMessageHandler;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayMessageHandler;
@@ -301,7 +302,17 @@ public final class DelayHandlerBeanPostProcessor
                 attribute(annotation.visibilityTimeout(), "visibilityTimeout", source, DurationStyle::detectAndParse),
                 attribute(annotation.handlerTimeout(), "handlerTimeout", source, DurationStyle::detectAndParse),
                 Set.copyOf(Arrays.asList(annotation.noRetryFor())),
-                errorHandler(annotation, source));
+                errorHandler(annotation, source),
+                attribute(annotation.rateLimit(), "rateLimit", source, RateLimit::parse),
+                attribute(annotation.maxInFlight(), "maxInFlight", source, DelayHandlerBeanPostProcessor::maxInFlight));
+    }
+
+    private static Integer maxInFlight(String value) {
+        int max = Integer.parseInt(value);
+        if (max < 1) {
+            throw new IllegalArgumentException("maxInFlight must be at least 1, was " + max);
+        }
+        return max;
     }
 
     /** The bean the {@code errorHandler} attribute names (a name from the application, never from a message). */
@@ -332,6 +343,12 @@ public final class DelayHandlerBeanPostProcessor
         try {
             return parser.apply(value.trim());
         } catch (RuntimeException e) {
+            if (name.equals("rateLimit") || (name.equals("maxInFlight") && !(e instanceof NumberFormatException))) {
+                throw new DelayQueueConfigurationException("@DelayHandler(" + name + " = \"" + raw + "\") on " + source
+                        + ": " + e.getMessage() + ".", "Write rateLimit as <permits>/<period> with permits and period "
+                                + "at least 1 (units ms, s, m, h, d), for example \"200/1s\" or \"10/1m\", and "
+                                + "maxInFlight as an integer of at least 1.", e);
+            }
             throw new DelayQueueConfigurationException("@DelayHandler(" + name + " = \"" + raw + "\") on " + source
                     + ": '" + value + "' is not a valid " + (name.endsWith("Timeout") ? "duration" : "integer") + ".",
                     "Use an integer for concurrency and maxAttempts, and a duration such as 30s or PT30S for timeouts.", e);

@@ -32,6 +32,8 @@ public final class DelayQueueEndpointAutoConfiguration {
             DelayQueueProperties properties, ObjectProvider<DelayQueueSchedules> schedules) {
         return new DelayQueueEndpoint(admin, registry, queue -> registry.definitions().stream()
                 .filter(d -> d.queue().name().equals(queue)).findFirst().map(d -> d.options().concurrency()).orElse(null),
+                queue -> registry.definitions().stream().filter(d -> d.queue().name().equals(queue)).findFirst()
+                        .map(d -> d.options()).orElse(null),
                 properties.getEndpoint().isShowPayloads(), schedules.getIfUnique());
     }
 }

@@ -372,8 +372,52 @@ public class DelayQueueProperties {
          */
         private @Nullable Integer partitions;
 
+        /**
+         * Most messages of this queue claimed per period over every application and instance together, written
+         * {@code <permits>/<period>}: {@code 200/1s}, {@code 10/1m}, {@code 5/500ms} (units ms, s, m, h, d). Spread
+         * evenly on the Redis clock (no double rate across a window edge); messages over the limit stay due in
+         * Redis, no attempt spent. Unset: no limit. A partitioned queue gives each partition an even share.
+         */
+        private @Nullable String rateLimit;
+
+        /**
+         * Messages of this queue claimed at once after a quiet spell, within its rate limit (default: the permits of
+         * 50 ms, at least 1).
+         */
+        private @Nullable Integer rateLimitBurst;
+
+        /**
+         * Most messages of this queue in flight (claimed and not yet settled) over every application and instance
+         * together, whatever each one's concurrency. Unset: no cap. At least the queue's partition count.
+         */
+        private @Nullable Integer maxInFlight;
+
         public Queue() {
             super(false);
+        }
+
+        public @Nullable String getRateLimit() {
+            return this.rateLimit;
+        }
+
+        public void setRateLimit(@Nullable String rateLimit) {
+            this.rateLimit = rateLimit;
+        }
+
+        public @Nullable Integer getRateLimitBurst() {
+            return this.rateLimitBurst;
+        }
+
+        public void setRateLimitBurst(@Nullable Integer rateLimitBurst) {
+            this.rateLimitBurst = rateLimitBurst;
+        }
+
+        public @Nullable Integer getMaxInFlight() {
+            return this.maxInFlight;
+        }
+
+        public void setMaxInFlight(@Nullable Integer maxInFlight) {
+            this.maxInFlight = maxInFlight;
         }
 
         public @Nullable String getKeyPrefix() {

@@ -8,16 +8,17 @@ import java.util.Map;
 import java.util.Set;
 
 import io.github.delayqueue.core.ClientOptions;
-import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.ConsumerOptions;
+import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.PayloadCodec;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.RetryPolicy;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
+import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.ConsumerSettings;
+import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Queue;
 import io.github.delayqueue.spring.core.HandlerOverrides;
 import io.github.delayqueue.spring.core.QueueCatalog.ClientPlan;
 import io.github.delayqueue.spring.core.QueueConsumerSettings;
-import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.ConsumerSettings;
-import io.github.delayqueue.spring.autoconfigure.DelayQueueProperties.Queue;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
@@ -39,6 +40,8 @@ public final class QueueSettings implements QueueConsumerSettings {
     private final Set<Class<? extends Throwable>> globalNoRetryFor;
     /** The resolved {@code retry.no-retry-for} of each queue key that sets it. */
     private final Map<String, Set<Class<? extends Throwable>>> queueNoRetryFor = new LinkedHashMap<>();
+    /** The parsed {@code rate-limit} (with its burst) of each queue key that sets it. */
+    private final Map<String, RateLimit> queueRateLimits = new LinkedHashMap<>();
 
     /**
      * @throws DelayQueueConfigurationException if a {@code retry.no-retry-for} entry names no {@link Throwable}
@@ -54,6 +57,10 @@ public final class QueueSettings implements QueueConsumerSettings {
                 String property = "delayqueue.queues" + (key.contains(".") ? "[" + key + "]" : "." + key)
                         + ".retry.no-retry-for";
                 this.queueNoRetryFor.put(key, exceptions(property, queue.getRetry().getNoRetryFor()));
+            }
+            RateLimit rate = FlowSettings.rateLimit(key, queue);
+            if (rate != null) {
+                this.queueRateLimits.put(key, rate);
             }
         });
     }
@@ -181,7 +188,20 @@ public final class QueueSettings implements QueueConsumerSettings {
         Set<Class<? extends Throwable>> queueList = key == null ? null : this.queueNoRetryFor.get(key);
         Set<Class<? extends Throwable>> noRetryFor = new LinkedHashSet<>(first(queueList, this.globalNoRetryFor));
         noRetryFor.addAll(handler.noRetryFor());
+        Queue q = overrides(code);
+        RateLimit rate = handler.rateLimit() == null ? (key == null ? null : this.queueRateLimits.get(key))
+                : FlowSettings.withBurst("delayqueue.queues." + code + ".rate-limit-burst", handler.rateLimit(),
+                        q.getRateLimitBurst());
+        int maxInFlight = first(handler.maxInFlight(), first(q.getMaxInFlight(), 0));
+        int partitions = first(q.getPartitions(), 1);
+        if (maxInFlight > 0 && maxInFlight < partitions) {
+            throw new IllegalArgumentException("maxInFlight " + maxInFlight + " is below the queue's " + partitions
+                    + " partitions: each partition keeps its share of the cap, and a partition with none would never "
+                    + "be drained; use at least " + partitions);
+        }
         return ConsumerOptions.builder()
+                .rateLimit(rate)
+                .maxInFlight(maxInFlight)
                 .concurrency(first(handler.concurrency(), s.getConcurrency()))
                 .batchSize(s.getBatchSize())
                 .visibilityTimeout(first(handler.visibilityTimeout(), s.getVisibilityTimeout()))

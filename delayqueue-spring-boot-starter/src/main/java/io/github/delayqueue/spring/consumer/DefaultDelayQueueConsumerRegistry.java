@@ -242,7 +242,9 @@ public final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsum
             DelayQueueConsumer consumer = this.consumers.get(d.queue().name());
             boolean running = consumer != null && consumer.isRunning();
             status.add(new ConsumerStatus(d.queue().name(), d.endpoint().source(), d.enabled(), running,
-                    d.options().concurrency(), consumer == null ? 0 : consumer.activeHandlers()));
+                    d.options().concurrency(), consumer == null ? 0 : consumer.activeHandlers(),
+                    d.options().rateLimit() == null ? null : d.options().rateLimit().toString(),
+                    d.options().maxInFlight() == 0 ? null : d.options().maxInFlight()));
         }
         return status;
     }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Set;
 
 import io.github.delayqueue.core.DeliveryErrorHandler;
+import io.github.delayqueue.core.RateLimit;
 
 import org.jspecify.annotations.Nullable;
 
@@ -16,12 +17,20 @@ import org.jspecify.annotations.Nullable;
  */
 public record HandlerOverrides(@Nullable Integer concurrency, @Nullable Integer maxAttempts,
         @Nullable Duration visibilityTimeout, @Nullable Duration handlerTimeout,
-        Set<Class<? extends Throwable>> noRetryFor, @Nullable DeliveryErrorHandler errorHandler) {
+        Set<Class<? extends Throwable>> noRetryFor, @Nullable DeliveryErrorHandler errorHandler,
+        @Nullable RateLimit rateLimit, @Nullable Integer maxInFlight) {
 
     /** A handler that sets nothing itself: every setting comes from the properties. */
     public static final HandlerOverrides NONE = new HandlerOverrides(null, null, null, null, Set.of(), null);
 
     public HandlerOverrides {
         noRetryFor = Set.copyOf(noRetryFor);
+    }
+
+    /** Without flow limits of the handler's own. */
+    public HandlerOverrides(@Nullable Integer concurrency, @Nullable Integer maxAttempts,
+            @Nullable Duration visibilityTimeout, @Nullable Duration handlerTimeout,
+            Set<Class<? extends Throwable>> noRetryFor, @Nullable DeliveryErrorHandler errorHandler) {
+        this(concurrency, maxAttempts, visibilityTimeout, handlerTimeout, noRetryFor, errorHandler, null, null);
     }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import io.github.delayqueue.core.DeadLetterCause;
 import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.DeliveryOutcome;
+import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.SendMode;
 import org.jspecify.annotations.Nullable;
@@ -53,6 +54,11 @@ public final class Listeners implements DelayQueueListener {
         if (first != null) {
             throw first; // logged by the engine
         }
+    }
+
+    @Override
+    public void claimThrottled(String queue, FlowLimit limit) {
+        each(l -> l.claimThrottled(queue, limit));
     }
 
     @Override

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.github.delayqueue.core.DeadLetterCause;
 import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.DeliveryOutcome;
+import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.SendMode;
 import io.micrometer.core.instrument.Counter;
@@ -62,6 +63,11 @@ public final class DelayQueueMetrics implements DelayQueueListener {
     @Override
     public void claimed(String queue, int messages) {
         meters(queue).claimed.increment(messages);
+    }
+
+    @Override
+    public void claimThrottled(String queue, FlowLimit limit) {
+        meters(queue).throttled[limit.ordinal()].increment();
     }
 
     @Override
@@ -124,6 +130,7 @@ public final class DelayQueueMetrics implements DelayQueueListener {
         final Counter leasesExpiredRedelivered;
         final Counter leasesExpiredDead;
         final Counter staleSettles;
+        final Counter[] throttled = new Counter[FlowLimit.values().length];
 
         QueueMeters(MeterRegistry registry, String queue) {
             for (SendMode mode : SendMode.values()) {
@@ -159,6 +166,11 @@ public final class DelayQueueMetrics implements DelayQueueListener {
             leasesExpiredDead = counter(registry, "leases.expired", leases, "queue", queue, "outcome", "dead_lettered");
             staleSettles = counter(registry, "settles.stale",
                     "Acks, retries and dead letters the fence rejected: their delivery had lost its lease", "queue", queue);
+            for (FlowLimit limit : FlowLimit.values()) {
+                throttled[limit.ordinal()] = counter(registry, "claims.throttled",
+                        "Claims that left due messages in Redis because a flow limit held them back, by limit", "queue",
+                        queue, "limit", limit.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+            }
         }
 
         private static Counter counter(MeterRegistry registry, String name, String description, String... tags) {

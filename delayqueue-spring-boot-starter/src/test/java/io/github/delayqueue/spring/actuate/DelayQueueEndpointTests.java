@@ -8,8 +8,8 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 import io.github.delayqueue.core.DeadLetter;
-import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
@@ -107,6 +107,22 @@ class DelayQueueEndpointTests {
         assertThat(endpoint(false).queue("WORK", null).consumer()).satisfies(c -> {
             assertThat(c.state()).isEqualTo("FAILED");
             assertThat(c.failure()).isEqualTo("java.lang.IllegalStateException: the poller ended");
+        });
+    }
+
+    @Test
+    void aConsumerShowsTheQueuesFlowLimitsOrNullForNone() {
+        assertThat(endpoint(false).queues().consumers().get("WORK")).satisfies(c -> {
+            assertThat(c.rateLimit()).isNull();
+            assertThat(c.maxInFlight()).isNull();
+        });
+        io.github.delayqueue.core.ConsumerOptions limited = io.github.delayqueue.core.ConsumerOptions.builder()
+                .rateLimit(io.github.delayqueue.core.RateLimit.parse("200/1s").withBurst(20)).maxInFlight(5).build();
+        DelayQueueEndpoint endpoint = new DelayQueueEndpoint(this.admin, this.registry, queue -> 4,
+                queue -> queue.equals("WORK") ? limited : null, false);
+        assertThat(endpoint.queue("WORK", null).consumer()).satisfies(c -> {
+            assertThat(c.rateLimit()).isEqualTo("200/1s burst 20");
+            assertThat(c.maxInFlight()).isEqualTo(5);
         });
     }
 

@@ -1,24 +1,29 @@
--- Claims due messages under a lease, after returning expired leases and trimming the dead letters.
--- KEYS: the standard layout (includes/keys.lua)
+-- Claims due messages under a lease, within the flow limits, after returning expired leases and trimming dead letters.
+-- KEYS: the standard layout (includes/keys.lua), then 11 the flow hash (includes/flow.lua)
 -- ARGV: 1 wake channel (unused), 2 how many to claim, 3 lease ms, 4 max attempts, 5 how many expired leases to reap,
 --       6 dead-letter retention ms, 7 most dead letters kept, 8 byte budget: envelopes are claimed while their
---       bytes stay within it (at least one is, whatever its size), so one reply cannot hold 100 x 1 MiB
--- Returns: now in microseconds (the consumer sleeps until the next event to the microsecond, not to the
---          millisecond below it), next event time in ms ('' when none: the earliest due time or lease deadline),
---          what this call did besides claiming ('' when nothing, else "<expired leases put back>:<expired
---          leases dead-lettered>:<bad due times dead-lettered>", for the engine's listener), then pairs:
---          "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope.
--- Two reply items per message rather than four: the client decodes every item into a string of its own.
+--       bytes stay within it (at least one is, whatever its size), so one reply cannot hold 100 x 1 MiB,
+--       9-12 flow limits (flow.lua's flow_open: permit interval us, tolerance us, cap in flight, gather us;
+--       0 0 0 0: none)
 -- First deletes dead letters past their retention or beyond the count (at most DEAD_TRIM per call: a claim
 -- runs at least once per poll interval, so a backlog of old dead letters goes within seconds, and when none
 -- is due for deletion this costs one ZRANGEBYSCORE and one ZCARD), then returns expired leases to the delayed
 -- set (or to the dead letters when attempts are used up), then, unless the queue is paused, moves up to ARGV[2]
 -- due messages in flight.
+-- Returns: now in microseconds (the consumer sleeps until the next event to the microsecond, not to the
+--          millisecond below it), next event time in ms ('' when none: the earliest due time or lease deadline),
+--          what this call did besides claiming ('' when nothing, else "<expired leases put back>:<expired
+--          leases dead-lettered>:<bad due times dead-lettered>", for the engine's listener), the flow limit that
+--          held due messages back ('' when none, else R rate limit, F cap in flight, H hold: the next event is
+--          then when the limit lets them go, or none for F, which a settle wakes), then pairs:
+--          "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope.
+-- Two reply items per message rather than four: the client decodes every item into a string of its own.
 --- @include "clock"
 --- @include "keys"
 --- @include "members"
 --- @include "wake"
 --- @include "dead_letters"
+--- @include "flow"
 local queue = queue_keys(KEYS)
 local now, now_us = clock()
 local limit = tonumber(ARGV[2])
@@ -67,7 +72,7 @@ local too_late = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. MAX_SCORE, '+inf', 
 for k = 1, #too_late, 2 do bury_bad_score(too_late[k], too_late[k + 1]) end
 
 -- What this call did besides claiming, for the engine's listener (see the header)
-local out = { string.format('%d', now_us), '', '' }
+local out = { string.format('%d', now_us), '', '', '' }
 local function report()
   if redelivered + expired_buried + bad_buried > 0 then
     out[3] = redelivered .. ':' .. expired_buried .. ':' .. bad_buried
@@ -77,6 +82,8 @@ end
 -- A paused queue (pause.lua) hands nothing out, and names no next event: its consumers sleep their longest
 -- poll interval (resume publishes a wake-up). Expired leases above are still returned and dead letters trimmed.
 if redis.call('HEXISTS', KEYS[10], 'since') == 1 then return report() end
+local flow = flow_open(KEYS[11], queue.inflight, ARGV[9], ARGV[10], ARGV[11], ARGV[12], now, now_us)
+if limit > 0 then limit = flow_allow(flow, limit) end
 if limit > 0 then
   local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit)
   -- variadic ZREM / HMGET / ZADD: a few commands per batch rather than four per message
@@ -135,10 +142,12 @@ if limit > 0 then
       redis.call('HSET', KEYS[4], unpack(counts))
       redis.call('ZADD', KEYS[3], unpack(leases))
     end
+    flow_took(flow, #live)
   end
 end
 
-local next_due = head_score(KEYS[2])
+local next_due, held = flow_next(flow, head_score(KEYS[2]))
+out[4] = held
 local next_lease = head_score(KEYS[3])
 local next_event = next_due
 if next_lease ~= nil and (next_event == nil or next_lease < next_event) then next_event = next_lease end

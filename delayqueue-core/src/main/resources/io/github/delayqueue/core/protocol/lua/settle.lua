@@ -1,5 +1,6 @@
 -- Settles finished deliveries in one round trip.
--- KEYS: the standard layout (includes/keys.lua)
+-- KEYS: the standard layout (includes/keys.lua), then 11 the flow hash (includes/flow.lua): a claim waiting for
+--       the cap on messages in flight is woken
 -- ARGV: 1 wake channel, then one entry per op (member last: it is the only part that may hold ':'):
 --   "A<attempt>:<member>"                  ack: the message is done and deleted
 --   "R<attempt>:<delay ms>:<member>", text  retry: back to the delayed set in <delay ms>, text its last error
@@ -13,11 +14,14 @@
 -- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
 -- (client encoding, protocol parsing, Lua strings), not the Redis commands.
 -- Every op is fenced: it applies only if the delivery is still the current one.
+-- An ack or dead letter of a message sent with a dedup window remembers its id for the window (includes/remember.lua).
 --- @include "clock"
 --- @include "keys"
 --- @include "members"
 --- @include "wake"
 --- @include "dead_letters"
+--- @include "flow"
+--- @include "remember"
 local queue = queue_keys(KEYS)
 local now = now_ms()
 local old_head = head_score(KEYS[2])
@@ -95,7 +99,8 @@ for i, member in ipairs(members) do
   end
 end
 if #acked_ids > 0 then
-  -- what forget() does, for the whole batch
+  remember(queue, acked_ids) -- one HMGET: ids sent with a dedup window stay taken for it
+  -- what forget() does, for the whole batch (the windows of remembered ids are deleted by remember())
   redis.call('ZREM', KEYS[3], unpack(acked_members))
   redis.call('ZREM', KEYS[2], unpack(acked_members))
   redis.call('HDEL', KEYS[1], unpack(acked_ids))
@@ -103,4 +108,5 @@ if #acked_ids > 0 then
   redis.call('HDEL', KEYS[5], unpack(acked_ids))
 end
 if earliest ~= nil then wake_if_earlier(ARGV[1], earliest, old_head) end
+if KEYS[11] then flow_freed(KEYS[11], ARGV[1], now) end
 return table.concat(result)

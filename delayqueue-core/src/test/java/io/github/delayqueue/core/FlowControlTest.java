@@ -1,0 +1,276 @@
+package io.github.delayqueue.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+import io.github.delayqueue.core.protocol.ClaimLimits;
+import io.github.delayqueue.core.protocol.QueueKeys;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.Scripts;
+import io.github.delayqueue.testing.RedisContext;
+import io.github.delayqueue.testing.RedisExtension;
+import io.github.delayqueue.testing.TestRedis;
+
+/**
+ * Flow control across instances: each consumer here is a separate application (its own Redisson client), so
+ * only what Redis holds (the rate limit's arrival time, the in-flight set, the hold) can keep them within the
+ * limits. Small figures that still prove each property; the full-size drain is the benchmark's
+ * {@code rate-limited-drain}.
+ */
+@ExtendWith(RedisExtension.class)
+class FlowControlTest {
+
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+    private final RedisContext redis;
+    private final List<DelayQueueConsumer> consumers = new ArrayList<>();
+    private final List<RedissonClient> clients = new ArrayList<>();
+
+    FlowControlTest(RedisContext redis) {
+        this.redis = redis;
+    }
+
+    @AfterEach
+    void tearDown() {
+        consumers.forEach(DelayQueueConsumer::stop);
+        clients.forEach(RedissonClient::shutdown);
+    }
+
+    /** One application: its own Redisson client on the same Redis and key prefix. */
+    private DelayQueueClient application(ClientOptions.Builder options, DelayQueueListener listener) {
+        RedissonClient own = TestRedis.newClient();
+        clients.add(own);
+        return DelayQueueClient.create(own, options.keyPrefix(redis.prefix()).listener(listener).build());
+    }
+
+    private void consume(DelayQueueClient client, String queue, ConsumerOptions options, MessageHandler<String> handler) {
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, handler, options);
+        consumers.add(consumer);
+        consumer.start();
+    }
+
+    /** The most elements of {@code sortedNanos} within any window of {@code window} starting at one of them. */
+    static int mostInAnyWindow(List<Long> sortedNanos, Duration window) {
+        int most = 0;
+        int end = 0;
+        for (int start = 0; start < sortedNanos.size(); start++) {
+            while (end < sortedNanos.size() && sortedNanos.get(end) - sortedNanos.get(start) < window.toNanos()) {
+                end++;
+            }
+            most = Math.max(most, end - start);
+        }
+        return most;
+    }
+
+    @Test
+    void aRateLimitHoldsOverEveryOneSecondWindowForThreeInstancesTogether() {
+        String queue = "rate-limited";
+        int messages = 120;
+        RateLimit rate = RateLimit.parse("20/1s");
+        Map<FlowLimit, AtomicInteger> throttled = new ConcurrentHashMap<>();
+        DelayQueueListener counting = new DelayQueueListener() {
+            @Override
+            public void claimThrottled(String q, FlowLimit limit) {
+                throttled.computeIfAbsent(limit, l -> new AtomicInteger()).incrementAndGet();
+            }
+        };
+        // a long safety poll: only the claim's next permit can wake the consumers in time
+        ConsumerOptions options = ConsumerOptions.builder().concurrency(16).rateLimit(rate)
+                .maxPollInterval(Duration.ofSeconds(30)).build();
+        List<Long> starts = Collections.synchronizedList(new ArrayList<>());
+        List<Integer> attempts = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            consume(application(ClientOptions.builder(), counting), queue, options, (payload, context) -> {
+                starts.add(System.nanoTime());
+                attempts.add(context.attempt());
+            });
+        }
+        DelayQueueClient producer = redis.client();
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < messages; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        producer.sendAll(queue, batch);
+
+        await().atMost(DEADLINE).until(() -> starts.size() >= messages);
+        List<Long> sorted = new ArrayList<>(starts);
+        Collections.sort(sorted);
+        // 20 per second with a burst of 1: at most 20 start in any 1 s window (21 in a closed one); a fixed window
+        // lets up to 40 through across its edge, a limit per instance 60
+        assertThat(mostInAnyWindow(sorted, Duration.ofSeconds(1))).isLessThanOrEqualTo(22);
+        // the drain takes (120 - 1) / 20 = 5.95 s: within 10 %
+        double drainSeconds = (sorted.get(sorted.size() - 1) - sorted.get(0)) / 1e9;
+        assertThat(drainSeconds).isBetween(5.95 * 0.9, 5.95 * 1.1);
+        assertThat(starts).hasSize(messages); // none twice
+        assertThat(attempts).containsOnly(1); // held back messages spent no attempt
+        assertThat(throttled).containsKey(FlowLimit.RATE_LIMIT);
+    }
+
+    @Test
+    void maxInFlightBoundsTheHandlersRunningOnEveryInstanceTogether() {
+        String queue = "capped";
+        int messages = 60;
+        // each instance could run 16; the cap is 5 over all three. A 30 s safety poll: a consumer at the cap is
+        // woken by the settle that frees a place, or the 60 would take minutes
+        ConsumerOptions options = ConsumerOptions.builder().concurrency(16).maxInFlight(5)
+                .maxPollInterval(Duration.ofSeconds(30)).build();
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicInteger handled = new AtomicInteger();
+        for (int i = 0; i < 3; i++) {
+            consume(application(ClientOptions.builder(), DelayQueueListener.NONE), queue, options, (payload, context) -> {
+                int now = running.incrementAndGet();
+                most.accumulateAndGet(now, Math::max);
+                try {
+                    TimeUnit.MILLISECONDS.sleep(40);
+                } finally {
+                    running.decrementAndGet();
+                    handled.incrementAndGet();
+                }
+            });
+        }
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < messages; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        redis.client().sendAll(queue, batch);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> handled.get() >= messages);
+        assertThat(most.get()).isLessThanOrEqualTo(5).isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    void slowDownHoldsClaimsOnEveryInstanceAndSpendsNoAttempt() {
+        String queue = "slowed";
+        List<String> handled = new CopyOnWriteArrayList<>();
+        Map<String, Long> startedAtMs = new ConcurrentHashMap<>();
+        Map<String, Integer> attemptOf = new ConcurrentHashMap<>();
+        AtomicInteger slowDowns = new AtomicInteger();
+        ConsumerOptions options = ConsumerOptions.builder().concurrency(4).maxPollInterval(Duration.ofSeconds(30)).build();
+        for (int i = 0; i < 3; i++) {
+            consume(application(ClientOptions.builder(), DelayQueueListener.NONE), queue, options, (payload, context) -> {
+                if (payload.equals("slow") && slowDowns.getAndIncrement() == 0) {
+                    throw new SlowDownException(Duration.ofSeconds(2), "429 Too Many Requests");
+                }
+                startedAtMs.put(payload, System.currentTimeMillis());
+                attemptOf.put(payload, context.attempt());
+                handled.add(payload);
+            });
+        }
+        DelayQueueClient producer = redis.client();
+        producer.send(queue, "slow", Duration.ZERO);
+        String flowKey = redis.prefix() + ":{" + queue + "}:flow";
+        RedissonClient redisson = redis.redisson();
+        await().atMost(DEADLINE).until(() -> redisson.getMap(flowKey, StringCodec.INSTANCE).get("hold") != null);
+        long holdUntil = Long.parseLong((String) redisson.getMap(flowKey, StringCodec.INSTANCE).get("hold"));
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        producer.sendAll(queue, batch);
+
+        await().atMost(DEADLINE).until(() -> handled.size() == 21);
+        // the Redis server and this JVM read the same machine clock: nothing sent after the hold began started
+        // before it ended, on any instance
+        assertThat(startedAtMs.values()).allSatisfy(at -> assertThat(at).isGreaterThanOrEqualTo(holdUntil));
+        assertThat(attemptOf.get("slow")).isEqualTo(1); // asked again, the attempt not counted
+        assertThat(slowDowns.get()).isEqualTo(2);
+    }
+
+    @Test
+    void theLimitsStateOutlivesARestartOfEveryInstance() {
+        String queue = "restarted";
+        AtomicInteger slowDowns = new AtomicInteger();
+        ConsumerOptions options = ConsumerOptions.builder().concurrency(4).rateLimit(RateLimit.parse("10/1s"))
+                .maxPollInterval(Duration.ofSeconds(30)).build();
+        consume(application(ClientOptions.builder(), DelayQueueListener.NONE), queue, options, (payload, context) -> {
+            if (slowDowns.getAndIncrement() == 0) {
+                throw new SlowDownException(Duration.ofSeconds(1));
+            }
+        });
+        DelayQueueClient producer = redis.client();
+        producer.send(queue, "slow", Duration.ZERO);
+        String flowKey = redis.prefix() + ":{" + queue + "}:flow";
+        await().atMost(DEADLINE).until(() -> redis.redisson().getMap(flowKey, StringCodec.INSTANCE).get("hold") != null);
+        long holdUntil = Long.parseLong((String) redis.redisson().getMap(flowKey, StringCodec.INSTANCE).get("hold"));
+        // every instance stops; two new ones start
+        consumers.forEach(DelayQueueConsumer::stop);
+        consumers.clear();
+        List<Long> startedAtMs = new CopyOnWriteArrayList<>();
+        List<Long> starts = Collections.synchronizedList(new ArrayList<>());
+        for (int i = 0; i < 2; i++) {
+            consume(application(ClientOptions.builder(), DelayQueueListener.NONE), queue, options, (payload, context) -> {
+                startedAtMs.add(System.currentTimeMillis());
+                starts.add(System.nanoTime());
+            });
+        }
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 15; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        producer.sendAll(queue, batch);
+        await().atMost(DEADLINE).until(() -> startedAtMs.size() == 16); // the 15 and "slow" again
+        assertThat(startedAtMs).allSatisfy(at -> assertThat(at).isGreaterThanOrEqualTo(holdUntil));
+        List<Long> sorted = new ArrayList<>(starts);
+        Collections.sort(sorted);
+        assertThat(mostInAnyWindow(sorted, Duration.ofSeconds(1))).isLessThanOrEqualTo(10 + 1 + 2);
+    }
+
+
+    @Test
+    void aClaimTakesTheBurstThenNamesWhenHalfTheBurstIsFreeAsItsNextEventAndLeavesTheRestDue() {
+        String queue = "burst";
+        DelayQueueClient producer = redis.client();
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        producer.sendAll(queue, batch);
+        await().atMost(DEADLINE).until(() -> producer.stats(queue).ready() == 10);
+        QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+        // one permit every 100 ms, 4 at once after a quiet spell
+        ClaimLimits limits = ClaimLimits.of(RateLimit.parse("10/1s").withBurst(4), 0, 0, 1);
+        QueueOps.ClaimResult first = ops.claim(10, 60_000, 5, 100, 60_000, 1_000, limits);
+        assertThat(first.messages()).hasSize(4);
+        assertThat(first.throttledBy()).isEqualTo(FlowLimit.RATE_LIMIT);
+        // when half the burst (2 permits) is free again: 200 ms after this claim's clock (to the microsecond, rounded
+        // up), so the consumer sleeps until then, not a poll interval
+        assertThat(first.nextEventMs() - first.serverNowMs()).isBetween(101L, 201L);
+        QueueOps.ClaimResult second = ops.claim(10, 60_000, 5, 100, 60_000, 1_000, limits);
+        if (second.serverNowMs() < first.serverNowMs() + 100) { // before the next permit
+            assertThat(second.messages()).isEmpty();
+            assertThat(second.throttledBy()).isEqualTo(FlowLimit.RATE_LIMIT);
+            assertThat(second.nextEventMs()).isEqualTo(first.nextEventMs());
+        }
+        assertThat(producer.stats(queue).ready()).isEqualTo(10 - 4 - second.messages().size()); // the rest stay due
+        // a claim without limits is not held back by the rate limit's state
+        assertThat(ops.claim(10, 60_000, 5, 100, 60_000, 1_000).messages()).hasSize(6 - second.messages().size());
+    }
+
+    @Test
+    void maxInFlightBelowThePartitionCountIsRefusedWhenTheConsumerIsMade() {
+        DelayQueueClient client = application(ClientOptions.builder().partitions("few", 4), DelayQueueListener.NONE);
+        ConsumerOptions options = ConsumerOptions.builder().maxInFlight(3).build();
+        assertThatIllegalArgumentException().isThrownBy(() -> client.newConsumer("few", String.class, (p, c) -> { }, options))
+                .withMessageContaining("maxInFlight 3 is below the queue's 4 partitions");
+        assertThatIllegalArgumentException().isThrownBy(() -> ConsumerOptions.builder().maxInFlight(-1).build())
+                .withMessageContaining("maxInFlight must not be negative");
+    }
+}
