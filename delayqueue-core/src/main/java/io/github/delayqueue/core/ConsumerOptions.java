@@ -48,6 +48,8 @@ import io.github.delayqueue.core.internal.Checks;
  *   <li>{@code maxInFlight}: at most this many messages of the queue in flight over every instance together,
  *       whatever each one's {@code concurrency} (default 0: no cap). A consumer at the cap sleeps until a
  *       settle frees a place.</li>
+ *   <li>{@code onExpiry}: what the claim does with a message past its expiry ({@link SendOptions#expiresAt}):
+ *       {@link ExpiryAction#DEAD_LETTER} (the default) or {@link ExpiryAction#DROP}.</li>
  * </ul>
  * Give every consumer of a queue the same {@code rateLimit} and {@code maxInFlight}: each claim applies the
  * limits of the consumer that runs it. A partitioned queue splits both evenly over its partitions (see
@@ -74,6 +76,7 @@ public final class ConsumerOptions {
     private final boolean virtualThreads;
     private final @Nullable RateLimit rateLimit;
     private final int maxInFlight;
+    private final ExpiryAction onExpiry;
 
     private ConsumerOptions(Builder b) {
         Checks.require(b.concurrency >= 1 && b.concurrency <= 10_000,
@@ -108,6 +111,8 @@ public final class ConsumerOptions {
         Checks.require(b.maxInFlight >= 0, "maxInFlight must not be negative (0: no cap), was " + b.maxInFlight);
         this.rateLimit = b.rateLimit;
         this.maxInFlight = b.maxInFlight;
+        Checks.require(b.onExpiry != null, "onExpiry must not be null");
+        this.onExpiry = b.onExpiry;
     }
 
     public static Builder builder() {
@@ -120,7 +125,12 @@ public final class ConsumerOptions {
                 .handlerTimeout(handlerTimeout).maxPollInterval(maxPollInterval).shutdownTimeout(shutdownTimeout)
                 .retry(retry).deadLetterRetention(deadLetterRetention).deadLetterMaxCount(deadLetterMaxCount)
                 .noRetryFor(noRetryFor).errorHandler(errorHandler).interceptors(interceptors).virtualThreads(virtualThreads)
-                .rateLimit(rateLimit).maxInFlight(maxInFlight);
+                .rateLimit(rateLimit).maxInFlight(maxInFlight).onExpiry(onExpiry);
+    }
+
+    /** What the claim does with a message past its expiry. */
+    public ExpiryAction onExpiry() {
+        return onExpiry;
     }
 
     public int concurrency() {
@@ -195,7 +205,8 @@ public final class ConsumerOptions {
                 + ", deadLetterMaxCount=" + deadLetterMaxCount + ", noRetryFor=" + noRetryFor.stream().map(Class::getName)
                 .toList() + ", errorHandler=" + errorHandler + ", interceptors=" + interceptors.size() + ", virtualThreads="
                 + virtualThreads + (rateLimit == null ? "" : ", rateLimit=" + rateLimit)
-                + (maxInFlight == 0 ? "" : ", maxInFlight=" + maxInFlight) + "]";
+                + (maxInFlight == 0 ? "" : ", maxInFlight=" + maxInFlight)
+                + (onExpiry == ExpiryAction.DEAD_LETTER ? "" : ", onExpiry=" + onExpiry) + "]";
     }
 
     /** Builder for {@link ConsumerOptions}; {@link #build()} checks the values. */
@@ -215,8 +226,15 @@ public final class ConsumerOptions {
         private boolean virtualThreads = true;
         private @Nullable RateLimit rateLimit;
         private int maxInFlight;
+        private ExpiryAction onExpiry = ExpiryAction.DEAD_LETTER;
 
         private Builder() {
+        }
+
+        /** What the claim does with a message past its expiry: dead-letter it (the default) or drop it. */
+        public Builder onExpiry(ExpiryAction onExpiry) {
+            this.onExpiry = onExpiry;
+            return this;
         }
 
         /** The queue's rate limit over every instance together; null for none (the default). */

@@ -9,5 +9,7 @@ public enum DeadLetterCause {
     /** Its lease expired on its last attempt: the consumer died or lost it while the handler ran. */
     LEASE_EXPIRED,
     /** Its due time in Redis was not one delayqueue writes (set by hand or by another tool). */
-    INVALID_DUE_TIME
+    INVALID_DUE_TIME,
+    /** It was not handed to a handler by its expiry ({@link SendOptions#expiresAt}, {@link SendOptions#expiresAfter}). */
+    EXPIRED
 }

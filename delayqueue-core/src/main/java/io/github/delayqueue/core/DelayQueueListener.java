@@ -85,6 +85,14 @@ public interface DelayQueueListener {
     }
 
     /**
+     * Redis deleted {@code messages} messages not handed to a handler by their expiry, on a queue whose
+     * {@link ConsumerOptions#onExpiry} is {@link ExpiryAction#DROP} (with {@link ExpiryAction#DEAD_LETTER} they are
+     * {@link #deadLettered dead-lettered} with {@link DeadLetterCause#EXPIRED}).
+     */
+    default void expiredDropped(String queue, int messages) {
+    }
+
+    /**
      * A claim found {@code messages} leases expired (the consumer died, or lost its lease) with attempts left,
      * and put them back to be delivered again. Those on their last attempt are
      * {@link #deadLettered dead-lettered} with {@link DeadLetterCause#LEASE_EXPIRED}.

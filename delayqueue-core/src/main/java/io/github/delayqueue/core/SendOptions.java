@@ -1,6 +1,7 @@
 package io.github.delayqueue.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -29,18 +30,30 @@ public final class SendOptions {
     /** The longest {@link #withDedupWindow dedup window}: 100 years (36,500 days), far inside Redis's expiry range. */
     public static final Duration MAX_DEDUP_WINDOW = Duration.ofDays(36_500);
 
-    private static final SendOptions NONE = new SendOptions(null, SendMode.IF_ABSENT, Map.of(), null);
+    /**
+     * The header that carries a message's {@link #expiresAt expiry} in Redis: epoch milliseconds, or {@code +<ms>}
+     * after the time the message was written (a duration after a relative due time). Reserved like
+     * {@link #DEDUP_WINDOW_HEADER}.
+     */
+    public static final String EXPIRES_HEADER = "dq-expires";
+
+    private static final SendOptions NONE = new SendOptions(null, SendMode.IF_ABSENT, Map.of(), null, null, null);
 
     private final @Nullable String id;
     private final SendMode mode;
     private final Map<String, String> headers;
     private final @Nullable Duration dedupWindow;
+    private final @Nullable Instant expiresAt;
+    private final @Nullable Duration expiresAfter;
 
-    private SendOptions(@Nullable String id, SendMode mode, Map<String, String> headers, @Nullable Duration dedupWindow) {
+    private SendOptions(@Nullable String id, SendMode mode, Map<String, String> headers, @Nullable Duration dedupWindow,
+            @Nullable Instant expiresAt, @Nullable Duration expiresAfter) {
         this.id = id;
         this.mode = mode;
         this.headers = headers;
         this.dedupWindow = dedupWindow;
+        this.expiresAt = expiresAt;
+        this.expiresAfter = expiresAfter;
     }
 
     /** No id (one is generated), no headers. */
@@ -58,12 +71,12 @@ public final class SendOptions {
 
     /** A copy with the given id ({@code null} means: generate one). */
     public SendOptions withId(@Nullable String id) {
-        return new SendOptions(id, mode, headers, dedupWindow);
+        return new SendOptions(id, mode, headers, dedupWindow, expiresAt, expiresAfter);
     }
 
     /** A copy with the given mode. */
     public SendOptions withMode(SendMode mode) {
-        return new SendOptions(id, Objects.requireNonNull(mode, "mode must not be null"), headers, dedupWindow);
+        return new SendOptions(id, Objects.requireNonNull(mode, "mode must not be null"), headers, dedupWindow, expiresAt, expiresAfter);
     }
 
     /** A copy that replaces a live message with the same id. */
@@ -84,7 +97,7 @@ public final class SendOptions {
         reserved(name);
         Map<String, String> copy = new LinkedHashMap<>(headers);
         copy.put(name, value);
-        return new SendOptions(id, mode, Map.copyOf(copy), dedupWindow);
+        return new SendOptions(id, mode, Map.copyOf(copy), dedupWindow, expiresAt, expiresAfter);
     }
 
     /** A copy with these headers replacing any set before. */
@@ -98,7 +111,7 @@ public final class SendOptions {
             }
             reserved(k);
         });
-        return new SendOptions(id, mode, Map.copyOf(headers), dedupWindow);
+        return new SendOptions(id, mode, Map.copyOf(headers), dedupWindow, expiresAt, expiresAfter);
     }
 
     /**
@@ -119,7 +132,7 @@ public final class SendOptions {
         if (window == null || window.isNegative() || window.compareTo(MAX_DEDUP_WINDOW) > 0 || window.toMillis() < 1) {
             throw new IllegalArgumentException("dedup window must be from 1 ms to " + MAX_DEDUP_WINDOW + ", was " + window);
         }
-        return new SendOptions(id, mode, headers, window);
+        return new SendOptions(id, mode, headers, window, expiresAt, expiresAfter);
     }
 
 
@@ -128,9 +141,54 @@ public final class SendOptions {
         return dedupWindow;
     }
 
+    /**
+     * A copy whose message expires at {@code expiry}: a message not handed to a handler by then (on the Redis clock)
+     * is never delivered; the claim moves it to the dead letters with the cause {@link DeadLetterCause#EXPIRED} or
+     * drops it, as the consumer's {@link ConsumerOptions#onExpiry} says, and a retry whose next due time is after
+     * the expiry is not run (the message expires instead). Replaces an {@link #expiresAfter} set before. A send
+     * whose due time is after its expiry is refused with {@link IllegalArgumentException} and writes nothing (for a
+     * due time given as a delay, judged by this machine's clock). Rescheduling the message does not move its expiry.
+     *
+     * @throws IllegalArgumentException if {@code expiry} is null
+     */
+    public SendOptions expiresAt(Instant expiry) {
+        if (expiry == null) {
+            throw new IllegalArgumentException("expiry must not be null");
+        }
+        return new SendOptions(id, mode, headers, dedupWindow, expiry, null);
+    }
+
+    /**
+     * A copy whose message expires {@code afterDue} after its due time (as {@link #expiresAt}, the expiry fixed at
+     * the send: for a due time given as a delay, on the Redis clock from the moment the message is written).
+     * Replaces an {@link #expiresAt} set before.
+     *
+     * @param afterDue at least one millisecond, at most {@link #MAX_DEDUP_WINDOW}
+     * @throws IllegalArgumentException if {@code afterDue} is null, shorter than a millisecond or longer than 100 years
+     */
+    public SendOptions expiresAfter(Duration afterDue) {
+        if (afterDue == null || afterDue.isNegative() || afterDue.compareTo(MAX_DEDUP_WINDOW) > 0 || afterDue.toMillis() < 1) {
+            throw new IllegalArgumentException("expiresAfter must be from 1 ms to " + MAX_DEDUP_WINDOW + ", was " + afterDue);
+        }
+        return new SendOptions(id, mode, headers, dedupWindow, null, afterDue);
+    }
+
+    /** When the message expires, if set by {@link #expiresAt}; else {@code null}. */
+    public @Nullable Instant expiresAt() {
+        return expiresAt;
+    }
+
+    /** How long after its due time the message expires, if set by {@link #expiresAfter}; else {@code null}. */
+    public @Nullable Duration expiresAfter() {
+        return expiresAfter;
+    }
+
     private static void reserved(String name) {
         if (DEDUP_WINDOW_HEADER.equals(name)) {
             throw new IllegalArgumentException("header '" + name + "' is reserved: use withDedupWindow");
+        }
+        if (EXPIRES_HEADER.equals(name)) {
+            throw new IllegalArgumentException("header '" + name + "' is reserved: use expiresAt or expiresAfter");
         }
     }
 
@@ -150,6 +208,8 @@ public final class SendOptions {
     @Override
     public String toString() {
         return "SendOptions[id=" + id + ", mode=" + mode + ", headers=" + headers
-                + (dedupWindow == null ? "" : ", dedupWindow=" + dedupWindow) + "]";
+                + (dedupWindow == null ? "" : ", dedupWindow=" + dedupWindow)
+                + (expiresAt == null ? "" : ", expiresAt=" + expiresAt)
+                + (expiresAfter == null ? "" : ", expiresAfter=" + expiresAfter) + "]";
     }
 }

@@ -17,6 +17,8 @@ import io.github.delayqueue.core.protocol.Envelope;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The writes of a {@link DelayQueueClient}: sends (checked and encoded by {@code prepare}, or restored from what
  * an outbox stored, then written in bounded script calls per partition), versioned intents, cancels and
@@ -56,7 +58,7 @@ final class Sends {
             Due due = queues.checked(r.due(), where);
             validateHeaders(o.headers(), where);
             Checks.require(o.dedupWindow() == null || o.id() != null, "a dedup window needs an id (SendOptions.id)" + where);
-            String body = Envelope.body(withWindow(o), encode(r.payload(), where));
+            String body = Envelope.body(withReserved(o, expiry(o, due, where)), encode(r.payload(), where));
             messages.add(due instanceof Due.After after ? new PreparedSend.Message(id, o.mode(), after.delay(), null, body)
                     : new PreparedSend.Message(id, o.mode(), null, ((Due.At) due).instant(), body));
             costs.add(checkedBytes(id, body, where));
@@ -332,17 +334,59 @@ final class Sends {
     }
 
     /**
-     * The headers to store: the dedup window first, where the scripts look for it ({@code includes/remember.lua}),
-     * then the caller's.
+     * The headers to store: the dedup window first, then the expiry, where the scripts look for them
+     * ({@code includes/remember.lua}, {@code includes/expiry.lua}), then the caller's.
      */
-    private static Map<String, String> withWindow(SendOptions o) {
-        if (o.dedupWindow() == null) {
+    private static Map<String, String> withReserved(SendOptions o, @Nullable String expiry) {
+        if (o.dedupWindow() == null && expiry == null) {
             return o.headers();
         }
         Map<String, String> headers = new java.util.LinkedHashMap<>();
-        headers.put(Envelope.DEDUP_WINDOW_HEADER, Long.toString(o.dedupWindow().toMillis()));
+        if (o.dedupWindow() != null) {
+            headers.put(Envelope.DEDUP_WINDOW_HEADER, Long.toString(o.dedupWindow().toMillis()));
+        }
+        if (expiry != null) {
+            headers.put(Envelope.EXPIRES_HEADER, expiry);
+        }
         headers.putAll(o.headers());
         return headers;
+    }
+
+    /** The largest epoch millisecond a Lua number holds exactly. */
+    private static final long MAX_EXPIRY_MS = 9007199254740991L;
+
+    /**
+     * The expiry header's value: epoch ms, or {@code +<ms>} after the write (a duration after a relative due time,
+     * resolved by the scripts from the envelope's enqueue time on the Redis clock); null without an expiry. Refuses
+     * an expiry before the due time (for a relative due time, judged by this machine's clock).
+     */
+    private static @Nullable String expiry(SendOptions o, Due due, String where) {
+        if (o.expiresAt() == null && o.expiresAfter() == null) {
+            return null;
+        }
+        try {
+            if (due instanceof Due.After after) {
+                if (o.expiresAfter() != null) {
+                    return "+" + Math.addExact(after.delay().toMillis(), o.expiresAfter().toMillis());
+                }
+                Instant dueAt = Instant.now().plus(after.delay());
+                Checks.require(!o.expiresAt().isBefore(dueAt), "expiry " + o.expiresAt() + " is before the due time "
+                        + dueAt + " (now + " + after.delay() + ")" + where);
+                return Long.toString(checkedExpiry(o.expiresAt().toEpochMilli(), where));
+            }
+            Instant dueAt = ((Due.At) due).instant();
+            Instant expiresAt = o.expiresAt() != null ? o.expiresAt() : dueAt.plus(o.expiresAfter());
+            Checks.require(!expiresAt.isBefore(dueAt), "expiry " + expiresAt + " is before the due time " + dueAt + where);
+            return Long.toString(checkedExpiry(expiresAt.toEpochMilli(), where));
+        } catch (ArithmeticException | java.time.DateTimeException e) {
+            throw new IllegalArgumentException("expiry out of range" + where, e);
+        }
+    }
+
+    private static long checkedExpiry(long ms, String where) {
+        Checks.require(ms >= 0 && ms <= MAX_EXPIRY_MS, "expiry must be from the epoch to " + MAX_EXPIRY_MS + " ms, was "
+                + ms + where);
+        return ms;
     }
 
     private static void validateHeaders(Map<String, String> headers, String where) {

@@ -16,6 +16,7 @@ import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DeadLetterCause;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueListener;
+import io.github.delayqueue.core.ExpiryAction;
 import io.github.delayqueue.core.PartitionCountException;
 import io.github.delayqueue.core.protocol.ClaimLimits;
 import io.github.delayqueue.core.protocol.QueueOps;
@@ -90,6 +91,12 @@ public final class Poller {
         }
         if (result.badDueDead() > 0) {
             listener.deadLettered(queue, DeadLetterCause.INVALID_DUE_TIME, result.badDueDead());
+        }
+        if (result.expiredDead() > 0) {
+            listener.deadLettered(queue, DeadLetterCause.EXPIRED, result.expiredDead());
+        }
+        if (result.expiredDropped() > 0) {
+            listener.expiredDropped(queue, result.expiredDropped());
         }
         if (result.throttledBy() != null) {
             listener.claimThrottled(queue, result.throttledBy());
@@ -174,7 +181,8 @@ public final class Poller {
                 beforeClaim();
                 QueueOps.ClaimResult result;
                 try {
-                    result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow);
+                    result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow,
+                            options.onExpiry() == ExpiryAction.DROP);
                 } catch (Throwable e) {
                     slots.giveBack(wanted);
                     throw e;

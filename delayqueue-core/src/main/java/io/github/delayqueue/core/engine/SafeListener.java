@@ -124,6 +124,15 @@ public final class SafeListener implements DelayQueueListener {
     }
 
     @Override
+    public void expiredDropped(String queue, int messages) {
+        try {
+            delegate.expiredDropped(queue, messages);
+        } catch (RuntimeException e) {
+            failed("expiredDropped", e);
+        }
+    }
+
+    @Override
     public void redelivered(String queue, int messages) {
         try {
             delegate.redelivered(queue, messages);

@@ -30,6 +30,13 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
      */
     public static final String DEDUP_WINDOW_HEADER = "dq-dedup-window";
 
+    /**
+     * The header carrying a send's expiry (epoch ms, or {@code +<ms>} after the enqueue time), written right after the
+     * dedup window (or first without one) so that the scripts find it at a fixed place ({@code includes/expiry.lua});
+     * never shown to handlers or in reads. The same name as {@code SendOptions.EXPIRES_HEADER}.
+     */
+    public static final String EXPIRES_HEADER = "dq-expires";
+
     /** Characters the enqueue script puts before the body: the version, {@code <seq8>} and {@code <enqueued8>}. */
     public static final int PREFIX_LENGTH = 17;
 
@@ -247,9 +254,10 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
             }
             problem = "the headers are not a JSON object of strings";
             Map<String, String> headers = headersLength == 0 ? Map.of() : readHeaders(stored, lengthEnd + 1, headersEnd);
-            if (headersLength != 0 && headers.containsKey(DEDUP_WINDOW_HEADER)) {
+            if (headersLength != 0 && (headers.containsKey(DEDUP_WINDOW_HEADER) || headers.containsKey(EXPIRES_HEADER))) {
                 headers = new HashMap<>(headers);
                 headers.remove(DEDUP_WINDOW_HEADER);
+                headers.remove(EXPIRES_HEADER);
                 headers = Map.copyOf(headers);
             }
             return new Envelope(Instant.ofEpochMilli(enqueuedMs), headers, stored.substring(headersEnd));

@@ -38,10 +38,18 @@ public final class QueueOps {
      * {@code clockReadAtNanos} when (on {@link System#nanoTime()}) Redis read {@code serverNowMicros}, taken
      * as the middle of the round trip. {@code redelivered}, {@code leaseDead} and {@code badDueDead}: expired
      * leases put back, expired leases dead-lettered on their last attempt, messages with a due time delayqueue
-     * never writes dead-lettered.
+     * never writes dead-lettered. {@code expiredDead} and {@code expiredDropped}: messages past their expiry
+     * dead-lettered or deleted instead of claimed.
      */
     public record ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
-            int redelivered, int leaseDead, int badDueDead, @Nullable FlowLimit throttledBy) {
+            int redelivered, int leaseDead, int badDueDead, @Nullable FlowLimit throttledBy, int expiredDead,
+            int expiredDropped) {
+
+        public ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
+                int redelivered, int leaseDead, int badDueDead, @Nullable FlowLimit throttledBy) {
+            this(serverNowMicros, clockReadAtNanos, nextEventMs, messages, redelivered, leaseDead, badDueDead, throttledBy,
+                    0, 0);
+        }
 
         public ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
                 int redelivered, int leaseDead, int badDueDead) {
@@ -277,27 +285,40 @@ public final class QueueOps {
     /** A claim within this partition's share of the queue's flow limits ({@link ClaimLimits}). */
     public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
             ClaimLimits flow) {
+        return claim(limit, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow, false);
+    }
+
+    /** A claim that deletes messages past their expiry when {@code dropExpired}, else dead-letters them. */
+    public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
+            ClaimLimits flow, boolean dropExpired) {
         long sent = System.nanoTime();
         String[] limits = flow.scriptArgs();
         List<Object> out = scripts.list(Scripts.Name.CLAIM, flowKeys, keys.wakeChannel(), Integer.toString(limit),
                 Long.toString(leaseMs), Integer.toString(maxAttempts), Integer.toString(reapLimit),
                 Long.toString(deadRetentionMs), Integer.toString(maxDead), Integer.toString(CLAIM_BYTES), limits[0],
-                limits[1], limits[2], limits[3]);
+                limits[1], limits[2], limits[3], dropExpired ? "drop" : "dead");
         long received = System.nanoTime();
         // the server read its clock about half a round trip before the reply arrived
         long clockReadAt = received - (received - sent) / 2;
         long nowMicros = Long.parseLong(out.get(0).toString());
         String next = out.get(1).toString();
-        String reaped = out.get(2).toString(); // "" or "<redelivered>:<lease dead>:<bad due dead>", see claim.lua
+        // "" or "<redelivered>:<lease dead>:<bad due dead>:<expired dead>:<expired dropped>", see claim.lua
+        String reaped = out.get(2).toString();
         int redelivered = 0;
         int leaseDead = 0;
         int badDueDead = 0;
+        int expiredDead = 0;
+        int expiredDropped = 0;
         if (!reaped.isEmpty()) {
             int first = reaped.indexOf(':');
             int second = reaped.indexOf(':', first + 1);
+            int third = reaped.indexOf(':', second + 1);
+            int fourth = reaped.indexOf(':', third + 1);
             redelivered = Integer.parseInt(reaped, 0, first, 10);
             leaseDead = Integer.parseInt(reaped, first + 1, second, 10);
-            badDueDead = Integer.parseInt(reaped, second + 1, reaped.length(), 10);
+            badDueDead = Integer.parseInt(reaped, second + 1, third, 10);
+            expiredDead = Integer.parseInt(reaped, third + 1, fourth, 10);
+            expiredDropped = Integer.parseInt(reaped, fourth + 1, reaped.length(), 10);
         }
         FlowLimit throttledBy = ClaimLimits.throttledBy(out.get(3).toString());
         List<Claimed> claimed = new ArrayList<>((out.size() - 4) / 2);
@@ -312,7 +333,7 @@ public final class QueueOps {
                     out.get(i + 1).toString(), dueNanos));
         }
         return new ClaimResult(nowMicros, clockReadAt, next.isEmpty() ? -1 : Long.parseLong(next), claimed,
-                redelivered, leaseDead, badDueDead, throttledBy);
+                redelivered, leaseDead, badDueDead, throttledBy, expiredDead, expiredDropped);
     }
 
     /** Holds this queue's (partition's) claims for {@code delayMs} on every instance; returns the hold's end (ms, Redis clock). */

@@ -103,6 +103,11 @@ public final class Listeners implements DelayQueueListener {
     }
 
     @Override
+    public void expiredDropped(String queue, int messages) {
+        each(l -> l.expiredDropped(queue, messages));
+    }
+
+    @Override
     public void redelivered(String queue, int messages) {
         each(l -> l.redelivered(queue, messages));
     }

@@ -4,7 +4,8 @@
 --       6 dead-letter retention ms, 7 most dead letters kept, 8 byte budget: envelopes are claimed while their
 --       bytes stay within it (at least one is, whatever its size), so one reply cannot hold 100 x 1 MiB,
 --       9-12 flow limits (flow.lua's flow_open: permit interval us, tolerance us, cap in flight, gather us;
---       0 0 0 0: none)
+--       0 0 0 0: none), 13 what to do with an expired message (includes/expiry.lua): 'dead' to the dead letters,
+--       'drop' deleted
 -- First deletes dead letters past their retention or beyond the count (at most DEAD_TRIM per call: a claim
 -- runs at least once per poll interval, so a backlog of old dead letters goes within seconds, and when none
 -- is due for deletion this costs one ZRANGEBYSCORE and one ZCARD), then returns expired leases to the delayed
@@ -13,7 +14,8 @@
 -- Returns: now in microseconds (the consumer sleeps until the next event to the microsecond, not to the
 --          millisecond below it), next event time in ms ('' when none: the earliest due time or lease deadline),
 --          what this call did besides claiming ('' when nothing, else "<expired leases put back>:<expired
---          leases dead-lettered>:<bad due times dead-lettered>", for the engine's listener), the flow limit that
+--          leases dead-lettered>:<bad due times dead-lettered>:<expired dead-lettered>:<expired dropped>", for the
+--          engine's listener), the flow limit that
 --          held due messages back ('' when none, else R rate limit, F cap in flight, H hold: the next event is
 --          then when the limit lets them go, or none for F, which a settle wakes), then pairs:
 --          "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope.
@@ -24,6 +26,8 @@
 --- @include "wake"
 --- @include "dead_letters"
 --- @include "flow"
+--- @include "expiry"
+--- @include "remember"
 local queue = queue_keys(KEYS)
 local now, now_us = clock()
 local limit = tonumber(ARGV[2])
@@ -38,7 +42,8 @@ if trim > 0 then
   delete_dead(queue, redis.call('ZRANGE', KEYS[6], 0, trim - 1))
 end
 
-local redelivered, expired_buried, bad_buried = 0, 0, 0
+local redelivered, expired_buried, bad_buried, expiry_dead, expiry_dropped = 0, 0, 0, 0, 0
+local drop_expired = ARGV[13] == 'drop'
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, tonumber(ARGV[5]))
 for _, member in ipairs(expired) do
   local id = id_of(member)
@@ -74,8 +79,8 @@ for k = 1, #too_late, 2 do bury_bad_score(too_late[k], too_late[k + 1]) end
 -- What this call did besides claiming, for the engine's listener (see the header)
 local out = { string.format('%d', now_us), '', '', '' }
 local function report()
-  if redelivered + expired_buried + bad_buried > 0 then
-    out[3] = redelivered .. ':' .. expired_buried .. ':' .. bad_buried
+  if redelivered + expired_buried + bad_buried + expiry_dead + expiry_dropped > 0 then
+    out[3] = redelivered .. ':' .. expired_buried .. ':' .. bad_buried .. ':' .. expiry_dead .. ':' .. expiry_dropped
   end
   return out
 end
@@ -99,6 +104,24 @@ if limit > 0 then
   end
   if #members > 0 then
     local envelopes = redis.call('HMGET', KEYS[1], unpack(ids))
+    -- a message past its expiry is never handed out: read from the envelope just fetched (no command for messages
+    -- without one), it goes to the dead letters or is deleted, and its slot in the reply stays free (false)
+    for i = 1, #members do
+      local expiry = expiry_of(envelopes[i])
+      if expiry and expiry < now then
+        local attempts = tonumber(redis.call('HGET', KEYS[4], ids[i]) or '0')
+        if drop_expired then
+          expiry_dropped = expiry_dropped + 1
+          remember(queue, { ids[i] })
+          forget(queue, ids[i], members[i])
+        else
+          expiry_dead = expiry_dead + 1
+          bury(queue, ids[i], members[i], now, attempts, 'expired: not delivered by its expiry ('
+            .. string.format('%d', expiry) .. ' ms since the epoch, Redis clock)')
+        end
+        envelopes[i] = false
+      end
+    end
     -- the byte budget: the first members whose envelopes fit; the rest stay in the delayed set, due
     local budget, bytes, taken = tonumber(ARGV[8]), 0, #members
     for i = 1, #members do

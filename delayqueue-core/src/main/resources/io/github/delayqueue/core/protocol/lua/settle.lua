@@ -15,6 +15,9 @@
 -- (client encoding, protocol parsing, Lua strings), not the Redis commands.
 -- Every op is fenced: it applies only if the delivery is still the current one.
 -- An ack or dead letter of a message sent with a dedup window remembers its id for the window (includes/remember.lua).
+-- A retry or later (R, L) due after the message's expiry (includes/expiry.lua) is not run: the message goes back to
+-- the delayed set just after its expiry, where the next claim expires it by the queue's policy (one HGET of the
+-- envelope per such op; acks and dead letters read nothing more).
 --- @include "clock"
 --- @include "keys"
 --- @include "members"
@@ -22,6 +25,7 @@
 --- @include "dead_letters"
 --- @include "flow"
 --- @include "remember"
+--- @include "expiry"
 local queue = queue_keys(KEYS)
 local now = now_ms()
 local old_head = head_score(KEYS[2])
@@ -74,13 +78,19 @@ for i, member in ipairs(members) do
       acked_ids[#acked_ids + 1] = id
     elseif op == 'R' then
       local due = now + delays[i]
+      local expiry = expiry_of(redis.call('HGET', KEYS[1], id))
+      if expiry and due > expiry then due = expiry + 1 end
       redis.call('ZREM', KEYS[3], member)
       redis.call('ZADD', KEYS[2], due, member)
       redis.call('HSET', KEYS[5], id, texts[i])
       if earliest == nil or due < earliest then earliest = due end
     elseif op == 'H' or op == 'L' then
       local due = delays[i]
-      if op == 'L' then due = now + due end
+      if op == 'L' then
+        due = now + due
+        local expiry = expiry_of(redis.call('HGET', KEYS[1], id))
+        if expiry and due > expiry then due = expiry + 1 end
+      end
       redis.call('ZREM', KEYS[3], member)
       redis.call('ZADD', KEYS[2], due, member)
       local previous = tonumber(attempt) - 1
