@@ -165,8 +165,8 @@ class ExpiryTest {
 
     @Test
     void aRetryDueAfterTheExpiryIsNotRunAndTheMessageExpires() {
-        // fails on its first attempt; the retry would run in an hour, after the expiry 2 s on
-        client.send(DEAD, "fail", Duration.ZERO, SendOptions.id("retry:1").expiresAfter(Duration.ofSeconds(2)));
+        // fails on its first attempt; the retry would run in an hour, after the expiry 1 s on
+        client.send(DEAD, "fail", Duration.ZERO, SendOptions.id("retry:1").expiresAfter(Duration.ofSeconds(1)));
         await().atMost(Duration.ofSeconds(20)).until(() -> client.deadLetters(DEAD, 100).stream()
                 .anyMatch(d -> d.id().equals("retry:1")));
         DeadLetter dead = client.deadLetters(DEAD, 100).stream().filter(d -> d.id().equals("retry:1")).findFirst().orElseThrow();

@@ -7,6 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.delayqueue.core.ExpiryAction;
+
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.ReflectionUtils;
@@ -392,8 +394,23 @@ public class DelayQueueProperties {
          */
         private @Nullable Integer maxInFlight;
 
+        /**
+         * What the claim does with a message of this queue not handed to a handler by its expiry (sent with
+         * SendOptions.expiresAt or expiresAfter): dead-letter (to the dead letters with the cause EXPIRED, the
+         * default) or drop (deleted, counted by the metrics).
+         */
+        private @Nullable ExpiryAction onExpiry;
+
         public Queue() {
             super(false);
+        }
+
+        public @Nullable ExpiryAction getOnExpiry() {
+            return this.onExpiry;
+        }
+
+        public void setOnExpiry(@Nullable ExpiryAction onExpiry) {
+            this.onExpiry = onExpiry;
         }
 
         public @Nullable String getRateLimit() {

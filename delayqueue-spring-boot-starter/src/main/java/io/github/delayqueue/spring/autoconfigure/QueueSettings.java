@@ -10,6 +10,7 @@ import java.util.Set;
 import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueListener;
+import io.github.delayqueue.core.ExpiryAction;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.RetryPolicy;
@@ -202,6 +203,7 @@ public final class QueueSettings implements QueueConsumerSettings {
         return ConsumerOptions.builder()
                 .rateLimit(rate)
                 .maxInFlight(maxInFlight)
+                .onExpiry(first(q.getOnExpiry(), ExpiryAction.DEAD_LETTER))
                 .concurrency(first(handler.concurrency(), s.getConcurrency()))
                 .batchSize(s.getBatchSize())
                 .visibilityTimeout(first(handler.visibilityTimeout(), s.getVisibilityTimeout()))

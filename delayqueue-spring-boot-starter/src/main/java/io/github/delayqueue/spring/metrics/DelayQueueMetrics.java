@@ -98,6 +98,14 @@ public final class DelayQueueMetrics implements DelayQueueListener {
         if (cause == DeadLetterCause.LEASE_EXPIRED) {
             meters.leasesExpiredDead.increment(messages);
         }
+        if (cause == DeadLetterCause.EXPIRED) {
+            meters.expiredDead.increment(messages);
+        }
+    }
+
+    @Override
+    public void expiredDropped(String queue, int messages) {
+        meters(queue).expiredDropped.increment(messages);
     }
 
     @Override
@@ -130,6 +138,8 @@ public final class DelayQueueMetrics implements DelayQueueListener {
         final Counter leasesExpiredRedelivered;
         final Counter leasesExpiredDead;
         final Counter staleSettles;
+        final Counter expiredDead;
+        final Counter expiredDropped;
         final Counter[] throttled = new Counter[FlowLimit.values().length];
 
         QueueMeters(MeterRegistry registry, String queue) {
@@ -166,6 +176,9 @@ public final class DelayQueueMetrics implements DelayQueueListener {
             leasesExpiredDead = counter(registry, "leases.expired", leases, "queue", queue, "outcome", "dead_lettered");
             staleSettles = counter(registry, "settles.stale",
                     "Acks, retries and dead letters the fence rejected: their delivery had lost its lease", "queue", queue);
+            String expired = "Messages not handed to a handler by their expiry, by what the claim did with them";
+            expiredDead = counter(registry, "messages.expired", expired, "queue", queue, "outcome", "dead_lettered");
+            expiredDropped = counter(registry, "messages.expired", expired, "queue", queue, "outcome", "dropped");
             for (FlowLimit limit : FlowLimit.values()) {
                 throttled[limit.ordinal()] = counter(registry, "claims.throttled",
                         "Claims that left due messages in Redis because a flow limit held them back, by limit", "queue",
