@@ -165,6 +165,26 @@ class DelayQueueTesterTests {
     }
 
     @Test
+    void aMessagePastItsExpiryShowsAsADeadLetterWithItsCause() {
+        java.time.Instant now = java.time.Instant.now();
+        String id = this.template.sendAt(TestQueues.PAYMENT_TIMEOUT, new PaymentTimeout(21), now.minusSeconds(10),
+                SendOptions.none().expiresAt(now.minusSeconds(5)));
+
+        // the consumer may expire it before the run starts (then the run has nothing to do) or during it (then the run
+        // fails with the dead letter's reason): either way it ends as a dead letter with its cause, never handled
+        try {
+            assertThat(this.tester.runDueWithin(TestQueues.PAYMENT_TIMEOUT, Duration.ofMinutes(1))).doesNotContain(id);
+        } catch (AssertionError e) {
+            assertThat(e).hasMessageContaining("expired: not delivered by its expiry");
+        }
+        DeadMessage dead = await().atMost(Duration.ofSeconds(20)).until(() -> this.tester.deadLetters(TestQueues.PAYMENT_TIMEOUT)
+                .stream().filter(d -> d.id().equals(id)).findFirst().orElse(null), java.util.Objects::nonNull);
+        assertThat(dead.reason()).startsWith("expired");
+        assertThat(dead.attempts()).isZero();
+        assertThat(this.recorder.handled()).doesNotContain(new PaymentTimeout(21));
+    }
+
+    @Test
     void runExpectingDeadLetterReturnsTheDeadLetterAndFailsWhenTheHandlerSucceeds() {
         String poison = this.template.send(TestQueues.POISON, new PaymentTimeout(5), Duration.ofHours(1));
         String fine = this.template.send(TestQueues.PAYMENT_TIMEOUT, new PaymentTimeout(6), Duration.ofHours(1));

@@ -3,6 +3,7 @@ package io.github.delayqueue.spring.autoconfigure;
 import java.time.Duration;
 
 import io.github.delayqueue.core.ConsumerOptions;
+import io.github.delayqueue.core.ExpiryAction;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.spring.DelayHandler;
@@ -21,7 +22,7 @@ import org.springframework.context.annotation.Configuration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code delayqueue.queues.<code>.rate-limit}, {@code rate-limit-burst} and {@code max-in-flight}, and
+ * {@code delayqueue.queues.<code>.rate-limit}, {@code rate-limit-burst}, {@code max-in-flight} and {@code on-expiry}, and
  * {@code @DelayHandler(rateLimit, maxInFlight)}: mapped onto the engine's options, and a bad value fails startup
  * naming the property (without Redis: the options are only built).
  */
@@ -86,6 +87,17 @@ class FlowSettingsTests {
                 .hasMessageContaining("max-in-flight is 3, below the queue's 4 partitions"));
         assertFails("delayqueue.queues.ORDER_TIMEOUT.rate-limit-burst=0",
                 "delayqueue.queues.ORDER_TIMEOUT.rate-limit-burst: rate limit 1/1s: the burst must be between 1 and");
+    }
+
+    @Test
+    void onExpiryIsDeadLetterByDefaultDropWhenSetAndABadValueFailsStartup() {
+        this.runner.run(context -> assertThat(options(context, "ORDER_TIMEOUT").onExpiry()).isEqualTo(ExpiryAction.DEAD_LETTER));
+        this.runner.withPropertyValues("delayqueue.queues.ORDER_TIMEOUT.on-expiry=drop")
+                .run(context -> assertThat(options(context, "ORDER_TIMEOUT").onExpiry()).isEqualTo(ExpiryAction.DROP));
+        this.runner.withPropertyValues("delayqueue.queues.ORDER_TIMEOUT.on-expiry=dead-letter")
+                .run(context -> assertThat(options(context, "ORDER_TIMEOUT").onExpiry()).isEqualTo(ExpiryAction.DEAD_LETTER));
+        this.runner.withPropertyValues("delayqueue.queues.ORDER_TIMEOUT.on-expiry=discard")
+                .run(context -> assertThat(context).hasFailed());
     }
 
     @Test

@@ -92,16 +92,21 @@ class ObservabilityIntegrationTests {
                 SendRequest.of(new Job("ok-4"), Duration.ZERO, SendOptions.none().replaceExisting())));
         this.template.send(Queues.COUNTED, new Job("fail-1"), Duration.ZERO);
         this.template.send(Queues.COUNTED, "not a job", Duration.ZERO); // cannot be bound to Job
+        java.time.Instant now = java.time.Instant.now(); // past its expiry: never claimed, dead-lettered by the claim
+        this.template.sendAt(Queues.COUNTED, new Job("late"), now.minusSeconds(10), SendOptions.none().expiresAt(now.minusSeconds(5)));
 
         await().atMost(DEADLINE).untilAsserted(() -> {
             assertThat(count("delayqueue.messages.acknowledged")).isEqualTo(5);
             assertThat(count("delayqueue.messages.dead", "cause", "handler_failed")).isEqualTo(1);
             assertThat(count("delayqueue.messages.dead", "cause", "undecodable")).isEqualTo(1);
+            assertThat(count("delayqueue.messages.dead", "cause", "expired")).isEqualTo(1);
         });
-        assertThat(count("delayqueue.messages.sent", "mode", "if_absent", "batch", "false")).isEqualTo(5);
+        assertThat(count("delayqueue.messages.expired", "outcome", "dead_lettered")).isEqualTo(1);
+        assertThat(count("delayqueue.messages.expired", "outcome", "dropped")).isZero();
+        assertThat(count("delayqueue.messages.sent", "mode", "if_absent", "batch", "false")).isEqualTo(6);
         assertThat(count("delayqueue.messages.sent", "mode", "if_absent", "batch", "true")).isEqualTo(1);
         assertThat(count("delayqueue.messages.sent", "mode", "replace", "batch", "true")).isEqualTo(1);
-        assertThat(count("delayqueue.send.duration", "outcome", "success")).isEqualTo(7); // one per send call and mode
+        assertThat(count("delayqueue.send.duration", "outcome", "success")).isEqualTo(8); // one per send call and mode
         assertThat(count("delayqueue.send.errors")).isZero();
         assertThat(count("delayqueue.messages.claimed")).isEqualTo(8); // 7 messages, "fail-1" twice
         assertThat(count("delayqueue.messages.retried")).isEqualTo(1);
@@ -121,7 +126,7 @@ class ObservabilityIntegrationTests {
 
         // the gauges: read from Redis in the background
         await().atMost(DEADLINE).untilAsserted(() -> {
-            assertThat(gauge("delayqueue.queue.dead")).isEqualTo(2);
+            assertThat(gauge("delayqueue.queue.dead")).isEqualTo(3);
             assertThat(gauge("delayqueue.queue.pending")).isZero();
             assertThat(gauge("delayqueue.queue.ready")).isZero();
             assertThat(gauge("delayqueue.queue.in.flight")).isZero();

@@ -12,6 +12,7 @@ import org.springframework.transaction.annotation.Transactional;
 import org.springframework.web.server.ResponseStatusException;
 
 import io.github.delayqueue.core.MessageContext;
+import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.sample.SampleProperties;
 import io.github.delayqueue.sample.SampleQueues;
 import io.github.delayqueue.spring.DelayHandler;
@@ -40,7 +41,7 @@ public class MeetingService {
     /**
      * Saves the meeting and schedules its reminder at {@code startsAt} minus the lead time, after the
      * transaction commits. A meeting starting sooner than the lead time is reminded at once (a due
-     * instant in the past is delivered immediately).
+     * instant in the past is delivered immediately). The reminder expires at the meeting's start.
      */
     @Transactional
     public Meeting create(String title, Instant startsAt, List<String> attendees) {
@@ -52,8 +53,10 @@ public class MeetingService {
         }
         Instant remindAt = startsAt.minus(this.properties.reminderLead());
         Meeting meeting = this.meetings.save(Meeting.create(title, startsAt, String.join(",", attendees), remindAt));
+        // a reminder is worthless once the meeting has started: not delivered by then (consumers down, retries), it
+        // goes to the dead letters with the cause EXPIRED instead of reaching attendees late
         this.delayQueue.sendAt(SampleQueues.MEETING_REMINDER,
-                new MeetingReminder(meeting.reference(), title, startsAt), remindAt);
+                new MeetingReminder(meeting.reference(), title, startsAt), remindAt, SendOptions.none().expiresAt(startsAt));
         return meeting;
     }
 
