@@ -2,6 +2,7 @@ package io.github.delayqueue.core;
 
 import java.util.Collection;
 import java.util.LinkedHashSet;
+import java.util.Objects;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -22,7 +23,7 @@ public class BatchFailedException extends RuntimeException {
     /** {@code failedIds}: the ids of the messages that failed; {@code cause}: why (what the retry policy judges). */
     public BatchFailedException(String message, Collection<String> failedIds, @Nullable Throwable cause) {
         super(message, cause);
-        if (failedIds == null || failedIds.contains(null)) {
+        if (failedIds == null || failedIds.stream().anyMatch(Objects::isNull)) { // List.of's contains(null) throws
             throw new IllegalArgumentException("failedIds must not be null nor contain null");
         }
         this.failedIds = Set.copyOf(new LinkedHashSet<>(failedIds));

@@ -32,7 +32,7 @@ public record BatchOptions(int size, Duration maxWait) {
     }
 
     /** The same, waiting up to {@code maxWait} to fill a batch. */
-    public BatchOptions withWait(Duration maxWait) {
+    public BatchOptions withMaxWait(Duration maxWait) {
         return new BatchOptions(size, maxWait);
     }
 }
