@@ -122,7 +122,8 @@ public final class DelayQueueClient {
     /**
      * Sends a message due after {@code delay} (measured on the Redis clock). Returns the message id:
      * the one in {@code options}, or a generated one. With an id that is still live and
-     * {@link SendMode#IF_ABSENT}, nothing changes and the id is returned.
+     * {@link SendMode#IF_ABSENT}, nothing changes and the id is returned; the same for an id remembered after delivery
+     * when the send carries a {@link SendOptions#withDedupWindow dedup window}.
      */
     public String send(String queue, Object payload, Duration delay, SendOptions options) {
         return sendAll(queue, List.of(SendRequest.of(payload, delay, options))).get(0);

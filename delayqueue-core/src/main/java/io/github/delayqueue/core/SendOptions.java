@@ -1,5 +1,6 @@
 package io.github.delayqueue.core;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -8,25 +9,38 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Optional settings of one send: a caller-chosen message id (such as {@code order:42}), what to do
- * when a message with that id already exists, and string headers delivered with the message.
+ * when a message with that id already exists, string headers delivered with the message, and a
+ * deduplication window that keeps the id taken after delivery.
  * Immutable; every {@code with…} method returns a copy.
  *
  * <pre>{@code
  * SendOptions.id("order:42").replaceExisting().header("tenant", "acme")
+ * SendOptions.id("welcome:" + userId + ":" + today).withDedupWindow(Duration.ofDays(1))
  * }</pre>
  */
 public final class SendOptions {
 
-    private static final SendOptions NONE = new SendOptions(null, SendMode.IF_ABSENT, Map.of());
+    /**
+     * The header that carries a message's {@link #withDedupWindow dedup window} in Redis (milliseconds). Reserved:
+     * {@link #header} and {@link #withHeaders} refuse it, and handlers never see it.
+     */
+    public static final String DEDUP_WINDOW_HEADER = "dq-dedup-window";
+
+    /** The longest {@link #withDedupWindow dedup window}: 100 years (36,500 days), far inside Redis's expiry range. */
+    public static final Duration MAX_DEDUP_WINDOW = Duration.ofDays(36_500);
+
+    private static final SendOptions NONE = new SendOptions(null, SendMode.IF_ABSENT, Map.of(), null);
 
     private final @Nullable String id;
     private final SendMode mode;
     private final Map<String, String> headers;
+    private final @Nullable Duration dedupWindow;
 
-    private SendOptions(@Nullable String id, SendMode mode, Map<String, String> headers) {
+    private SendOptions(@Nullable String id, SendMode mode, Map<String, String> headers, @Nullable Duration dedupWindow) {
         this.id = id;
         this.mode = mode;
         this.headers = headers;
+        this.dedupWindow = dedupWindow;
     }
 
     /** No id (one is generated), no headers. */
@@ -44,12 +58,12 @@ public final class SendOptions {
 
     /** A copy with the given id ({@code null} means: generate one). */
     public SendOptions withId(@Nullable String id) {
-        return new SendOptions(id, mode, headers);
+        return new SendOptions(id, mode, headers, dedupWindow);
     }
 
     /** A copy with the given mode. */
     public SendOptions withMode(SendMode mode) {
-        return new SendOptions(id, Objects.requireNonNull(mode, "mode must not be null"), headers);
+        return new SendOptions(id, Objects.requireNonNull(mode, "mode must not be null"), headers, dedupWindow);
     }
 
     /** A copy that replaces a live message with the same id. */
@@ -67,9 +81,10 @@ public final class SendOptions {
         if (name == null || value == null) {
             throw new IllegalArgumentException("header name and value must not be null");
         }
+        reserved(name);
         Map<String, String> copy = new LinkedHashMap<>(headers);
         copy.put(name, value);
-        return new SendOptions(id, mode, Map.copyOf(copy));
+        return new SendOptions(id, mode, Map.copyOf(copy), dedupWindow);
     }
 
     /** A copy with these headers replacing any set before. */
@@ -81,8 +96,42 @@ public final class SendOptions {
             if (k == null || v == null) {
                 throw new IllegalArgumentException("header names and values must not be null");
             }
+            reserved(k);
         });
-        return new SendOptions(id, mode, Map.copyOf(headers));
+        return new SendOptions(id, mode, Map.copyOf(headers), dedupWindow);
+    }
+
+    /**
+     * A copy whose id stays taken for {@code window} after the message is acknowledged or dead-lettered: during
+     * that time an {@link SendMode#IF_ABSENT if-absent} send under the id that also carries a window writes nothing
+     * and returns the id, exactly as when the message is still live ("send the welcome e-mail once per user per
+     * day"). Give the window on every send of such an id: an if-absent send without one does not look at the
+     * memory (so sends that never use windows cost nothing more), and a {@link SendMode#REPLACE replace} send
+     * always writes (and is itself remembered when it carries a window). A cancelled message is not remembered.
+     * The memory is one Redis key per id with this time to live, beside the queue's keys (see
+     * docs/redis-layout.md). Needs an explicit id.
+     *
+     * @param window at least one millisecond, at most {@link #MAX_DEDUP_WINDOW}
+     * @throws IllegalArgumentException if {@code window} is null, shorter than a millisecond or longer than
+     *                                  {@link #MAX_DEDUP_WINDOW}
+     */
+    public SendOptions withDedupWindow(Duration window) {
+        if (window == null || window.isNegative() || window.compareTo(MAX_DEDUP_WINDOW) > 0 || window.toMillis() < 1) {
+            throw new IllegalArgumentException("dedup window must be from 1 ms to " + MAX_DEDUP_WINDOW + ", was " + window);
+        }
+        return new SendOptions(id, mode, headers, window);
+    }
+
+
+    /** How long the id stays taken after delivery, or {@code null} (the default: not after it). */
+    public @Nullable Duration dedupWindow() {
+        return dedupWindow;
+    }
+
+    private static void reserved(String name) {
+        if (DEDUP_WINDOW_HEADER.equals(name)) {
+            throw new IllegalArgumentException("header '" + name + "' is reserved: use withDedupWindow");
+        }
     }
 
     /** The caller-chosen id, or {@code null} when one is generated. */
@@ -100,6 +149,7 @@ public final class SendOptions {
 
     @Override
     public String toString() {
-        return "SendOptions[id=" + id + ", mode=" + mode + ", headers=" + headers + "]";
+        return "SendOptions[id=" + id + ", mode=" + mode + ", headers=" + headers
+                + (dedupWindow == null ? "" : ", dedupWindow=" + dedupWindow) + "]";
     }
 }

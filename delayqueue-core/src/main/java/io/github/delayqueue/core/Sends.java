@@ -55,7 +55,8 @@ final class Sends {
             Checks.require(seen.add(id), "duplicate id '" + id + "' in one batch" + where);
             Due due = queues.checked(r.due(), where);
             validateHeaders(o.headers(), where);
-            String body = Envelope.body(o.headers(), encode(r.payload(), where));
+            Checks.require(o.dedupWindow() == null || o.id() != null, "a dedup window needs an id (SendOptions.id)" + where);
+            String body = Envelope.body(withWindow(o), encode(r.payload(), where));
             messages.add(due instanceof Due.After after ? new PreparedSend.Message(id, o.mode(), after.delay(), null, body)
                     : new PreparedSend.Message(id, o.mode(), null, ((Due.At) due).instant(), body));
             costs.add(checkedBytes(id, body, where));
@@ -91,6 +92,7 @@ final class Sends {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("body is not a message body this release writes" + where + ": " + e.getMessage(), e);
         }
+        checkWindow(m.body(), where);
         queues.checked(m.due(), where);
         return checkedBytes(m.id(), m.body(), where);
     }
@@ -173,6 +175,30 @@ final class Sends {
             return null;
         });
         return List.of(outcomes);
+    }
+
+    private static final String WINDOW_HEADER_START = "{\"" + Envelope.DEDUP_WINDOW_HEADER + "\":\"";
+
+    /** A body {@link #prepare} writes holds a dedup window only as its first header, a whole number of ms, 1 to the maximum. */
+    private static void checkWindow(String body, String where) {
+        int colon = body.indexOf(':');
+        if (colon < 0 || !body.startsWith(WINDOW_HEADER_START, colon + 1)) {
+            // Envelope.parse accepted the body, so the headers' length is readable
+            int headersEnd = colon < 0 ? 0 : Math.min(body.length(), colon + 1 + Integer.parseInt(body, 0, colon, 10));
+            Checks.require(colon < 0 || !body.substring(colon + 1, headersEnd).contains("\"" + Envelope.DEDUP_WINDOW_HEADER + "\""),
+                    "body holds a dedup window elsewhere than as its first header" + where);
+            return;
+        }
+        int from = colon + 1 + WINDOW_HEADER_START.length();
+        int to = body.indexOf('"', from);
+        long ms;
+        try {
+            ms = Long.parseLong(body, from, to < 0 ? from : to, 10);
+        } catch (NumberFormatException e) {
+            ms = 0;
+        }
+        Checks.require(ms >= 1 && ms <= SendOptions.MAX_DEDUP_WINDOW.toMillis(), "body holds a dedup window that is not a "
+                + "whole number of milliseconds from 1 to " + SendOptions.MAX_DEDUP_WINDOW.toMillis() + where);
     }
 
     /** A format-2 envelope prefix (version, sequence 0, enqueued at 0) to check a body with {@link Envelope#parse}. */
@@ -303,6 +329,20 @@ final class Sends {
         int chars = Envelope.PREFIX_LENGTH + body.length();
         return body.length() <= options.maxPayloadBytes() / 3 ? chars
                 : Envelope.PREFIX_LENGTH + body.getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    /**
+     * The headers to store: the dedup window first, where the scripts look for it ({@code includes/remember.lua}),
+     * then the caller's.
+     */
+    private static Map<String, String> withWindow(SendOptions o) {
+        if (o.dedupWindow() == null) {
+            return o.headers();
+        }
+        Map<String, String> headers = new java.util.LinkedHashMap<>();
+        headers.put(Envelope.DEDUP_WINDOW_HEADER, Long.toString(o.dedupWindow().toMillis()));
+        headers.putAll(o.headers());
+        return headers;
     }
 
     private static void validateHeaders(Map<String, String> headers, String where) {

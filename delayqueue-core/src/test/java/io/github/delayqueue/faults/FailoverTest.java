@@ -5,12 +5,16 @@ import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -21,6 +25,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.zip.CRC32;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.ClusterServersConfig;
@@ -57,8 +62,13 @@ import io.github.delayqueue.testing.TestSentinel;
  * was acknowledged before the fault was delivered).
  * Asserted, as docs/reliability.md and docs/scaling.md promise: with wait-for-replicas, lost = 0; without it, whatever
  * was lost was acknowledged in the last second before the kill (the replication lag, not the engine). A duplicate is
- * a message whose ack or lease went with the failed master: no message first delivered a lease (3 s) after the
- * promotion is delivered again. Delivery of the failed queue (or partition) resumes after the promotion within a bound that only a
+ * a message whose ack or lease went with the failed master, or one whose send script ran twice ({@code resent}): the
+ * client sends a command again when its reply has not come within its timeout (plus the WAIT timeout for a send that
+ * waits for replicas), the reply of a send that ran as the master died or as the client switched masters never comes,
+ * and if the first copy was delivered and acknowledged before the second run, that run finds the id free and writes
+ * it again (docs/guarantees.md, "Identity"). Asserted: no message first delivered a lease (3 s) after the promotion
+ * is delivered again from the same write, and a message written twice comes from a send that failed or took at least
+ * the client's timeout. Delivery of the failed queue (or partition) resumes after the promotion within a bound that only a
  * client that does not find the new master, or a poller stuck in its back-off, crosses (the measured figure,
  * {@code first_delivery_after_promotion_ms}, is printed, not asserted), and so does the drain
  * ({@code drained_after_promotion_ms}, at most {@link #DRAIN_TUNED_MS} with the starter's settings). With partitions, the partitions on the other
@@ -68,6 +78,9 @@ import io.github.delayqueue.testing.TestSentinel;
 class FailoverTest {
 
     private static final int PRODUCERS = 2;
+
+    /** The clients' response timeout (Redisson's {@code timeout}; a send that waits for replicas adds the WAIT's). */
+    private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(3);
 
     /** The consumer's visibility timeout. */
     private static final Duration LEASE = Duration.ofSeconds(3);
@@ -93,12 +106,12 @@ class FailoverTest {
 
     /** The client settings the starter gives a cluster client (see RedissonConfigFactory) and this test measures. */
     static void tune(ClusterServersConfig servers) {
-        servers.setScanInterval(500).setTimeout(3_000).setRetryAttempts(4)
+        servers.setScanInterval(500).setTimeout((int) CLIENT_TIMEOUT.toMillis()).setRetryAttempts(4)
                 .setRetryDelay(new ConstantDelay(Duration.ofMillis(250)));
     }
 
     static void tune(SentinelServersConfig servers) {
-        servers.setScanInterval(500).setTimeout(3_000).setRetryAttempts(4)
+        servers.setScanInterval(500).setTimeout((int) CLIENT_TIMEOUT.toMillis()).setRetryAttempts(4)
                 .setRetryDelay(new ConstantDelay(Duration.ofMillis(250)));
     }
 
@@ -113,7 +126,7 @@ class FailoverTest {
             int master1 = cluster.masterPortOf("{" + q1 + "}");
             int replica1 = cluster.replicaPortOf(master1).orElseThrow();
             run("cluster-master-killed-redisson-defaults", prefix, q1, 0, RESUME_DEFAULTS_MS,
-                    () -> cluster.newClient(s -> s.setTimeout(3_000)), () -> cluster.kill(master1),
+                    () -> cluster.newClient(s -> s.setTimeout((int) CLIENT_TIMEOUT.toMillis())), () -> cluster.kill(master1),
                     () -> isMaster(replica1), () -> { }, "cluster(3+3,node_timeout=2000ms) client=redisson-defaults(scan=5000ms)");
 
             // 2: the tuned client and wait-for-replicas 1: nothing acknowledged may be lost
@@ -250,8 +263,30 @@ class FailoverTest {
         return new ArrayList<>(byMaster.values());
     }
 
-    /** One handler call: the message's id and when ({@link System#nanoTime()}). */
-    private record Delivered(String id, long at) {
+    /** What happened to each of {@code ids}, in ms from the promotion: its send, and each delivery. */
+    private static String story(Collection<Delivered> log, Set<String> ids, Map<String, Long> sendStartedAt,
+            Map<String, Long> acknowledgedAt, Set<String> failed, long promotedAt) {
+        StringBuilder out = new StringBuilder();
+        for (String id : ids) {
+            out.append(id).append(": send ").append(ms(sendStartedAt.get(id), promotedAt)).append(failed.contains(id)
+                    ? " failed" : " returned " + ms(acknowledgedAt.get(id), promotedAt));
+            log.stream().filter(d -> d.id().equals(id)).sorted(Comparator.comparingLong(Delivered::at))
+                    .forEach(d -> out.append(", delivered ").append(ms(d.at(), promotedAt)).append(" attempt ")
+                            .append(d.attempt()).append(" enqueued ").append(d.enqueuedAt()));
+            out.append("; ");
+        }
+        return out.toString();
+    }
+
+    private static String ms(@Nullable Long nanos, long promotedAt) {
+        return nanos == null ? "-" : (nanos - promotedAt) / 1_000_000 + " ms";
+    }
+
+    /**
+     * One handler call: the message's id, when ({@link System#nanoTime()}), its attempt and when Redis wrote it (two
+     * different {@code enqueuedAt} for one id: its send script ran twice).
+     */
+    private record Delivered(String id, long at, int attempt, @Nullable Instant enqueuedAt) {
     }
 
     interface ClientFactory {
@@ -300,7 +335,7 @@ class FailoverTest {
                 deliveries.computeIfAbsent(context.id(), k -> new AtomicInteger()).incrementAndGet();
                 deliveredAt.add(now);
                 firstDeliveredAt.putIfAbsent(context.id(), now);
-                log.add(new Delivered(context.id(), now));
+                log.add(new Delivered(context.id(), now, context.attempt(), context.enqueuedAt()));
             }, ConsumerOptions.builder().concurrency(16).visibilityTimeout(LEASE).build());
             consumer.start();
 
@@ -308,6 +343,7 @@ class FailoverTest {
             // not before this: the send started here, and the message is due its delay after the server wrote it
             Map<String, Long> dueNotBefore = new ConcurrentHashMap<>();
             Map<String, Long> delays = new ConcurrentHashMap<>(); // nanoseconds
+            Map<String, Long> sendStartedAt = new ConcurrentHashMap<>();
 
             Set<String> failed = ConcurrentHashMap.newKeySet();
             Map<String, String> failures = new ConcurrentHashMap<>();
@@ -320,6 +356,7 @@ class FailoverTest {
                         String id = "f-" + producerNo + "-" + n;
                         try {
                             long delayMs = ThreadLocalRandom.current().nextLong(1_000);
+                            sendStartedAt.put(id, System.nanoTime());
                             dueNotBefore.put(id, System.nanoTime() + delayMs * 1_000_000);
                             delays.put(id, delayMs * 1_000_000);
                             producer.send(queue, id, Duration.ofMillis(delayMs), SendOptions.id(id));
@@ -392,12 +429,40 @@ class FailoverTest {
             // whatever was claimed from the failed master was claimed before the promotion, and an idle handler
             // (16 of them) takes it well within its lease: a message first delivered later was claimed from the new one
             long claimedAfterPromotion = promotedAt + LEASE.toNanos();
-            Set<String> duplicatedLate = new HashSet<>();
-            deliveries.forEach((id, n) -> {
-                if (n.get() > 1 && firstDeliveredAt.get(id) > claimedAfterPromotion) {
-                    duplicatedLate.add(id);
+            // A message delivered twice because its send script ran twice: the client (Redisson, retryAttempts) sends a
+            // command again when its reply has not come within the timeout (plus the WAIT timeout, for a send that
+            // waits for replicas), and if the first copy was delivered and acknowledged meanwhile, the second run
+            // finds the id free and writes it again (docs/guarantees.md, "Identity"). Its deliveries carry two
+            // enqueued-at times; its send took at least the client's timeout, or failed (outcome unknown)
+            // id -> enqueued-at -> the first delivery of that write and how many it had
+            Map<String, Map<Instant, long[]>> writes = new HashMap<>();
+            for (Delivered d : log) {
+                long[] firstAndCount = writes.computeIfAbsent(d.id(), k -> new HashMap<>())
+                        .computeIfAbsent(Objects.requireNonNull(d.enqueuedAt()), k -> new long[] { Long.MAX_VALUE, 0 });
+                firstAndCount[0] = Math.min(firstAndCount[0], d.at());
+                firstAndCount[1]++;
+            }
+            Set<String> resent = new HashSet<>();
+            writes.forEach((id, byWrite) -> {
+                if (byWrite.size() > 1) {
+                    resent.add(id);
                 }
             });
+            Set<String> resentUnexplained = new HashSet<>();
+            for (String id : resent) {
+                Long acknowledged = acknowledgedAt.get(id);
+                if (!failed.contains(id) && (acknowledged == null
+                        || acknowledged - sendStartedAt.get(id) < CLIENT_TIMEOUT.toNanos())) {
+                    resentUnexplained.add(id);
+                }
+            }
+            // one write delivered again: only an ack or a lease lost with the failed master explains it
+            Set<String> duplicatedLate = new HashSet<>();
+            writes.forEach((id, byWrite) -> byWrite.values().forEach(firstAndCount -> {
+                if (firstAndCount[1] > 1 && firstAndCount[0] > claimedAfterPromotion) {
+                    duplicatedLate.add(id);
+                }
+            }));
             // the other partitions' messages due half a second or more after the kill, delivered before the promotion
             long othersDeliveredDuringFailover = firstDeliveredAt.entrySet().stream()
                     .filter(e -> !failedPartitions.contains(partitionOf(e.getKey(), partitions)))
@@ -426,7 +491,7 @@ class FailoverTest {
                             + " stall_began_after_kill_ms=" + (stallEnd - stallNanos - killedAt) / 1_000_000
                             + " promoted_ms=" + promotedMs + " first_delivery_after_promotion_ms="
                             + (firstAfterPromotion - promotedAt) / 1_000_000 + " drained_after_promotion_ms=" + drainMs
-                            + " failed_sends=" + failed.size()
+                            + " resent=" + resent.size() + " failed_sends=" + failed.size()
                             + " failed_but_delivered=" + failedButDelivered + " lost_acknowledged_before_kill_ms_max="
                             + lostAckedBeforeKillMsMax + " failure_causes=" + failures.keySet() + " dead="
                             + producer.stats(queue).dead()
@@ -443,7 +508,11 @@ class FailoverTest {
                         .isLessThanOrEqualTo(1_000);
             }
             assertThat(duplicatedLate).as("delivered twice though first delivered a lease after the promotion: only an ack "
-                    + "or a lease lost with the failed master may bring a message back").isEmpty();
+                    + "or a lease lost with the failed master may bring a message back (%s)", story(log, duplicatedLate,
+                            sendStartedAt, acknowledgedAt, failed, promotedAt)).isEmpty();
+            assertThat(resentUnexplained).as("written twice by a send that returned within the client's timeout, so that "
+                    + "no retry of the client explains it (%s)", story(log, resentUnexplained, sendStartedAt, acknowledgedAt,
+                            failed, promotedAt)).isEmpty();
             String failedPart = partitions > 1 ? "partition" : "queue";
             assertThat(failedResumedAt).as("the failed %s delivers again after the promotion", failedPart)
                     .isNotEqualTo(Long.MAX_VALUE);

@@ -1,6 +1,7 @@
 package io.github.delayqueue.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.io.BufferedReader;
@@ -33,6 +34,8 @@ import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DelayQueueException;
+import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.RetryPolicy;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.SendRequest;
@@ -209,6 +212,59 @@ class RestrictedAclTest {
         } finally {
             minimal.shutdown();
             command("ACL", "DELUSER", user);
+        }
+    }
+
+    /**
+     * Issue 36, as docs/redis-layout.md says: sends with a dedup window need {@code +set +exists} beyond the smallest
+     * rule set; without them an if-absent send with a window fails (nothing written), and the acknowledgement of a
+     * replace-mode send with a window is applied without remembering its id.
+     */
+    @Test
+    void dedupWindowsNeedSetAndExists() throws IOException {
+        String user = USER + "-dedup";
+        String prefix = TestRedis.uniquePrefix();
+        String[] rules = minimalRules(user, prefix);
+        String[] wider = Arrays.copyOf(rules, rules.length + 2);
+        wider[rules.length] = "+set";
+        wider[rules.length + 1] = "+exists";
+        command(wider);
+        RedissonClient restricted = newClient(user);
+        String queue = "acl-dedup";
+        Duration day = Duration.ofDays(1);
+        try {
+            DelayQueueClient dedup = DelayQueueClient.create(restricted, ClientOptions.builder().keyPrefix(prefix).build());
+            dedup.send(queue, "a", Duration.ZERO, SendOptions.id("once").withDedupWindow(day));
+            drain(dedup, queue);
+            dedup.send(queue, "b", Duration.ZERO, SendOptions.id("once").withDedupWindow(day));
+            assertThat(dedup.message(queue, "once")).as("remembered").isEmpty();
+
+            command(rules); // the smallest rule set: no SET, no EXISTS
+            assertThatThrownBy(() -> dedup.send(queue, "c", Duration.ZERO, SendOptions.id("other").withDedupWindow(day)))
+                    .isInstanceOf(DelayQueueException.class);
+            assertThat(dedup.message(queue, "other")).isEmpty();
+            dedup.send(queue, "d", Duration.ZERO, SendOptions.id("replaced").replaceExisting().withDedupWindow(day));
+            drain(dedup, queue);
+            assertThat(redisson.getBucket(prefix + ":{" + queue + "}:remembered:replaced").isExists()).isFalse();
+            redisson.getKeys().unlinkByPattern(prefix + ":*");
+        } finally {
+            restricted.shutdown();
+            command("ACL", "DELUSER", user);
+        }
+    }
+
+    /** Runs a consumer that acknowledges everything until {@code queue} holds no live message. */
+    private static void drain(DelayQueueClient client, String queue) {
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, (payload, context) -> { },
+                ConsumerOptions.builder().maxPollInterval(Duration.ofMillis(100)).build());
+        consumer.start();
+        try {
+            await().atMost(Duration.ofSeconds(20)).until(() -> {
+                QueueStats stats = client.stats(queue);
+                return stats.pending() == 0 && stats.inFlight() == 0;
+            });
+        } finally {
+            consumer.stop();
         }
     }
 

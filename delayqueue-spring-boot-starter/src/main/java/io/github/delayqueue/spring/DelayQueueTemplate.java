@@ -48,8 +48,9 @@ public interface DelayQueueTemplate {
     String send(DelayQueueCode code, Object payload, Duration delay);
 
     /**
-     * Sends {@code payload} due after {@code delay}, with an id, send mode and headers. Returns the id:
-     * the one in {@code options}, or a generated one.
+     * Sends {@code payload} due after {@code delay}, with an id, send mode, headers and dedup window. Returns the id:
+     * the one in {@code options}, or a generated one; an if-absent send under a live id, or under an id remembered
+     * after delivery ({@link SendOptions#withDedupWindow}), writes nothing and returns it too.
      */
     String send(DelayQueueCode code, Object payload, Duration delay, SendOptions options);
 

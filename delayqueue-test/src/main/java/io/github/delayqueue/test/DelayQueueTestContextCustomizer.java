@@ -3,6 +3,7 @@ package io.github.delayqueue.test;
 import java.security.SecureRandom;
 import java.util.Map;
 
+import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
@@ -72,7 +73,8 @@ final class DelayQueueTestContextCustomizer implements ContextCustomizer {
             throw new IllegalStateException("DelayQueueTester needs delayqueue's auto-configuration in the test "
                     + "context: use @SpringBootTest (or a test slice that includes DelayQueueAutoConfiguration)");
         }
-        return new DelayQueueTester(catalog, registry, DelayQueueTester.DEFAULT_TIMEOUT, resetScope(beanFactory));
+        return new DelayQueueTester(catalog, registry, DelayQueueTester.DEFAULT_TIMEOUT, resetScope(beanFactory),
+                () -> beanFactory.getBeanProvider(RedissonClient.class).getIfUnique());
     }
 
     /** What {@link DelayQueueTester#reset()} may delete: known once the context is refreshed (embedded Redis or not). */

@@ -7,7 +7,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import java.util.function.Supplier;
+
 import org.jspecify.annotations.Nullable;
+import org.redisson.api.RedissonClient;
 import org.springframework.core.ResolvableType;
 
 import io.github.delayqueue.core.DeadLetter;
@@ -58,13 +61,16 @@ public final class DelayQueueTester {
     private final DefaultDelayQueueConsumerRegistry registry;
     private final Duration timeout;
     private final ResetScope resetScope;
+    /** The context's Redis client, for reset() to delete remembered ids (dedup windows); null if it has none. */
+    private final Supplier<@Nullable RedissonClient> redisson;
 
     DelayQueueTester(QueueCatalog catalog, DefaultDelayQueueConsumerRegistry registry, Duration timeout,
-            ResetScope resetScope) {
+            ResetScope resetScope, Supplier<@Nullable RedissonClient> redisson) {
         this.catalog = catalog;
         this.registry = registry;
         this.timeout = timeout;
         this.resetScope = resetScope;
+        this.redisson = redisson;
     }
 
     /** How long runs and waits of this tester last before they fail. */
@@ -75,7 +81,7 @@ public final class DelayQueueTester {
     /** A tester whose runs and waits fail after {@code timeout} (positive) instead. */
     public DelayQueueTester withTimeout(Duration timeout) {
         require(timeout != null && !timeout.isNegative() && !timeout.isZero(), "timeout must be positive, was " + timeout);
-        return new DelayQueueTester(this.catalog, this.registry, timeout, this.resetScope);
+        return new DelayQueueTester(this.catalog, this.registry, timeout, this.resetScope, this.redisson);
     }
 
     // ---- what was sent
@@ -266,7 +272,8 @@ public final class DelayQueueTester {
     }
 
     /**
-     * Deletes every live message and dead letter of every declared queue, for a test that starts afresh in a
+     * Deletes every live message and dead letter of every declared queue, and the ids remembered after delivery
+     * ({@code SendOptions.withDedupWindow}), for a test that starts afresh in a
      * context it shares with other tests. Handlers already running are not stopped (their results are ignored,
      * since their messages are gone): call {@link #awaitIdle()} first. Each queue's key prefix of this test context
      * is deleted anyway when the context closes.
@@ -309,7 +316,26 @@ public final class DelayQueueTester {
                         + "sending to it (call awaitIdle() first), or it holds more than DelayQueueTester handles");
             }
             queue.client().purgeAllDeadLetters(queue.name());
+            forgetRememberedIds(prefix(queue), queue.name());
         }
+    }
+
+    private static String prefix(QueueCatalog.Queue queue) {
+        return queue.client().options().keyPrefix();
+    }
+
+    /**
+     * Deletes the keys of ids remembered after delivery, {@code <prefix>:{<queue>}:remembered:<id>} (and those of
+     * the queue's partitions, tagged {@code {<queue>#...}}), by SCAN: fine for a test's Redis; the engine never scans.
+     */
+    private void forgetRememberedIds(String prefix, String queue) {
+        RedissonClient client = this.redisson.get();
+        if (client == null) {
+            return;
+        }
+        String escaped = prefix.replaceAll("([*?\\[\\]\\\\])", "\\\\$1"); // a queue name holds no glob character
+        client.getKeys().unlinkByPattern(escaped + ":{" + queue + "}:remembered:*");
+        client.getKeys().unlinkByPattern(escaped + ":{" + queue + "#*}:remembered:*");
     }
 
     // ---- internals

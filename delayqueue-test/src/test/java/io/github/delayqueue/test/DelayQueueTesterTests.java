@@ -241,6 +241,21 @@ class DelayQueueTesterTests {
         });
     }
 
+    /** Issue 36: a test starting afresh must not find ids remembered by an earlier test's dedup windows. */
+    @Test
+    void aRunRemembersAnIdWithADedupWindowAndResetForgetsIt() {
+        SendOptions once = SendOptions.id("welcome-1").withDedupWindow(Duration.ofDays(1));
+        this.template.send(TestQueues.PAYMENT_TIMEOUT, new PaymentTimeout(1), Duration.ofHours(1), once);
+        this.tester.run(TestQueues.PAYMENT_TIMEOUT, "welcome-1");
+
+        this.template.send(TestQueues.PAYMENT_TIMEOUT, new PaymentTimeout(2), Duration.ofHours(1), once);
+        assertThat(this.tester.pending(TestQueues.PAYMENT_TIMEOUT)).as("remembered after the run").isEmpty();
+
+        this.tester.reset();
+        this.template.send(TestQueues.PAYMENT_TIMEOUT, new PaymentTimeout(3), Duration.ofHours(1), once);
+        assertThat(this.tester.pending(TestQueues.PAYMENT_TIMEOUT)).as("forgotten by the reset").hasSize(1);
+    }
+
     @Test
     void eachTestContextHasItsOwnKeyPrefix() {
         assertThat(this.environment.getProperty("delayqueue.key-prefix")).matches("dqtest-[a-z0-9]{10}");

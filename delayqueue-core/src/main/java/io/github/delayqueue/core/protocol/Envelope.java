@@ -23,6 +23,13 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
     private static final TypeReference<Map<String, String>> HEADERS_TYPE = new TypeReference<>() {
     };
 
+    /**
+     * The header carrying a send's dedup window (milliseconds), written first among the headers so that the scripts
+     * find it at a fixed place ({@code includes/remember.lua}); never shown to handlers or in reads. The same name as
+     * {@code SendOptions.DEDUP_WINDOW_HEADER}.
+     */
+    public static final String DEDUP_WINDOW_HEADER = "dq-dedup-window";
+
     /** Characters the enqueue script puts before the body: the version, {@code <seq8>} and {@code <enqueued8>}. */
     public static final int PREFIX_LENGTH = 17;
 
@@ -240,6 +247,11 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
             }
             problem = "the headers are not a JSON object of strings";
             Map<String, String> headers = headersLength == 0 ? Map.of() : readHeaders(stored, lengthEnd + 1, headersEnd);
+            if (headersLength != 0 && headers.containsKey(DEDUP_WINDOW_HEADER)) {
+                headers = new HashMap<>(headers);
+                headers.remove(DEDUP_WINDOW_HEADER);
+                headers = Map.copyOf(headers);
+            }
             return new Envelope(Instant.ofEpochMilli(enqueuedMs), headers, stored.substring(headersEnd));
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("corrupt envelope (format " + (v2 ? 2 : 1) + ", " + stored.length()

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.delayqueue.core.ConsumerOptions;
+import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;
@@ -33,6 +35,41 @@ class H2OutboxTests extends OutboxContractTests {
     @Override
     String[] databaseProperties() {
         return new String[] { "spring.datasource.url=jdbc:h2:mem:outbox-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1" };
+    }
+
+    /**
+     * Issue 36: a send's dedup window is part of the stored body (the same column on every database, so tested on H2 only), so the relay writes it as the send gave it, and a
+     * later committed send under the acknowledged id is refused by the after-commit write and by the relay alike.
+     */
+    @Test
+    void aDedupWindowTravelsThroughTheOutbox() {
+        runner().run(context -> {
+            clear(context);
+            SendOptions once = SendOptions.id("welcome-1").withDedupWindow(Duration.ofDays(1));
+            TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
+            DelayQueueTemplate template = context.getBean(DelayQueueTemplate.class);
+            this.redis.stop();
+            try {
+                transaction.executeWithoutResult(status -> template.send(OrderQueues.PRODUCER_ONLY, "v1", Duration.ZERO, once));
+            } finally {
+                this.redis.start();
+            }
+            await().atMost(DEADLINE).until(() -> rows(context, "") == 0); // relayed
+            List<String> received = new CopyOnWriteArrayList<>();
+            DelayQueueConsumer consumer = this.client.newConsumer("PRODUCER_ONLY", String.class,
+                    (payload, message) -> received.add(message.id() + "=" + payload), ConsumerOptions.DEFAULTS);
+            consumer.start();
+            try {
+                await().atMost(DEADLINE).until(() -> received.contains("welcome-1=v1") && payloadOf("welcome-1") == null);
+            } finally {
+                consumer.stop();
+            }
+            transaction.executeWithoutResult(status -> template.send(OrderQueues.PRODUCER_ONLY, "v2", Duration.ZERO, once));
+            assertThat(payloadOf("welcome-1")).as("refused by the after-commit write").isNull();
+            await().atMost(DEADLINE).until(() -> rows(context, "") == 0);
+            assertThat(payloadOf("welcome-1")).as("and not brought in by the relay").isNull();
+            assertThat(received).containsExactly("welcome-1=v1");
+        });
     }
 
     /** A transaction manager of another resource: it holds no connection of the DataSource. */

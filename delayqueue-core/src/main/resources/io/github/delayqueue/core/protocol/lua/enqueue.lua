@@ -2,7 +2,8 @@
 -- KEYS: the standard layout (includes/keys.lua)
 -- ARGV: 1 wake channel, 2 "1" replace existing ids / "0" keep them (if-absent),
 --       then triples: id, due ("+<delayMs>" from the Redis clock or "@<epochMs>"), body
--- Returns: one flag per message: 1 written, 0 kept the existing message (if-absent).
+-- Returns: one flag per message: 1 written, 0 kept the existing message (if-absent), or the id is remembered after
+--          delivery (if-absent, and the body carries a dedup window: includes/remember.lua).
 -- A lone send (one triple: the Combiner found no other send to combine with) takes a short path. The batch
 -- path's tables, duplicate check and unpack cost a lone send more than its writes: if-absent needs only
 -- HEXISTS, replace one HGET. (Not HSETNX, which would save a call: the documented ACL rule set of
@@ -14,13 +15,17 @@
 --- @include "members"
 --- @include "wake"
 --- @include "lifecycle"
+--- @include "remember"
 if #ARGV == 5 then
   local id, spec = ARGV[3], ARGV[4]
   local existing = nil
+  local window = window_of(ARGV[5])
   if ARGV[2] == '1' then
     existing = redis.call('HGET', KEYS[1], id)
   elseif redis.call('HEXISTS', KEYS[1], id) == 1 then
     return {0} -- if-absent, and the id is live: kept
+  elseif window and is_remembered(queue_keys(KEYS), id) then
+    return {0} -- if-absent, and the id was delivered within its window: a duplicate
   end
   local old_head = head_score(KEYS[2])
   local now, now_us = clock()
@@ -37,6 +42,7 @@ if #ARGV == 5 then
   end
   redis.call('HSET', KEYS[1], id, envelope)
   redis.call('ZADD', KEYS[2], string.format('%d', due), '~' .. s .. id)
+  note_window(queue_keys(KEYS), id, window)
   wake_if_earlier(ARGV[1], due, old_head)
   return {1}
 end
@@ -55,9 +61,14 @@ if #ids == 0 then return result end
 -- existing ids read with one HMGET, sequence numbers reserved with one INCRBY, and the messages written
 -- with one ZADD and one HSET: a few commands per batch rather than four per message
 local existing = redis.call('HMGET', KEYS[1], unpack(ids))
+local queue = queue_keys(KEYS)
+local windows = {}
 local writes = 0
 for i = 1, #ids do
+  windows[i] = window_of(ARGV[5 + (i - 1) * 3])
   if existing[i] and not replace then
+    result[i] = 0
+  elseif windows[i] and not replace and is_remembered(queue, ids[i]) then
     result[i] = 0
   else
     result[i] = 1
@@ -77,7 +88,8 @@ for i, id in ipairs(ids) do
   if result[i] == 1 then
     local j = 3 + (i - 1) * 3
     local spec, body = ARGV[j + 1], ARGV[j + 2]
-    if existing[i] then forget(queue_keys(KEYS), id, member_of(id, existing[i])) end
+    if existing[i] then forget(queue, id, member_of(id, existing[i])) end
+    note_window(queue, id, windows[i])
     if spec ~= last_spec then -- Lua strings are interned: this compares pointers
       if string.byte(spec, 1) == 64 then -- '@'
         due = tonumber(string.sub(spec, 2))

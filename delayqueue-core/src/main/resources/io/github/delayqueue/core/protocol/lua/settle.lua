@@ -14,12 +14,14 @@
 -- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
 -- (client encoding, protocol parsing, Lua strings), not the Redis commands.
 -- Every op is fenced: it applies only if the delivery is still the current one.
+-- An ack or dead letter of a message sent with a dedup window remembers its id for the window (includes/remember.lua).
 --- @include "clock"
 --- @include "keys"
 --- @include "members"
 --- @include "wake"
 --- @include "dead_letters"
 --- @include "flow"
+--- @include "remember"
 local queue = queue_keys(KEYS)
 local now = now_ms()
 local old_head = head_score(KEYS[2])
@@ -97,7 +99,8 @@ for i, member in ipairs(members) do
   end
 end
 if #acked_ids > 0 then
-  -- what forget() does, for the whole batch
+  remember(queue, acked_ids) -- one HMGET: ids sent with a dedup window stay taken for it
+  -- what forget() does, for the whole batch (the windows of remembered ids are deleted by remember())
   redis.call('ZREM', KEYS[3], unpack(acked_members))
   redis.call('ZREM', KEYS[2], unpack(acked_members))
   redis.call('HDEL', KEYS[1], unpack(acked_ids))

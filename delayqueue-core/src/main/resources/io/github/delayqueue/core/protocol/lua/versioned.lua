@@ -6,7 +6,8 @@
 --       "S", id, version, "1" replace / "0" if-absent, due ("+<delayMs>" or "@<epochMs>"), body
 --       "C", id, version                      (cancel)
 --       "R", id, version, due                 (reschedule a pending message)
--- Returns: one number per intent: 1 applied, 0 applied with nothing to do (if-absent found the id live,
+-- Returns: one number per intent: 1 applied, 0 applied with nothing to do (if-absent found the id live or, for a
+--          send with a dedup window, remembered after delivery,
 --          cancel or reschedule found no message to act on), -1 superseded (a version as high or higher was
 --          recorded: the intent, or a newer one, was applied already; nothing is written but the record's time).
 -- Per message id, an intent is applied only if its version is above the one recorded for the id, so an older
@@ -19,6 +20,7 @@
 --- @include "members"
 --- @include "wake"
 --- @include "lifecycle"
+--- @include "remember"
 local queue = queue_keys(KEYS)
 local now, now_us = clock()
 local keep = tonumber(ARGV[2])
@@ -49,14 +51,16 @@ while j <= #ARGV do
     redis.call('HSET', KEYS[11], id, ARGV[j + 2])
     local envelope = redis.call('HGET', KEYS[1], id)
     if op == 'S' then
-      if envelope and ARGV[j + 3] ~= '1' then
-        result[#result + 1] = 0
+      local window = window_of(ARGV[j + 5])
+      if ARGV[j + 3] ~= '1' and (envelope or (window and is_remembered(queue, id))) then
+        result[#result + 1] = 0 -- if-absent: the id is live, or remembered after delivery (a dedup window)
       else
         if envelope then forget(queue, id, member_of(id, envelope)) end
         local due = due_of(ARGV[j + 4])
         local s = encode8(reserve_sequence(KEYS[9], 1))
         redis.call('HSET', KEYS[1], id, '2' .. s .. encode8(now) .. ARGV[j + 5])
         redis.call('ZADD', KEYS[2], string.format('%d', due), '~' .. s .. id)
+        note_window(queue, id, window)
         if earliest == nil or due < earliest then earliest = due end
         result[#result + 1] = 1
       end

@@ -4,10 +4,13 @@
 -- character, so such keys are told apart by their first byte and still read). `keys` is queue_keys(KEYS).
 --- @include "members"
 --- @include "lifecycle"
+--- @include "remember"
 
--- Moves a live message to the dead letters with its reason, under a dead key of its own.
+-- Moves a live message to the dead letters with its reason, under a dead key of its own; remembers its id if it
+-- was sent with a dedup window.
 local function bury(keys, id, member, now, attempts, reason)
   local envelope = redis.call('HGET', keys.messages, id)
+  if envelope then remember(keys, { id }) end
   forget(keys, id, member)
   if envelope then
     local key = '\31' .. encode8(reserve_sequence(keys.sequence, 1)) .. id

@@ -13,8 +13,15 @@
 --                     rather than a string so that the ACL rule set of earlier releases (HSET, HDEL, HEXISTS,
 --                     no SET/GET/DEL) still covers it
 -- A script's own body reads them as KEYS[n] by these numbers; helpers take them by name, from queue_keys(KEYS).
+-- Two more are named after the messages key (same hash tag, so the same slot), for dedup windows only
+-- (includes/remember.lua); they are not passed as KEYS because a script touches them only for messages sent with
+-- a window, and the key of a remembered id is not known before the script reads the message:
+--   windows     HASH   id -> dedup window (ms) of a live message sent with one
+--   remembered: STRING prefix of "<remembered:><id>" -> "1", with the window as its time to live
 
 local function queue_keys(keys)
+  local base = string.sub(keys[1], 1, -9) -- the messages key without 'messages'
   return { messages = keys[1], delayed = keys[2], inflight = keys[3], attempts = keys[4], errors = keys[5],
-    dead = keys[6], deadmsg = keys[7], deaderr = keys[8], sequence = keys[9], paused = keys[10] }
+    dead = keys[6], deadmsg = keys[7], deaderr = keys[8], sequence = keys[9], paused = keys[10],
+    windows = base .. 'windows', remembered = base .. 'remembered:' }
 end

@@ -8,6 +8,7 @@ local function forget(keys, id, member)
   redis.call('HDEL', keys.messages, id)
   redis.call('HDEL', keys.attempts, id)
   redis.call('HDEL', keys.errors, id)
+  redis.call('HDEL', keys.windows, id)
 end
 
 -- A delivery is current only while its member is in flight and its attempt number is the latest.
