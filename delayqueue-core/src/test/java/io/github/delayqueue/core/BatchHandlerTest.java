@@ -41,7 +41,7 @@ class BatchHandlerTest {
         this.redis = redis;
     }
 
-    /** The client under test; {@link BatchHandlerPartitionedTest} gives one with several partitions per queue. */
+    /** The client under test; {@link BatchHandlerPartitionedOnClusterTest} gives one with several partitions per queue. */
     DelayQueueClient newClient() {
         return redis.client();
     }
