@@ -247,6 +247,40 @@ class BatchHandlerTest {
     }
 
     @Test
+    void interceptorsRunPerMessageAndLeaveOutOrFailOnlyTheirOwn() {
+        String queue = "batch-intercepted";
+        sendDue(queue, "a", "skip", "boom", "b");
+        List<String> outcomes = new CopyOnWriteArrayList<>();
+        DeliveryInterceptor interceptor = new DeliveryInterceptor() {
+            @Override
+            public void aroundHandle(MessageContext context, Object payload, Invocation invocation) throws Exception {
+                if (context.id().equals("skip")) {
+                    return; // left out: acknowledged without the handler
+                }
+                if (context.id().equals("boom") && context.attempt() == 1) {
+                    throw new IllegalStateException("interceptor refused boom");
+                }
+                invocation.proceed();
+            }
+
+            @Override
+            public void afterDelivery(MessageContext context, DeliveryOutcome outcome, Throwable error,
+                    Duration handlerTime) {
+                outcomes.add(context.id() + ":" + outcome);
+            }
+        };
+        consumer = client.newBatchConsumer(queue, Row.class, this::record, BatchOptions.of(10),
+                OPTIONS.toBuilder().interceptors(List.of(interceptor)).build());
+        consumer.start();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> handled().size() >= 3);
+        awaitSettled(queue);
+        assertThat(handled()).containsExactlyInAnyOrder("a@1", "b@1", "boom@2");
+        assertThat(outcomes).containsExactlyInAnyOrder("a:ACKNOWLEDGED", "b:ACKNOWLEDGED", "skip:ACKNOWLEDGED",
+                "boom:RETRIED", "boom:ACKNOWLEDGED");
+    }
+
+    @Test
     void gracefulStopWaitsForTheRunningBatch() {
         String queue = "batch-stop";
         sendDue(queue, "a", "b");

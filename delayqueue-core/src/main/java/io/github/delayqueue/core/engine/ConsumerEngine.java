@@ -335,6 +335,19 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
                     delivery.handlerStartNanos = startNanos;
                     listener.handlerStarted(context, Duration.ofNanos(Math.max(0, startNanos - delivery.claimed.dueNanos())));
                 }
+                boolean admitted;
+                try {
+                    admitted = admitted(context, payload);
+                } catch (Throwable e) { // an interceptor failed this message: it alone is retried or dead-lettered
+                    failedInBatch(delivery, e);
+                    delivery.finish();
+                    continue;
+                }
+                if (!admitted) { // an interceptor left it out: acknowledged without the handler
+                    acknowledge(delivery);
+                    delivery.finish();
+                    continue;
+                }
                 handed.add(delivery);
                 items.add(new BatchItem<>((T) payload, context));
             }
@@ -342,7 +355,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
                 return;
             }
             try {
-                invokeBatch(List.copyOf(items), 0);
+                batchHandler.handle(List.copyOf(items));
                 if (anyCutOff(handed)) {
                     for (Delivery delivery : handed) {
                         afterDelivery(delivery, delivery.context, DeliveryOutcome.ABANDONED, null);
@@ -420,19 +433,29 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
     }
 
     /**
-     * Runs the interceptors around the batch call: each interceptor's {@code aroundHandle} for each message, nested
-     * (interceptor 0 of message 0 outermost), the batch handler innermost; so each message's observation spans the
-     * whole call.
+     * Runs the interceptors' {@code aroundHandle} of one message of a batch, before the batch call: their innermost
+     * {@code proceed} admits the message to the batch. Returns false when an interceptor left it out (it is then
+     * acknowledged without the handler, as a single message is); what they throw fails that message alone. Not nested
+     * around the batch call: one interceptor leaving one message out must not leave out the batch, and a thousand
+     * nested calls would risk the handler thread's stack.
      */
-    private void invokeBatch(List<BatchItem<T>> items, int index) throws Exception {
+    private boolean admitted(MessageContext context, Object payload) throws Exception {
         List<DeliveryInterceptor> interceptors = options.interceptors();
-        int total = interceptors.size() * items.size();
-        if (index == total) {
-            batchHandler.handle(items);
+        if (interceptors.isEmpty()) {
+            return true;
+        }
+        boolean[] proceeded = {false};
+        aroundOne(interceptors, context, payload, 0, proceeded);
+        return proceeded[0];
+    }
+
+    private static void aroundOne(List<DeliveryInterceptor> interceptors, MessageContext context, Object payload,
+            int index, boolean[] proceeded) throws Exception {
+        if (index == interceptors.size()) {
+            proceeded[0] = true;
         } else {
-            BatchItem<T> item = items.get(index / interceptors.size());
-            interceptors.get(index % interceptors.size()).aroundHandle(item.context(), item.payload(),
-                    () -> invokeBatch(items, index + 1));
+            interceptors.get(index).aroundHandle(context, payload,
+                    () -> aroundOne(interceptors, context, payload, index + 1, proceeded));
         }
     }
 
