@@ -13,7 +13,9 @@ import java.util.List;
  * names and acknowledges the others; any other exception fails every message of the batch by the retry policy
  * ({@link RetryLaterException} and {@link SlowDownException} apply to every message). The leases of the whole batch
  * are extended while the handler runs. A message whose payload cannot be decoded goes to the dead letters and is not
- * part of the batch. Delivery is at-least-once, per message.
+ * part of the batch. {@link DeliveryInterceptor}s run per message before the call (an interceptor that does not
+ * proceed leaves its message out, acknowledged; one that throws fails its message alone) and hear each message's
+ * outcome. Delivery is at-least-once, per message.
  *
  * @param <T> the payload type the JSON of each message is bound to
  */
