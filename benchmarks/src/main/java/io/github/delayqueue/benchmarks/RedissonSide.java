@@ -495,6 +495,90 @@ final class RedissonSide extends Side {
         }
     }
 
+    /** The Quartz cron expression of Redisson's {@code CronSchedule} that ticks every {@code periodMs}, or null. */
+    static @org.jspecify.annotations.Nullable String cronEvery(long periodMs) {
+        if (periodMs % 1000 != 0) {
+            return null;
+        }
+        long seconds = periodMs / 1000;
+        if (seconds < 60 && 60 % seconds == 0) {
+            return "0/" + seconds + " * * * * ?";
+        }
+        if (seconds % 60 == 0 && seconds / 60 <= 60 && 60 % (seconds / 60) == 0) {
+            return "0 0/" + seconds / 60 + " * * * ?";
+        }
+        return null;
+    }
+
+    /**
+     * schedules-100k: {@code count} tasks scheduled with {@code RScheduledExecutorService.schedule(task,
+     * CronSchedule.of(every periodMs))} from {@code threads} threads, run by {@code --redisson-consumers} executor
+     * workers registered on the consumer client; then {@code rounds} bursts of runs. Value: p99 lateness of the runs
+     * (run start less the cron instant, this JVM's clock, which is the one CronSchedule uses), as ours.
+     */
+    Measure schedules(int count, long periodMs, int rounds, int threads) throws Exception {
+        String cron = cronEvery(periodMs);
+        if (cron == null) {
+            return Measure.of(Double.NaN).with("error", "no cron expression ticks every " + periodMs + " ms");
+        }
+        String name = unique("schedules");
+        org.redisson.api.RScheduledExecutorService scheduler = producer.getExecutorService(name);
+        org.redisson.api.RScheduledExecutorService workers = consumer.getExecutorService(name);
+        int total = count * rounds;
+        double[] late = new double[total];
+        AtomicInteger index = new AtomicInteger();
+        java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        AtomicLong twice = new AtomicLong();
+        CountDownLatch done = new CountDownLatch(total);
+        RedissonScheduleTick.Sink.sink = (id, now) -> {
+            long tick = Math.floorDiv(now, periodMs) * periodMs;
+            if (!seen.add(id + "@" + tick)) {
+                twice.incrementAndGet();
+                return;
+            }
+            int i = index.getAndIncrement();
+            if (i < total) {
+                late[i] = now - tick;
+            }
+            done.countDown();
+        };
+        try {
+            workers.registerWorkers(org.redisson.api.WorkerOptions.defaults().workers(bench.settings.integer("redisson-consumers")));
+            Thread.sleep(100);
+            long before = bench.usedMemory();
+            long putStart = System.nanoTime();
+            Chunks chunks = new Chunks(count, 1_000);
+            parallel(threads, t -> {
+                for (int from = chunks.take(); from >= 0; from = chunks.take()) {
+                    for (int i = from; i < chunks.end(from); i++) {
+                        scheduler.schedule(new RedissonScheduleTick("customer:" + i), org.redisson.api.CronSchedule.of(cron));
+                    }
+                }
+            });
+            double putSeconds = (System.nanoTime() - putStart) / 1e9;
+            Thread.sleep(300);
+            long after = bench.usedMemory();
+            long keys = bench.resp.memoryOfKeys("*" + name + "*");
+            if (!done.await(periodMs * (rounds + 1) / 1000 + 600, TimeUnit.SECONDS)) {
+                return Measure.of(Double.NaN).with("error", "timed out with " + (total - done.getCount()) + " of "
+                        + total + " runs").with("put_per_s", count / putSeconds);
+            }
+            double[] sorted = sortedCopy(late, total);
+            return Measure.of(percentile(sorted, total, 99)).with("p50_ms", percentile(sorted, total, 50))
+                    .with("max_ms", sorted[total - 1]).with("ticks", total).with("schedules", count)
+                    .with("period_ms", periodMs).with("handled_twice", twice.get())
+                    .with("used_memory_per_schedule", (after - before) / (double) count)
+                    .with("memory_usage_of_keys_per_schedule", keys / (double) count)
+                    .with("put_per_s", count / putSeconds).with("cron", cron)
+                    .with("workers", bench.settings.integer("redisson-consumers"));
+        } finally {
+            RedissonScheduleTick.Sink.sink = null;
+            workers.shutdown();
+            scheduler.delete();
+            producer.getKeys().deleteByPattern("*" + name + "*");
+        }
+    }
+
     @Override
     void warmUp() throws Exception {
         try (Run run = new Run("warmup")) {

@@ -58,7 +58,7 @@ final class Settings {
         flag("trace-sampling", "1.0", "end-to-end-rate-observed: the fraction of traces Brave samples (1.0: every "
                 + "message's spans, the worst case; Spring Boot's default management.tracing.sampling.probability is 0.1)");
         flag("memory-count", "100000", "redis-bytes-per-message: pending messages");
-        flag("schedules-count", "100000", "schedules-100k (only when named): fixed-rate schedules on one queue, ours only");
+        flag("schedules-count", "100000", "schedules-100k (only when named): fixed-rate schedules on one queue (Redisson: cron tasks of RScheduledExecutorService)");
         flag("schedules-period-ms", "60000", "schedules-100k: their period (all tick at the same instants)");
         flag("schedules-ticks", "2", "schedules-100k: bursts of ticks measured per round");
         flag("under-burst-size", "50000", "lateness-under-burst: messages of queue B due at one instant while queue A "

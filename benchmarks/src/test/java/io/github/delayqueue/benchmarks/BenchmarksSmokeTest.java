@@ -93,7 +93,7 @@ class BenchmarksSmokeTest {
             assertTrue(output.contains("\n| `" + scenario + "` | "), "table row of " + scenario + "\n" + output);
         }
         for (String scenario : List.of("burst-drain-50k", "enqueue-rate-1", "enqueue-rate-8", "enqueue-rate-32",
-                "lateness-under-burst", "consumers-4")) { // measured against Redisson
+                "lateness-under-burst", "consumers-4", "schedules-100k")) { // measured against Redisson
             assertTrue(output.contains("\nDETAIL scenario=" + scenario + " rounds=redisson:"), scenario + "\n" + output);
         }
         assertTrue(output.contains("\nDETAIL scenario=end-to-end-rate-observed rounds=plain:"), output);

@@ -101,13 +101,32 @@ public final class RedisProcesses implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("could not start redis-server on port " + port, e);
         }
-        await("redis-server on port " + port + " answers", Duration.ofSeconds(10), () -> {
+        try {
+            await("redis-server on port " + port + " answers", Duration.ofSeconds(30), () -> {
+                try {
+                    return "PONG".equals(call(port, "PING"));
+                } catch (RuntimeException e) {
+                    return false;
+                }
+            });
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException(e.getMessage() + "; its log ends: " + logTail(port), e);
+        }
+    }
+
+    /** The last lines the server on {@code port} logged (and printed), for a failure message. */
+    private String logTail(int port) {
+        StringBuilder tail = new StringBuilder();
+        for (String name : List.of("redis-" + port + ".log", "stdout-" + port + ".txt")) {
             try {
-                return "PONG".equals(call(port, "PING"));
-            } catch (RuntimeException e) {
-                return false;
+                List<String> lines = Files.readAllLines(dir.resolve(name), StandardCharsets.UTF_8);
+                tail.append(" [").append(name).append("] ")
+                        .append(String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size())));
+            } catch (IOException | RuntimeException e) {
+                tail.append(" [").append(name).append(": unreadable]");
             }
-        });
+        }
+        return tail.toString();
     }
 
     /** SIGKILL to the server on {@code port}; returns once the process is gone. */

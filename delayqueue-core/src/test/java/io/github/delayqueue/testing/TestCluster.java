@@ -57,7 +57,7 @@ public final class TestCluster implements AutoCloseable {
         try {
             List<Integer> ports = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
-                int port = TestRedis.freePort();
+                int port = TestRedis.freePort(10_000); // its cluster bus listens on port + 10000
                 ports.add(port);
                 processes.start(port, false, "cluster-enabled yes", "cluster-config-file nodes-" + port + ".conf",
                         "cluster-node-timeout " + nodeTimeoutMs, "cluster-replica-validity-factor 0",

@@ -89,11 +89,35 @@ public final class TestRedis {
 
     /** A TCP port nobody listens on right now, for servers the tests start themselves. */
     public static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
+        return freePort(0);
+    }
+
+    /**
+     * A TCP port nobody listens on right now, such that {@code port + busOffset} is free too (a Redis Cluster node also
+     * listens on its port + 10000), for servers the tests start themselves. Taken below Linux's ephemeral range (32768
+     * and up): a port the kernel handed out as {@code ServerSocket(0)}'s may meanwhile become the local port of one of
+     * the hundreds of client connections the tests open, and two test JVMs (the engine's tests run in two) each start
+     * clusters; a cluster node failed to start that way ("redis-server on port … answers" timed out under load).
+     */
+    public static int freePort(int busOffset) {
+        for (int attempt = 0; attempt < 1000; attempt++) {
+            int port = 10_000 + RANDOM.nextInt(32_768 - busOffset - 10_000); // and port + busOffset below 32768
+            if (bindable(port) && (busOffset == 0 || bindable(port + busOffset))) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("no free port below 32768 for a test server");
+    }
+
+    private static final java.util.Random RANDOM = new java.security.SecureRandom();
+
+    private static boolean bindable(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(false);
+            socket.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+            return true;
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            return false;
         }
     }
 }

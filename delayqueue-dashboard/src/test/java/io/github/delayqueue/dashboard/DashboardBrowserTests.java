@@ -2,6 +2,7 @@ package io.github.delayqueue.dashboard;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
@@ -9,8 +10,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.core.schedule.ScheduleSpec;
 import io.github.delayqueue.dashboard.app.DashApp.Email;
 import io.github.delayqueue.dashboard.app.DashQueues;
+import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.junit.jupiter.api.AfterAll;
@@ -28,7 +31,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * The dashboard in headless Chromium, as an operator uses it during an incident: the overview's counts, a queue's
  * pending messages in due order, a dead letter's reason, and the actions, each confirmed, each reporting its result;
- * bad input shows its message on the page. Screenshots of each page go to {@code target/screenshots}.
+ * bad input shows its message on the page; the Schedules tab lists a schedule and pauses and resumes it. Screenshots of each page go to {@code target/screenshots}.
  */
 class DashboardBrowserTests extends DashboardTestSupport {
 
@@ -215,5 +218,45 @@ class DashboardBrowserTests extends DashboardTestSupport {
         browser.confirm(true);
         browser.waitForText(FLASH, "Resumed queue EMAILS");
         await().atMost(DEADLINE).until(() -> this.emails.delivered.contains(new Email("carl@example.com", "held")));
+    }
+
+    @Autowired
+    DelayQueueSchedules schedules;
+
+    @Test
+    void theSchedulesTabListsASchedulePausesItForRedisAndResumesIt() {
+        this.schedules.put(ScheduleSpec.cron("REPORTS", "nightly-tab", "0 0 2 * * *").zone(ZoneId.of("Europe/Berlin"))
+                .payload(Map.of("report", "nightly")).build());
+        try {
+            browser.open(base() + "#/queues/REPORTS/schedules");
+            browser.waitForText(scheduleCell("nightly-tab", "spec"), "cron 0 0 2 * * *");
+            assertThat(browser.textOf(scheduleCell("nightly-tab", "zone"))).isEqualTo("Europe/Berlin");
+            assertThat(browser.textOf(scheduleCell("nightly-tab", "origin"))).isEqualTo("API");
+            assertThat(browser.textOf(scheduleCell("nightly-tab", "policy"))).isEqualTo("misfire fire-once, overlap allow");
+            assertThat(browser.textOf(scheduleCell("nightly-tab", "nextTickAt"))).isNotEqualTo("paused");
+
+            // a dismissed confirmation does nothing; a confirmed one pauses the schedule for every instance (Redis)
+            browser.click(button("nightly-tab", "schedule-pause"));
+            assertThat(browser.confirm(false)).isEqualTo("Pause schedule nightly-tab? No tick runs until it is resumed.");
+            assertThat(this.schedules.get("REPORTS", "nightly-tab").orElseThrow().paused()).isFalse();
+            browser.click(button("nightly-tab", "schedule-pause"));
+            browser.confirm(true);
+            browser.waitForText(FLASH, "Paused schedule nightly-tab");
+            assertThat(this.schedules.get("REPORTS", "nightly-tab").orElseThrow().paused()).isTrue();
+            browser.waitForText(scheduleCell("nightly-tab", "nextTickAt"), "paused");
+            browser.screenshot("dashboard-schedules");
+
+            browser.click(button("nightly-tab", "schedule-resume"));
+            assertThat(browser.confirm(true)).isEqualTo("Resume schedule nightly-tab?");
+            browser.waitForText(FLASH, "Resumed schedule nightly-tab");
+            assertThat(this.schedules.get("REPORTS", "nightly-tab").orElseThrow().paused()).isFalse();
+            browser.wait.until(d -> !d.findElement(scheduleCell("nightly-tab", "nextTickAt")).getText().equals("paused"));
+        } finally {
+            this.schedules.remove("REPORTS", "nightly-tab");
+        }
+    }
+
+    private static By scheduleCell(String id, String col) {
+        return By.cssSelector("#schedules tr[data-id='" + id + "'] td[data-col='" + col + "']");
     }
 }
