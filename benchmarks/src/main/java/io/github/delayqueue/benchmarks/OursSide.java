@@ -721,7 +721,7 @@ final class OursSide extends Side {
             Schedules producerSide = Schedules.builder(run.sender).build();
             Schedules consumerSide = Schedules.builder(run.receiver).build();
             String payload = "\"" + payload("s") + "\"";
-            producerSide.put(ScheduleSpec.every(QUEUE, "prime", Duration.ofDays(1)).build()); // keys and scripts first
+            producerSide.put(ScheduleSpec.every(QUEUE, "prime", Duration.ofDays(1)).payloadJson("\"prime\"").build()); // keys and scripts first
             Thread.sleep(100);
             long before = bench.usedMemory();
             long putStart = System.nanoTime();

@@ -20,10 +20,20 @@ public interface DeliveryInterceptor {
     /**
      * Around the handler call, on the handler's thread. Call {@code invocation.proceed()} once; what it
      * throws (rethrown or not) decides the outcome as the handler's own exception would. Not called for a
-     * payload that cannot be decoded (that goes to the dead letters before any handler runs).
+     * payload that cannot be decoded (that goes to the dead letters before any handler runs: see
+     * {@link #undecodable}).
      */
     default void aroundHandle(MessageContext context, Object payload, Invocation invocation) throws Exception {
         invocation.proceed();
+    }
+
+    /**
+     * Instead of {@link #aroundHandle}, when the payload of a claimed message cannot be decoded (or is JSON null),
+     * on the handler's thread, just before the message goes to the dead letters (which this cannot prevent): for
+     * work that needs only the message's id and headers, such as writing a recurring schedule's next tick. Not
+     * called when the stored envelope itself cannot be read. An exception thrown here is logged and changes nothing.
+     */
+    default void undecodable(MessageContext context) {
     }
 
     /**

@@ -491,18 +491,20 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
                 undecodable(delivery, e, e instanceof IllegalArgumentException ? e.getMessage() : Unreadable.describe(e));
                 return;
             }
+            MessageContext context = new MessageContext(queue, claimed.id(), claimed.attempt(),
+                    Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers());
             try {
                 payload = codec.decode(envelope.payload(), payloadType);
             } catch (RuntimeException e) { // a codec's message may quote the payload: only type, path and position
+                beforeUndecodable(context);
                 undecodable(delivery, e, Unreadable.describe(e));
                 return;
             }
             if (payload == null) { // no producer sends null; a handler must never see one
+                beforeUndecodable(context);
                 undecodable(delivery, new IllegalArgumentException("payload is JSON null"), "payload is JSON null");
                 return;
             }
-            MessageContext context = new MessageContext(queue, claimed.id(), claimed.attempt(),
-                    Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers());
             delivery.context = context;
             if (listener != DelayQueueListener.NONE) {
                 long startNanos = System.nanoTime();
@@ -710,6 +712,18 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
     }
 
     /** Dead-letters a message whose envelope or payload cannot be read, saying why without quoting it. */
+    /** Tells every interceptor of a payload that cannot be decoded (a schedule's tick writes its next one). */
+    private void beforeUndecodable(MessageContext context) {
+        for (DeliveryInterceptor interceptor : options.interceptors()) {
+            try {
+                interceptor.undecodable(context);
+            } catch (RuntimeException e) {
+                log.warn("Queue '{}': interceptor {} failed on undecodable message '{}': {}", queue,
+                        interceptor.getClass().getName(), context.id(), e.toString());
+            }
+        }
+    }
+
     private void undecodable(Delivery delivery, RuntimeException e, String why) {
         QueueOps.Claimed claimed = delivery.claimed;
         String reason = "undecodable payload for " + payloadType.getTypeName() + ": " + why;

@@ -13,9 +13,9 @@ import org.jspecify.annotations.Nullable;
  * @param nextTickAt the instant of its latest tick written: pending (or, once claimed, running), or the one a
  *                   resume writes again while paused; null when the series has ended
  * @param paused     whether it is paused
- * @param lastTickAt the instant of the latest tick whose handler was let run, or null (none yet, or a manual one)
- * @param version    changes with every create or replace
+ * @param lastTickAt the instant of the latest tick whose handler was let run (not one a misfire policy or an
+ *                   undecodable payload left out), or null (none yet, or a manual one)
  */
 public record ScheduleInfo(ScheduleSpec spec, boolean declared, @Nullable Instant nextTickAt, boolean paused,
-        @Nullable Instant lastTickAt, String version) {
+        @Nullable Instant lastTickAt) {
 }

@@ -58,14 +58,35 @@ final class ScheduleInterceptor implements DeliveryInterceptor {
             invocation.proceed();
             return;
         }
-        if (!decide(context, id, tickMs, headers)) {
+        if (!decide(context, id, tickMs, headers, true)) {
             return; // left out: acknowledged without running the handler
         }
         invocation.proceed();
     }
 
+    /**
+     * A tick whose payload cannot be decoded (changed by a deploy, say) goes to the dead letters; its next tick is
+     * written all the same, from its headers, so the series goes on. The listener is not told: no handler ran.
+     */
+    @Override
+    public void undecodable(MessageContext context) {
+        Map<String, String> headers = context.headers();
+        String id = headers.get(Schedules.SCHEDULE_HEADER);
+        String tick = headers.get(Schedules.TICK_HEADER);
+        if (id == null || tick == null || tick.equals(Schedules.MANUAL)) {
+            return;
+        }
+        long tickMs;
+        try {
+            tickMs = Long.parseLong(tick);
+        } catch (NumberFormatException e) {
+            return;
+        }
+        decide(context, id, tickMs, headers, false);
+    }
+
     /** Writes the next tick; true if this tick's handler runs. */
-    private boolean decide(MessageContext context, String id, long tickMs, Map<String, String> headers) {
+    private boolean decide(MessageContext context, String id, long tickMs, Map<String, String> headers, boolean decodable) {
         String queue = context.queue();
         Schedules.Target target = schedules.target(queue, id);
         Schedules.Read read = schedules.read(target);
@@ -74,7 +95,9 @@ final class ScheduleInterceptor implements DeliveryInterceptor {
         Instant tick = Instant.ofEpochMilli(tickMs);
         Duration late = Duration.ofMillis(Math.max(0, read.nowMs() - tickMs));
         if (definition == null || state == null) {
-            tell(queue, id, tick, ScheduleListener.Outcome.REDELIVERED, late); // removed since: it runs, nothing follows
+            if (decodable) {
+                tell(queue, id, tick, ScheduleListener.Outcome.REDELIVERED, late); // removed since: it runs, nothing follows
+            }
             return true;
         }
         boolean current = state.cursor() == tickMs; // paused or not: see schedule.lua's advance
@@ -96,7 +119,7 @@ final class ScheduleInterceptor implements DeliveryInterceptor {
                 if (misfire == Misfire.FIRE_ALL && done < definition.limit()) {
                     catchUp = done + 1; // the following one is due already: it is claimed next
                 } else {
-                    next = ticks.next(now);
+                    next = ticks.next(now, tick); // this tick runs (or is skipped): no wall-clock time twice
                     missed = count(ticks, following, now);
                     if (misfire == Misfire.SKIP) {
                         misfireSkips = true;
@@ -112,9 +135,13 @@ final class ScheduleInterceptor implements DeliveryInterceptor {
             }
         }
         List<Object> result = target.run("advance", Long.toString(tickMs), context.id(), state.version(),
-                Overlap.SKIP.name().equals(definition.overlap()) ? "1" : "0", nextDue, nextId, nextBody);
+                Overlap.SKIP.name().equals(definition.overlap()) ? "1" : "0", nextDue, nextId, nextBody,
+                misfireSkips || !decodable ? "1" : "0");
         boolean advanced = "advanced".equals(result.get(0));
         boolean overlapSkips = "1".equals(result.get(1));
+        if (!decodable) { // no handler runs: the listener is not told
+            return false;
+        }
         if (advanced && missed > 0) {
             try {
                 listener.missed(queue, id, missed);

@@ -2,7 +2,6 @@ package io.github.delayqueue.core.schedule;
 
 import java.time.Duration;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -82,7 +81,7 @@ public final class ScheduleSpec {
         return expression;
     }
 
-    /** The zone the expression is read in; UTC unless set, so every instance agrees whatever its default zone. */
+    /** The zone the expression is read in; {@code ZoneId.of("UTC")} unless set (as in yaml), so every instance agrees whatever its default zone. */
     public ZoneId zone() {
         return zone;
     }
@@ -92,7 +91,7 @@ public final class ScheduleSpec {
         return payload;
     }
 
-    /** The payload as JSON: given with {@link Builder#payloadJson}, or read back from Redis; null when an object was given. */
+    /** The payload as JSON: given with {@link Builder#payloadJson}, or read back from Redis; null when an object (or none) was given. */
     public @Nullable String payloadJson() {
         return payloadJson;
     }
@@ -133,7 +132,7 @@ public final class ScheduleSpec {
         private final String id;
         private final String kind;
         private final String expression;
-        private ZoneId zone = ZoneOffset.UTC;
+        private ZoneId zone = ZoneId.of("UTC");
         private @Nullable Object payload;
         private @Nullable String payloadJson;
         private Misfire misfire = Misfire.FIRE_ONCE;
@@ -157,7 +156,10 @@ public final class ScheduleSpec {
             return this;
         }
 
-        /** The payload of every tick, encoded by the client's codec; {@code null} (the default) is JSON {@code null}. */
+        /**
+         * The payload of every tick, encoded by the client's codec. Required (this or {@link #payloadJson}): a
+         * schedule without one, or with one that encodes to JSON {@code null}, is refused by {@link Schedules#put}.
+         */
         public Builder payload(@Nullable Object payload) {
             this.payload = payload;
             this.payloadJson = null;

@@ -81,8 +81,8 @@ public final class Schedules {
      * the first tick of the new definition after now (a tick already running finishes). A paused schedule stays
      * paused. Putting the definition stored already changes nothing.
      *
-     * @throws IllegalArgumentException if the spec is invalid (unknown kind, bad expression, payload that is not
-     *                                  JSON or cannot be encoded); nothing is written
+     * @throws IllegalArgumentException if the spec is invalid (unknown kind, bad expression, no payload or JSON
+     *                                  null, payload that is not JSON or cannot be encoded); nothing is written
      */
     public Outcome put(ScheduleSpec spec) {
         return write(spec, Definition.API);
@@ -108,18 +108,24 @@ public final class Schedules {
     public String validate(ScheduleSpec spec) {
         require(spec != null, "spec must not be null");
         tickFunction(spec.kind(), spec.expression(), spec.zone());
+        String noPayload = "schedule '" + spec.id() + "' has no payload: set one with payload(...) or payloadJson(...) "
+                + "(a handler is never given null, so a tick whose payload is JSON null goes to the dead letters)";
         String json;
         if (spec.payloadJson() != null) {
             json = spec.payloadJson();
+            boolean isNull;
             try {
-                JSON.readTree(json);
+                isNull = JSON.readTree(json).isNull();
             } catch (JacksonException e) {
                 throw new IllegalArgumentException("payload of schedule '" + spec.id() + "' is not JSON: "
                         + e.getOriginalMessage(), e);
             }
+            require(!isNull, noPayload);
         } else {
-            json = spec.payload() == null ? "null" : client.options().codec().encode(spec.payload());
+            require(spec.payload() != null, noPayload);
+            json = client.options().codec().encode(spec.payload());
             require(json != null, "codec returned null for the payload of schedule '" + spec.id() + "'");
+            require(!json.strip().equals("null"), noPayload);
         }
         Map<String, String> headers = tickHeaders(spec.id(), Long.MAX_VALUE, ScheduleSpec.MAX_CATCH_UP);
         int bytes = Protocol.storedBytes(Protocol.body(headers, json));
@@ -134,6 +140,7 @@ public final class Schedules {
         Definition wanted = Definition.of(spec, payload, origin);
         Target target = target(spec.queue(), spec.id());
         return redis(target, "put schedule '" + spec.id() + "' of queue '" + spec.queue() + "'", () -> {
+            long floorMs = Long.MIN_VALUE; // past a first tick found in flight
             for (int i = 0; i < RETRIES; i++) {
                 Read read = read(target);
                 Definition stored = read.definition();
@@ -147,13 +154,16 @@ public final class Schedules {
                     }
                     written = wanted.replacing(stored);
                 }
-                Instant first = ticks.next(Instant.ofEpochMilli(read.nowMs()));
+                Instant first = ticks.next(Instant.ofEpochMilli(Math.max(read.nowMs(), floorMs)),
+                        read.state() == null ? null : lastRun(read.state()));
                 require(first != null, "schedule '" + spec.id() + "' has no tick after now");
                 long due = first.toEpochMilli();
                 String tickId = target.tickId(Long.toString(due));
                 List<Object> result = target.run("put", read.state() == null ? "0" : read.state().version(),
                         written.json(), Long.toString(due), tickId, body(spec.id(), due, 0, payload), "0");
-                if (!"conflict".equals(result.get(0))) {
+                if ("inflight".equals(result.get(0))) {
+                    floorMs = due; // claimed since the read: the new series starts after it
+                } else if (!"conflict".equals(result.get(0))) {
                     return stored == null ? Outcome.CREATED : Outcome.REPLACED;
                 }
             }
@@ -251,9 +261,10 @@ public final class Schedules {
 
     /**
      * Writes the schedule's current tick again if it is no longer in Redis although the schedule is not paused: the
-     * series stops when a tick leaves Redis without its next tick written, which happens only when it was
-     * dead-lettered before its handler ran (a payload that does not bind) or was claimed by a consumer that did not
-     * run {@link #interceptor()}, or was deleted by hand. Writing it again is safe: the cursor still names it, so it
+     * series stops when a tick leaves Redis without its next tick written, which happens only when it was claimed by
+     * a consumer that did not run {@link #interceptor()} (such as an instance of an older release during a rolling
+     * deploy), or was deleted by hand. (A tick whose payload cannot be decoded writes its next tick before it is
+     * dead-lettered.) Writing it again is safe: the cursor still names it, so it
      * is that tick delivered again, never a second series. Returns false if there was nothing to do (or the
      * schedule is paused). The Spring Boot starter re-arms every declared schedule at each start.
      *
@@ -367,18 +378,22 @@ public final class Schedules {
 
     private ScheduleInfo info(String queue, String id, Definition definition, State state) {
         Instant next = state.tickId().isEmpty() ? null : Instant.ofEpochMilli(state.cursor());
-        Instant last = null;
+        return new ScheduleInfo(definition.spec(queue, id), definition.origin().equals(Definition.DECLARED), next,
+                state.paused(), lastRun(state));
+    }
+
+    /** The instant of the latest tick whose handler was let run, from its message id; null if none. */
+    static @Nullable Instant lastRun(State state) {
         int at = state.running().lastIndexOf('@');
         if (at >= 0) {
             String tail = state.running().substring(at + 1);
             int tilde = tail.indexOf('~');
             String digits = tilde < 0 ? tail : tail.substring(0, tilde);
             if (!digits.isEmpty() && digits.chars().allMatch(Character::isDigit)) {
-                last = Instant.ofEpochMilli(Long.parseLong(digits));
+                return Instant.ofEpochMilli(Long.parseLong(digits));
             }
         }
-        return new ScheduleInfo(definition.spec(queue, id), definition.origin().equals(Definition.DECLARED), next,
-                state.paused(), last, state.version());
+        return null;
     }
 
     /** One schedule's partition of its queue: its keys, and tick ids that land in it. */

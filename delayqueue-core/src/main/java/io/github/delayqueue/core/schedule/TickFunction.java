@@ -15,6 +15,16 @@ public interface TickFunction {
     @Nullable Instant next(Instant after);
 
     /**
+     * The first tick strictly after {@code after} when the series goes on from an instant that is not a tick (a
+     * replace, a tick claimed more than a period late) and {@code previous} is its latest tick that ran ({@code null}
+     * if none): a kind whose ticks follow wall-clock time leaves out those {@code previous} made redundant (the
+     * {@code cron} kind: a wall-clock time fires at most once, also across a replace). By default {@link #next(Instant)}.
+     */
+    default @Nullable Instant next(Instant after, @Nullable Instant previous) {
+        return next(after);
+    }
+
+    /**
      * Builds the tick function of one kind of schedule ({@code every}, {@code cron}, …) from the spec's expression
      * and zone.
      */

@@ -45,7 +45,7 @@ class ScheduleTest {
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
     /** The queues of these tests, for subclasses that partition them. */
-    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-overlap", "sched-pause", "sched-pause-race", "sched-rearm", "sched-redelivery", "sched-replace", "sched-skip", "sched-trigger");
+    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-no-payload", "sched-overlap", "sched-pause", "sched-pause-race", "sched-paused-put", "sched-put-race", "sched-queue-pause", "sched-rearm", "sched-redelivery", "sched-replace", "sched-replace-previous", "sched-running", "sched-skip", "sched-trigger", "sched-undecodable", "sched-zone");
 
     private final RedisContext redis;
     private final List<DelayQueueConsumer> consumers = new ArrayList<>();
@@ -121,7 +121,7 @@ class ScheduleTest {
         String queue = "sched-redelivery";
         DelayQueueClient client = newClient();
         Schedules schedules = Schedules.builder(client).build();
-        schedules.put(ScheduleSpec.every(queue, "hourly", Duration.ofHours(1)).build());
+        schedules.put(ScheduleSpec.every(queue, "hourly", Duration.ofHours(1)).payloadJson("\"x\"").build());
         ScheduleInfo info = schedules.get(queue, "hourly").orElseThrow();
         Instant t0 = info.nextTickAt();
         QueuedMessage m0 = onlyPending(client, queue);
@@ -195,7 +195,7 @@ class ScheduleTest {
         DelayQueueClient client = newClient();
         Counting listener = new Counting();
         Schedules schedules = Schedules.builder(client).listener(listener).build();
-        schedules.put(ScheduleSpec.every(queue, "fast", Duration.ofMillis(10)).build());
+        schedules.put(ScheduleSpec.every(queue, "fast", Duration.ofMillis(10)).payloadJson("\"x\"").build());
         QueuedMessage m0 = onlyPending(client, queue);
         waitPast(client, queue, m0.dueAt().plusMillis(100)); // no consumer for 100 ms: 10 ticks missed at least
         assertThat(claim(schedules, m0)).as("the one catch-up tick runs").isTrue();
@@ -211,13 +211,14 @@ class ScheduleTest {
         DelayQueueClient client = newClient();
         Counting listener = new Counting();
         Schedules schedules = Schedules.builder(client).listener(listener).build();
-        schedules.put(ScheduleSpec.every(queue, "fast", Duration.ofMillis(10)).misfire(Misfire.SKIP).build());
+        schedules.put(ScheduleSpec.every(queue, "fast", Duration.ofMillis(10)).payloadJson("\"x\"").misfire(Misfire.SKIP).build());
         QueuedMessage m0 = onlyPending(client, queue);
         waitPast(client, queue, m0.dueAt().plusMillis(100));
         assertThat(claim(schedules, m0)).as("the late tick is left out").isFalse();
         assertThat(onlyPending(client, queue).dueAt()).isAfter(m0.dueAt().plusMillis(100));
         assertThat(listener.missed.get()).isGreaterThanOrEqualTo(11);
         assertThat(listener.outcomes).containsExactly(ScheduleListener.Outcome.SKIPPED_MISFIRE);
+        assertThat(schedules.get(queue, "fast").orElseThrow().lastTickAt()).as("no handler ran").isNull();
     }
 
     @Test
@@ -226,7 +227,7 @@ class ScheduleTest {
         DelayQueueClient client = newClient();
         Counting listener = new Counting();
         Schedules schedules = Schedules.builder(client).listener(listener).build();
-        schedules.put(ScheduleSpec.every(queue, "fast", Duration.ofMillis(10)).misfire(Misfire.FIRE_ALL).catchUpLimit(3)
+        schedules.put(ScheduleSpec.every(queue, "fast", Duration.ofMillis(10)).payloadJson("\"x\"").misfire(Misfire.FIRE_ALL).catchUpLimit(3)
                 .build());
         QueuedMessage m = onlyPending(client, queue);
         Instant first = m.dueAt();
@@ -299,6 +300,31 @@ class ScheduleTest {
         sa.remove(queue, "beat");
     }
 
+    /** Pausing the queue holds its ticks with its other messages; on resume the held tick runs late, by the misfire policy. */
+    @Test
+    void aPausedQueueHoldsTicksAndTheSeriesGoesOnAfterItsResume() {
+        String queue = "sched-queue-pause";
+        DelayQueueClient client = newClient();
+        Counting listener = new Counting();
+        Schedules schedules = Schedules.builder(client).listener(listener).build();
+        List<Long> handled = new CopyOnWriteArrayList<>();
+        schedules.put(ScheduleSpec.every(queue, "q", Duration.ofMillis(100)).payloadJson("\"x\"").build());
+        consume(schedules, client, queue, (p, ctx) -> handled.add(tick(ctx, "a").tickMs()));
+        await().atMost(DEADLINE).until(() -> handled.size() >= 1);
+        client.pause(queue);
+        await().atMost(DEADLINE).until(() -> client.stats(queue).inFlight() == 0);
+        int atPause = handled.size();
+        Instant paused = client.stats(queue).serverTime();
+        waitPast(client, queue, paused.plusMillis(500)); // five periods: the pending tick is held
+        assertThat(handled).hasSize(atPause);
+        client.resume(queue);
+        await().atMost(DEADLINE).until(() -> handled.size() >= atPause + 2);
+        assertThat(handled).doesNotHaveDuplicates();
+        assertThat(listener.missed.get()).as("fire-once: the held tick runs, the ones after it are counted missed")
+                .isGreaterThanOrEqualTo(3);
+        schedules.remove(queue, "q");
+    }
+
     @Test
     void aTickClaimedJustBeforeAPauseIsNotWrittenAgainByTheResume() {
         String queue = "sched-pause-race";
@@ -337,6 +363,178 @@ class ScheduleTest {
         schedules.remove(queue, "beat");
     }
 
+    /**
+     * A put that keeps the timing (another payload) computes the same first tick as the pending one; that tick is
+     * claimed between the put's read and its script, and its advance reads the old version. The put must not leave
+     * the series without a next tick. The tick function holds each side at the point of the race.
+     */
+    @Test
+    void aPutRacingTheClaimOfItsFirstTickKeepsTheSeriesGoing() throws Exception {
+        String queue = "sched-put-race";
+        DelayQueueClient client = newClient();
+        long period = 500;
+        AtomicBoolean armed = new AtomicBoolean();
+        AtomicBoolean putHeld = new AtomicBoolean();
+        AtomicBoolean advanceHeld = new AtomicBoolean();
+        CountDownLatch claimed = new CountDownLatch(1);
+        CountDownLatch putDone = new CountDownLatch(1);
+        TickFunction.Factory gated = (expression, zone) -> after -> {
+            long next = (Math.floorDiv(after.toEpochMilli(), period) + 1) * period;
+            try {
+                if (armed.get() && after.toEpochMilli() % period != 0 && putHeld.compareAndSet(false, true)) {
+                    claimed.await(30, TimeUnit.SECONDS); // the put: read done, script not run yet
+                } else if (armed.get() && after.toEpochMilli() % period == 0 && advanceHeld.compareAndSet(false, true)) {
+                    claimed.countDown(); // the claimed tick's interceptor: read done, advance not run yet
+                    putDone.await(30, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Instant.ofEpochMilli(next);
+        };
+        Schedules schedules = Schedules.builder(client).kind("gated", gated).build();
+        // just past a period boundary: the second put reads well before the first tick is due
+        long nowMs = client.stats(queue).serverTime().toEpochMilli();
+        waitPast(client, queue, Instant.ofEpochMilli((nowMs / period + 1) * period));
+        schedules.put(ScheduleSpec.of(queue, "g", "gated", "500ms").payloadJson("\"v1\"").build());
+        List<String> handled = new CopyOnWriteArrayList<>();
+        consume(schedules, client, queue, (p, ctx) -> handled.add(p));
+        armed.set(true);
+        schedules.put(ScheduleSpec.of(queue, "g", "gated", "500ms").payloadJson("\"v2\"").build());
+        putDone.countDown();
+        assertThat(putHeld.get() && advanceHeld.get()).as("the race was set up").isTrue();
+        await().atMost(Duration.ofSeconds(15)).until(() -> handled.size() >= 2);
+        assertThat(handled.get(handled.size() - 1)).isEqualTo("v2");
+        schedules.remove(queue, "g");
+    }
+
+    /**
+     * A tick whose payload the consumer cannot read (a payload changed by a deploy, a handler type changed) goes to
+     * the dead letters, but the series goes on: the next tick is written from the tick's headers, before decoding.
+     */
+    @Test
+    void aTickWhosePayloadDoesNotBindStillWritesTheNextTick() {
+        String queue = "sched-undecodable";
+        DelayQueueClient client = newClient();
+        Schedules schedules = Schedules.builder(client).build();
+        schedules.put(ScheduleSpec.every(queue, "u", Duration.ofMillis(200)).payloadJson("{\"not\":\"a string\"}").build());
+        List<String> handled = new CopyOnWriteArrayList<>();
+        consume(schedules, client, queue, (p, ctx) -> handled.add(p));
+        await().atMost(Duration.ofSeconds(15)).until(() -> client.stats(queue).dead() >= 3);
+        assertThat(handled).isEmpty();
+        assertThat(schedules.get(queue, "u").orElseThrow().nextTickAt()).isNotNull();
+        assertThat(schedules.get(queue, "u").orElseThrow().lastTickAt()).as("no handler ran").isNull();
+        schedules.remove(queue, "u");
+    }
+
+    /** A replace goes on from now: the kind is told the latest tick that ran (cron keeps a wall-clock time once). */
+    @Test
+    void aReplaceTellsTheTickFunctionTheLatestTickThatRan() throws Exception {
+        String queue = "sched-replace-previous";
+        DelayQueueClient client = newClient();
+        List<String> previous = new CopyOnWriteArrayList<>();
+        TickFunction.Factory recording = (expression, zone) -> new TickFunction() {
+            @Override
+            public Instant next(Instant after) {
+                return Instant.ofEpochMilli((Math.floorDiv(after.toEpochMilli(), 3_600_000) + 1) * 3_600_000);
+            }
+
+            @Override
+            public Instant next(Instant after, Instant ran) {
+                previous.add(String.valueOf(ran));
+                return next(after);
+            }
+        };
+        Schedules schedules = Schedules.builder(client).kind("recording", recording).build();
+        schedules.put(ScheduleSpec.of(queue, "p", "recording", "1h").payloadJson("1").build());
+        QueuedMessage first = onlyPending(client, queue);
+        assertThat(claim(schedules, first)).isTrue();
+        schedules.put(ScheduleSpec.of(queue, "p", "recording", "1h").payloadJson("2").build());
+        assertThat(previous).containsExactly("null", first.dueAt().toString());
+        schedules.remove(queue, "p");
+    }
+
+    /** The API's default zone is the yaml's ("UTC", not "Z"): the same spec both ways is the same definition. */
+    @Test
+    void theDefaultZoneIsUtcAsInYaml() {
+        String queue = "sched-zone";
+        Schedules schedules = Schedules.builder(newClient()).build();
+        ScheduleSpec api = ScheduleSpec.every(queue, "z", Duration.ofHours(1)).payloadJson("1").build();
+        assertThat(api.zone()).isEqualTo(ZoneId.of("UTC"));
+        assertThat(schedules.declare(ScheduleSpec.every(queue, "z", Duration.ofHours(1)).zone(ZoneId.of("UTC"))
+                .payloadJson("1").build())).isEqualTo(Schedules.Outcome.CREATED);
+        assertThat(schedules.put(api)).isEqualTo(Schedules.Outcome.UNCHANGED);
+        assertThat(schedules.get(queue, "z").orElseThrow().spec().zone().getId()).isEqualTo("UTC");
+        schedules.remove(queue, "z");
+    }
+
+    /**
+     * A tick claimed before its schedule is replaced or removed finishes (its handler runs, told as redelivered: the
+     * series moved on without it); the replaced series goes on with the new spec only, the removed one stops.
+     */
+    @Test
+    void aTickAlreadyRunningFinishesWhenItsScheduleIsReplacedOrRemoved() throws Exception {
+        String queue = "sched-running";
+        DelayQueueClient client = newClient();
+        Counting listener = new Counting();
+        Schedules schedules = Schedules.builder(client).listener(listener).build();
+        java.util.concurrent.BlockingQueue<String> claimedIds = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.concurrent.Semaphore release = new java.util.concurrent.Semaphore(0);
+        DeliveryInterceptor hold = new DeliveryInterceptor() { // runs before the schedule's interceptor
+            @Override
+            public void aroundHandle(MessageContext context, Object payload, Invocation invocation) throws Exception {
+                claimedIds.add(context.id());
+                release.tryAcquire(30, TimeUnit.SECONDS);
+                invocation.proceed();
+            }
+        };
+        List<String> handled = new CopyOnWriteArrayList<>();
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, (String p, MessageContext ctx) -> handled.add(p),
+                ConsumerOptions.builder().concurrency(2).interceptors(List.of(hold, schedules.interceptor())).build());
+        consumers.add(consumer);
+        consumer.start();
+        schedules.put(ScheduleSpec.every(queue, "r", Duration.ofMillis(200)).payloadJson("\"v1\"").build());
+        assertThat(claimedIds.poll(30, TimeUnit.SECONDS)).startsWith("r@");
+        assertThat(schedules.put(ScheduleSpec.every(queue, "r", Duration.ofHours(1)).payloadJson("\"v2\"").build()))
+                .isEqualTo(Schedules.Outcome.REPLACED);
+        release.release();
+        await().atMost(DEADLINE).until(() -> handled.size() == 1 && client.stats(queue).inFlight() == 0);
+        assertThat(handled).containsExactly("v1");
+        List<QueuedMessage> left = pending(client, queue);
+        assertThat(left).hasSize(1);
+        assertThat(left.get(0).payload()).isEqualTo("\"v2\"");
+        assertThat(left.get(0).dueAt().toEpochMilli() % Duration.ofHours(1).toMillis()).isZero();
+
+        schedules.put(ScheduleSpec.every(queue, "s", Duration.ofMillis(200)).payloadJson("\"s\"").build());
+        assertThat(claimedIds.poll(30, TimeUnit.SECONDS)).startsWith("s@");
+        assertThat(schedules.remove(queue, "s")).isTrue();
+        release.release();
+        await().atMost(DEADLINE).until(() -> handled.size() == 2 && client.stats(queue).inFlight() == 0);
+        assertThat(handled).containsExactly("v1", "s");
+        assertThat(pending(client, queue)).extracting(QueuedMessage::id).containsExactly(left.get(0).id());
+        assertThat(schedules.get(queue, "s")).isEmpty();
+        assertThat(listener.outcomes).containsExactly(ScheduleListener.Outcome.REDELIVERED,
+                ScheduleListener.Outcome.REDELIVERED);
+        schedules.remove(queue, "r");
+    }
+
+    /** A put on a paused schedule replaces its definition and keeps it paused: no tick is written until resume. */
+    @Test
+    void aPausedScheduleStaysPausedWhenItIsReplaced() {
+        String queue = "sched-paused-put";
+        DelayQueueClient client = newClient();
+        Schedules schedules = Schedules.builder(client).build();
+        schedules.put(ScheduleSpec.every(queue, "p", Duration.ofHours(1)).payloadJson("1").build());
+        assertThat(schedules.pause(queue, "p")).isTrue();
+        assertThat(schedules.put(ScheduleSpec.every(queue, "p", Duration.ofHours(2)).payloadJson("2").build()))
+                .isEqualTo(Schedules.Outcome.REPLACED);
+        assertThat(schedules.get(queue, "p").orElseThrow().paused()).isTrue();
+        assertThat(pending(client, queue)).isEmpty();
+        assertThat(schedules.resume(queue, "p")).isTrue();
+        assertThat(onlyPending(client, queue).payload()).isEqualTo("2");
+        schedules.remove(queue, "p");
+    }
+
     @Test
     void replacingMovesThePendingTickAndRemovingDeletesIt() {
         String queue = "sched-replace";
@@ -365,8 +563,8 @@ class ScheduleTest {
         String queue = "sched-declare";
         DelayQueueClient client = newClient();
         Schedules schedules = Schedules.builder(client).build();
-        ScheduleSpec v1 = ScheduleSpec.every(queue, "d", Duration.ofHours(1)).build();
-        ScheduleSpec v2 = ScheduleSpec.every(queue, "d", Duration.ofHours(2)).build();
+        ScheduleSpec v1 = ScheduleSpec.every(queue, "d", Duration.ofHours(1)).payloadJson("\"x\"").build();
+        ScheduleSpec v2 = ScheduleSpec.every(queue, "d", Duration.ofHours(2)).payloadJson("\"x\"").build();
         assertThat(schedules.declare(v1)).isEqualTo(Schedules.Outcome.CREATED);
         assertThat(schedules.declare(v2)).isEqualTo(Schedules.Outcome.REPLACED);
         assertThat(schedules.declare(v1)).as("an old instance starting again").isEqualTo(Schedules.Outcome.KEPT_NEWER);
@@ -381,7 +579,7 @@ class ScheduleTest {
         String queue = "sched-rearm";
         DelayQueueClient client = newClient();
         Schedules schedules = Schedules.builder(client).build();
-        schedules.put(ScheduleSpec.every(queue, "r", Duration.ofHours(1)).build());
+        schedules.put(ScheduleSpec.every(queue, "r", Duration.ofHours(1)).payloadJson("\"x\"").build());
         QueuedMessage tick = onlyPending(client, queue);
         assertThat(schedules.rearm(queue, "r")).as("nothing lost").isFalse();
         assertThat(client.cancel(queue, tick.id())).isTrue(); // deleted by hand: the series would stop here
@@ -417,7 +615,7 @@ class ScheduleTest {
         DelayQueueClient client = newClient();
         Schedules schedules = Schedules.builder(client).build();
         for (int i = 1; i <= 5; i++) {
-            schedules.put(ScheduleSpec.every(queue, "s" + i, Duration.ofHours(i)).build());
+            schedules.put(ScheduleSpec.every(queue, "s" + i, Duration.ofHours(i)).payloadJson("\"x\"").build());
         }
         SchedulePage page = schedules.list(queue, 1, 2);
         assertThat(page.total()).isEqualTo(5);
@@ -452,16 +650,35 @@ class ScheduleTest {
                 .allSatisfy(key -> assertThat(key).endsWith(":partitions"));
     }
 
+    /**
+     * The engine sends a JSON null payload to the dead letters before any interceptor runs (a handler never sees
+     * null), so a schedule without a payload would stop after its first tick: it is refused, nothing written.
+     */
+    @Test
+    void aScheduleWithoutAPayloadIsRefused() {
+        String queue = "sched-no-payload";
+        DelayQueueClient client = newClient();
+        Schedules schedules = Schedules.builder(client).build();
+        assertThatIllegalArgumentException().isThrownBy(() -> schedules.put(ScheduleSpec.every(queue, "n", Duration.ofSeconds(1)).build()))
+                .withMessageContaining("no payload");
+        assertThatIllegalArgumentException().isThrownBy(() -> schedules.put(ScheduleSpec.every(queue, "n", Duration.ofSeconds(1))
+                .payload(null).build())).withMessageContaining("no payload");
+        assertThatIllegalArgumentException().isThrownBy(() -> schedules.declare(ScheduleSpec.every(queue, "n", Duration.ofSeconds(1))
+                .payloadJson(" null ").build())).withMessageContaining("no payload");
+        assertThat(redis.redisson().getKeys().getKeysStreamByPattern(redis.prefix() + ":*" + queue + "*").toList())
+                .allSatisfy(key -> assertThat(key).endsWith(":partitions"));
+    }
+
     /** A schedule is a hash entry and a pending message: many of them start no thread and no timer in the JVM. */
     @Test
     void manySchedulesCostNoThreadInTheJvm() {
         String queue = "sched-many";
         DelayQueueClient client = newClient();
         Schedules schedules = Schedules.builder(client).build();
-        schedules.put(ScheduleSpec.every(queue, "warm-up", Duration.ofHours(1)).build()); // scripts loaded, connections up
+        schedules.put(ScheduleSpec.every(queue, "warm-up", Duration.ofHours(1)).payloadJson("\"x\"").build()); // scripts loaded, connections up
         int threads = Thread.activeCount();
         for (int i = 0; i < 200; i++) {
-            schedules.put(ScheduleSpec.every(queue, "customer:" + i, Duration.ofHours(1 + i % 24)).build());
+            schedules.put(ScheduleSpec.every(queue, "customer:" + i, Duration.ofHours(1 + i % 24)).payloadJson("\"x\"").build());
         }
         assertThat(schedules.list(queue, 0, 1).total()).isEqualTo(201);
         assertThat(client.stats(queue).pending()).isEqualTo(201);

@@ -1,8 +1,14 @@
 package io.github.delayqueue.spring.autoconfigure;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -12,8 +18,6 @@ import org.springframework.context.annotation.Bean;
 import io.github.delayqueue.core.schedule.ScheduleListener;
 import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
 import io.github.delayqueue.spring.core.QueueCatalog;
-import io.github.delayqueue.spring.schedule.DefaultDelayQueueSchedules;
-import io.github.delayqueue.spring.schedule.ScheduleDeclarations;
 
 /**
  * Recurring schedules: the {@code DelayQueueSchedules} bean (also the interceptor every consumer runs first, which
@@ -24,10 +28,41 @@ import io.github.delayqueue.spring.schedule.ScheduleDeclarations;
 @ConditionalOnBean(QueueCatalog.class)
 public final class DelayQueueScheduleAutoConfiguration {
 
-    /** Ticks are told to the {@link ScheduleListener} bean if there is exactly one (the metrics bind one). */
+    private static final Logger log = LoggerFactory.getLogger(DelayQueueScheduleAutoConfiguration.class);
+
+    /** Ticks are told to every {@link ScheduleListener} bean in {@code @Order} (the metrics bind one). */
     @Bean
-    DefaultDelayQueueSchedules delayQueueSchedules(QueueCatalog catalog, ObjectProvider<ScheduleListener> listener) {
-        return new DefaultDelayQueueSchedules(catalog, listener.getIfUnique(() -> ScheduleListener.NONE));
+    DefaultDelayQueueSchedules delayQueueSchedules(QueueCatalog catalog, ObjectProvider<ScheduleListener> listeners) {
+        return new DefaultDelayQueueSchedules(catalog, all(listeners.orderedStream().toList()));
+    }
+
+    private static ScheduleListener all(List<ScheduleListener> listeners) {
+        if (listeners.size() <= 1) {
+            return listeners.isEmpty() ? ScheduleListener.NONE : listeners.get(0);
+        }
+        return new ScheduleListener() {
+            @Override
+            public void tick(String queue, String schedule, Instant tick, Outcome outcome, Duration late) {
+                for (ScheduleListener listener : listeners) {
+                    try {
+                        listener.tick(queue, schedule, tick, outcome, late);
+                    } catch (RuntimeException e) { // one failing listener does not silence the others
+                        log.warn("Schedule listener {} failed: {}", listener.getClass().getName(), e.toString());
+                    }
+                }
+            }
+
+            @Override
+            public void missed(String queue, String schedule, long count) {
+                for (ScheduleListener listener : listeners) {
+                    try {
+                        listener.missed(queue, schedule, count);
+                    } catch (RuntimeException e) {
+                        log.warn("Schedule listener {} failed: {}", listener.getClass().getName(), e.toString());
+                    }
+                }
+            }
+        };
     }
 
     @Bean

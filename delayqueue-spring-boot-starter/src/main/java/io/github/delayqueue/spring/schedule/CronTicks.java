@@ -39,8 +39,20 @@ public final class CronTicks implements TickFunction {
 
     @Override
     public @Nullable Instant next(Instant after) {
+        return next(after, null);
+    }
+
+    /** As {@link #next(Instant)}, and no wall-clock time at or before {@code previous}'s (the clock went back since). */
+    @Override
+    public @Nullable Instant next(Instant after, @Nullable Instant previous) {
         ZonedDateTime from = after.atZone(this.zone);
         LocalDateTime floor = from.toLocalDateTime();
+        if (previous != null && !previous.isAfter(after)) {
+            LocalDateTime ran = previous.atZone(this.zone).toLocalDateTime();
+            if (ran.isAfter(floor)) {
+                floor = ran;
+            }
+        }
         ZonedDateTime next = this.expression.next(from);
         // the clock went back: these wall-clock times have fired already (bounded by the repeated hour's ticks)
         while (next != null && !next.toLocalDateTime().isAfter(floor)) {

@@ -1,10 +1,10 @@
 /**
  * Recurring schedules in Spring Boot: {@link io.github.delayqueue.spring.schedule.DelayQueueSchedules} (create,
- * replace, read, list, pause, resume, trigger and remove schedules at runtime), the schedules declared under
- * {@code delayqueue.schedules.*} (checked and declared at startup), cron ticks computed by Spring's
- * {@code CronExpression} ({@link io.github.delayqueue.spring.schedule.CronTicks}), and the interceptor that writes
- * each schedule's next tick in every consumer. The engine is {@code io.github.delayqueue.core.schedule}; see
- * docs/schedules.md.
+ * replace, read, list, pause, resume, trigger and remove schedules at runtime) and cron ticks computed by Spring's
+ * {@code CronExpression} ({@link io.github.delayqueue.spring.schedule.CronTicks}). Their implementation, the
+ * interceptor that writes each schedule's next tick in every consumer and the declarations of
+ * {@code delayqueue.schedules.*} are internal to the auto-configuration. The engine is
+ * {@code io.github.delayqueue.core.schedule}; see docs/schedules.md.
  */
 @NullMarked
 package io.github.delayqueue.spring.schedule;

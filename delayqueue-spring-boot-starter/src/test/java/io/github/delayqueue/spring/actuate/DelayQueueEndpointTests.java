@@ -208,7 +208,7 @@ class DelayQueueEndpointTests {
         ScheduleSpec spec = ScheduleSpec.cron("WORK", "nightly", "0 0 2 * * *").zone(java.time.ZoneId.of("Europe/Berlin"))
                 .build();
         given(schedules.list("WORK", 0, 20)).willReturn(new SchedulePage("WORK", 1, 0, NOW,
-                List.of(new ScheduleInfo(spec, true, NOW.plusSeconds(3600), false, null, "7"))));
+                List.of(new ScheduleInfo(spec, true, NOW.plusSeconds(3600), false, null))));
         given(schedules.pause("WORK", "nightly")).willReturn(true);
         given(schedules.pause("WORK", "a b")).willThrow(new IllegalArgumentException("schedule id must be ..."));
         DelayQueueEndpoint endpoint = new DelayQueueEndpoint(this.admin, this.registry, queue -> 4, false, schedules);

@@ -19,6 +19,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.github.delayqueue.core.schedule.ScheduleInfo;
+import io.github.delayqueue.core.schedule.ScheduleListener;
 import io.github.delayqueue.core.schedule.ScheduleSpec;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayQueueAdmin;
@@ -26,8 +27,8 @@ import io.github.delayqueue.spring.DelayMessageHandler;
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderTimeout;
 import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
+import io.github.delayqueue.spring.outbox.StoppableRedis;
 import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
-import io.github.delayqueue.spring.schedule.ScheduleDeclarations;
 import io.github.delayqueue.testing.TestRedis;
 
 /**
@@ -90,6 +91,15 @@ class DelayQueueScheduleAutoConfigurationTests {
         });
     }
 
+    /** The public schedule API holds no machinery: the runtime API, the cron kind, and a read-only view. */
+    @Test
+    void theScheduleApiExposesNoMachinery() {
+        assertThat(java.lang.reflect.Modifier.isPublic(DefaultDelayQueueSchedules.class.getModifiers())).isFalse();
+        assertThat(java.lang.reflect.Modifier.isPublic(ScheduleDeclarations.class.getModifiers())).isFalse();
+        assertThat(java.util.Arrays.stream(ScheduleInfo.class.getRecordComponents())
+                .map(java.lang.reflect.RecordComponent::getName)).doesNotContain("version");
+    }
+
     @Test
     void badDeclarationsFailStartupNamingThePropertyAndTheFix() {
         failsWith("delayqueue.schedules.nightly.queue is not set", "declared queue code",
@@ -116,6 +126,13 @@ class DelayQueueScheduleAutoConfigurationTests {
         failsWith("does not bind to " + OrderTimeout.class.getName(), "delayqueue.schedules.beat.payload",
                 "delayqueue.schedules.beat.queue=ORDER_TIMEOUT", "delayqueue.schedules.beat.every=30s",
                 "delayqueue.schedules.beat.payload=[1, 2]");
+        // a handler is never given null: a tick without a payload would go to the dead letters and end the series
+        failsWith("delayqueue.schedules.beat.payload is empty", "delayqueue.schedules.beat.payload",
+                "delayqueue.schedules.beat.queue=REMINDER", "delayqueue.schedules.beat.every=30s",
+                "delayqueue.schedules.beat.payload=");
+        failsWith("delayqueue.schedules.beat.payload is JSON null", "delayqueue.schedules.beat.payload",
+                "delayqueue.schedules.beat.queue=ORDER_TIMEOUT", "delayqueue.schedules.beat.every=30s",
+                "delayqueue.schedules.beat.payload=null");
         failsWith("The schedule name 'a|b' is not a valid schedule id", "Rename it",
                 "delayqueue.schedules[a|b].queue=REMINDER", "delayqueue.schedules[a|b].every=30s");
         failsWith("delayqueue.schedules.beat.catch-up-limit is 0", "between 1 and",
@@ -123,14 +140,24 @@ class DelayQueueScheduleAutoConfigurationTests {
                 "delayqueue.schedules.beat.catch-up-limit=0");
     }
 
-    /** As the rest of the starter: Redis down at startup does not fail it; the declaration waits for the next start. */
+    /**
+     * As the rest of the starter: Redis down at startup does not fail it; the declaration keeps trying on its thread
+     * and is made once Redis is back.
+     */
     @Test
-    void aValidDeclarationDoesNotFailStartupWhileRedisIsDown() {
-        this.offline.withPropertyValues("delayqueue.schedules.nightly.queue=REMINDER",
-                "delayqueue.schedules.nightly.cron=0 0 2 * * *").run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(ScheduleDeclarations.class).isDone()).isFalse(); // still trying
-                });
+    void aValidDeclarationDoesNotFailStartupWhileRedisIsDownAndIsMadeWhenItIsBack() {
+        try (StoppableRedis redis = new StoppableRedis()) { // not started yet: Redis is down
+            this.offline.withPropertyValues("spring.data.redis.url=" + redis.url(),
+                    "delayqueue.schedules.nightly.queue=REMINDER", "delayqueue.schedules.nightly.cron=0 0 2 * * *")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        ScheduleDeclarations declarations = context.getBean(ScheduleDeclarations.class);
+                        assertThat(declarations.isDone()).isFalse(); // still trying
+                        redis.start();
+                        await().atMost(Duration.ofSeconds(30)).until(declarations::isDone);
+                        declared(context.getBean(DelayQueueSchedules.class), "REMINDER", "nightly", "0 0 2 * * *");
+                    });
+        }
     }
 
     @Test
@@ -149,11 +176,20 @@ class DelayQueueScheduleAutoConfigurationTests {
         });
     }
 
+    /** With the metrics' listener and one of the application's own: both hear every tick. */
     @Test
     void aDeclaredScheduleTicksThroughTheHandlerWithItsPayload() {
         received.clear();
+        List<ScheduleListener.Outcome> heard = new CopyOnWriteArrayList<>();
+        ScheduleListener own = new ScheduleListener() {
+            @Override
+            public void tick(String queue, String schedule, java.time.Instant tick, Outcome outcome, Duration late) {
+                heard.add(outcome);
+            }
+        };
         online(TestRedis.uniquePrefix()).withUserConfiguration(HandlerConfig.class)
                 .withConfiguration(AutoConfigurations.of(DelayQueueMetricsAutoConfiguration.class))
+                .withBean("ownScheduleListener", ScheduleListener.class, () -> own)
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new).withPropertyValues(
                 "delayqueue.schedules.heartbeat.queue=ORDER_TIMEOUT", "delayqueue.schedules.heartbeat.every=200ms",
                 "delayqueue.schedules.heartbeat.payload={\"orderId\":\"beat\",\"amountCents\":1}").run(context -> {
@@ -167,8 +203,25 @@ class DelayQueueScheduleAutoConfigurationTests {
                     assertThat(received).allSatisfy(p -> assertThat(p).isEqualTo(new OrderTimeout("beat", 1)));
                     assertThat(context.getBean(MeterRegistry.class).get("delayqueue.schedule.ticks")
                             .tags("queue", "ORDER_TIMEOUT", "outcome", "fired").timer().count()).isGreaterThanOrEqualTo(2);
+                    assertThat(heard).contains(ScheduleListener.Outcome.FIRED);
                     schedules.remove("ORDER_TIMEOUT", "heartbeat");
                 });
+    }
+
+    /** A tick whose payload does not bind to the handler's type goes to the dead letters; the series goes on. */
+    @Test
+    void aScheduleWhosePayloadDoesNotBindKeepsTicking() {
+        received.clear();
+        online(TestRedis.uniquePrefix()).withUserConfiguration(HandlerConfig.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            DelayQueueSchedules schedules = context.getBean(DelayQueueSchedules.class);
+            schedules.put(ScheduleSpec.every("ORDER_TIMEOUT", "wrong", Duration.ofMillis(200)).payloadJson("[1, 2]").build());
+            context.getBean(DefaultDelayQueueConsumerRegistry.class).start();
+            await().atMost(Duration.ofSeconds(15)).until(() -> context.getBean(DelayQueueAdmin.class)
+                    .stats(OrderQueues.ORDER_TIMEOUT).dead() >= 3);
+            assertThat(received).isEmpty();
+            schedules.remove("ORDER_TIMEOUT", "wrong");
+        });
     }
 
     /**
@@ -179,9 +232,9 @@ class DelayQueueScheduleAutoConfigurationTests {
     void duringARollingDeployTheNewestDeclarationWinsAndAnOldInstanceDoesNotBringItsSpecBack() {
         String prefix = TestRedis.uniquePrefix();
         String[] v1 = { "delayqueue.schedules.nightly.queue=REMINDER", "delayqueue.schedules.nightly.cron=0 0 2 * * *",
-                "delayqueue.schedules.nightly.zone=Europe/Berlin" };
+                "delayqueue.schedules.nightly.zone=Europe/Berlin", "delayqueue.schedules.nightly.payload=\"n\"" };
         String[] v2 = { "delayqueue.schedules.nightly.queue=REMINDER", "delayqueue.schedules.nightly.cron=0 0 3 * * *",
-                "delayqueue.schedules.nightly.zone=Europe/Berlin" };
+                "delayqueue.schedules.nightly.zone=Europe/Berlin", "delayqueue.schedules.nightly.payload=\"n\"" };
         online(prefix).withPropertyValues(v1).run(old -> {
             assertThat(old).hasNotFailed();
             DelayQueueSchedules schedules = old.getBean(DelayQueueSchedules.class);

@@ -32,6 +32,21 @@ class CronTicksTests {
         return out;
     }
 
+    /**
+     * The put and misfire paths go on from now, not from a tick: replacing a daily 01:30 New York schedule at 01:10
+     * EST on 2026-11-01, after 01:30 EDT ran, must not run 01:30 again (at 01:30 EST).
+     */
+    @Test
+    void aSeriesGoingOnFromNowDoesNotFireARepeatedTimeAgain() {
+        CronTicks ticks = new CronTicks("0 30 1 * * *", NEW_YORK);
+        Instant ran = Instant.parse("2026-11-01T05:30:00Z"); // 01:30 EDT
+        Instant now = Instant.parse("2026-11-01T06:10:00Z"); // 01:10 EST
+        assertThat(ticks.next(now, ran)).isEqualTo(Instant.parse("2026-11-02T06:30:00Z"));
+        assertThat(ticks.next(now, null)).as("a new series").isEqualTo(Instant.parse("2026-11-01T06:30:00Z"));
+        assertThat(ticks.next(Instant.parse("2026-11-01T04:00:00Z"), Instant.parse("2026-10-31T05:30:00Z")))
+                .as("no clock change in between").isEqualTo(ran);
+    }
+
     @Test
     void berlinSpringForwardHasNoTickAtTheMissingTime() {
         assertThat(ticks("0 30 2 * * *", BERLIN, "2026-03-28T00:00:00Z", 3)).containsExactly(

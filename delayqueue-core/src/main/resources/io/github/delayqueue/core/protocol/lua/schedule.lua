@@ -68,9 +68,15 @@ if op == 'put' then
   -- ARGV: 4 expected version ('0': the schedule must not exist), 5 definition, 6 first tick due (ms),
   --       7 first tick id, 8 first tick body, 9 '1' to create it paused (only when it does not exist yet)
   -- Replaces the definition and the pending tick (one in flight finishes; its 'advance' finds a new version and
-  -- writes nothing). Returns {'conflict'} if the version moved since Java read it, else {'ok', version}.
+  -- writes nothing). Returns {'conflict'} if the version moved since Java read it, {'inflight'} (nothing written)
+  -- if the first tick is in flight (claimed since Java read the clock, its advance then stale: writing the cursor
+  -- there would end the series), so Java computes the first tick after it; else {'ok', version}.
   local st = state_of(sid)
   if (st and st.v or '0') ~= ARGV[4] then return { 'conflict' } end
+  if (st and st.p or ARGV[9]) == '0' then
+    local envelope = redis.call('HGET', KEYS[1], ARGV[7])
+    if envelope and redis.call('ZSCORE', KEYS[3], member_of(ARGV[7], envelope)) then return { 'inflight' } end
+  end
   local running, paused = '', ARGV[9]
   if st then
     unpend(st.k)
@@ -86,7 +92,8 @@ end
 
 if op == 'advance' then
   -- The tick ARGV[5] (instant ARGV[4] ms) was claimed. ARGV: 6 the version Java read, 7 '1' for overlap 'skip',
-  -- 8 next tick due ('' to write none), 9 next tick id, 10 next tick body.
+  -- 8 next tick due ('' to write none), 9 next tick id, 10 next tick body, 11 '1' if its handler will not run
+  -- whatever overlap says (the misfire policy skips it, or its payload cannot be decoded): not the running one.
   -- Overlap: with 'skip', the tick is left out while the latest tick let run (another id) is still live (in flight
   -- or waiting for a retry); else it becomes the running one. Then, only if the cursor is this tick and the version
   -- is the one read, moves the cursor to the next tick and writes it (unless paused): a late redelivery of an older
@@ -99,7 +106,7 @@ if op == 'advance' then
   local skip = '0'
   if ARGV[7] == '1' and st.r ~= '' and st.r ~= tick and redis.call('HEXISTS', KEYS[1], st.r) == 1 then
     skip = '1'
-  else
+  elseif ARGV[11] ~= '1' then
     st.r = tick
   end
   if st.c ~= ARGV[4] or st.v ~= ARGV[6] then

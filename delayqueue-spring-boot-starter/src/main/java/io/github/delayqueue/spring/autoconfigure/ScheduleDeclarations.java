@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.schedule;
+package io.github.delayqueue.spring.autoconfigure;
 
 import java.lang.reflect.Type;
 import java.time.Duration;
@@ -20,21 +20,21 @@ import io.github.delayqueue.core.schedule.Schedules;
 import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import io.github.delayqueue.spring.core.QueueCatalog;
+import io.github.delayqueue.spring.schedule.CronTicks;
 
 /**
  * The schedules of {@code delayqueue.schedules.*}: checked when the context starts, before any consumer (a bad one
  * fails startup with a {@link DelayQueueConfigurationException} naming the property and the fix), then declared
  * ({@link Schedules#declare}: the newest definition wins, a replaced one is not brought back by an old instance) and
  * re-armed ({@link Schedules#rearm}) on a thread of its own, which tries again while Redis cannot be reached.
- *
- * <p>Internal to the starter: public only so that the auto-configuration can create it.
+ * Internal to the starter (created by {@link DelayQueueScheduleAutoConfiguration}).
  */
-public final class ScheduleDeclarations implements SmartLifecycle {
+final class ScheduleDeclarations implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(ScheduleDeclarations.class);
 
     /** Properties of one schedule, as bound from {@code delayqueue.schedules.<name>}. */
-    public record Declared(@Nullable String queue, @Nullable String cron, @Nullable Duration every, String zone,
+    record Declared(@Nullable String queue, @Nullable String cron, @Nullable Duration every, String zone,
             String payload, io.github.delayqueue.core.schedule.Misfire misfire, int catchUpLimit,
             io.github.delayqueue.core.schedule.Overlap overlap) {
     }
@@ -48,7 +48,7 @@ public final class ScheduleDeclarations implements SmartLifecycle {
     private volatile @Nullable Thread thread;
     private volatile boolean done;
 
-    public ScheduleDeclarations(Map<String, Declared> declared, QueueCatalog catalog, DefaultDelayQueueSchedules schedules,
+    ScheduleDeclarations(Map<String, Declared> declared, QueueCatalog catalog, DefaultDelayQueueSchedules schedules,
             Function<String, Optional<Type>> payloadTypes) {
         this.declared = Map.copyOf(declared);
         this.catalog = catalog;
@@ -117,7 +117,7 @@ public final class ScheduleDeclarations implements SmartLifecycle {
     }
 
     /** Whether every declaration of this start was made (or failed for good); for tests and health checks. */
-    public boolean isDone() {
+    boolean isDone() {
         return this.done;
     }
 
@@ -177,8 +177,17 @@ public final class ScheduleDeclarations implements SmartLifecycle {
             throw fail(property + ".catch-up-limit is " + d.catchUpLimit() + ".",
                     "Set it between 1 and " + ScheduleSpec.MAX_CATCH_UP + ".");
         }
-        ScheduleSpec spec = builder.zone(zone).payloadJson(d.payload() == null || d.payload().isBlank() ? "null" : d.payload())
+        String noPayload = "Set " + property + ".payload to JSON of the payload type of queue '" + d.queue()
+                + "'s handler, quoted in yaml: payload: '{\"kind\":\"nightly\"}' (leave it out for {}). A handler is "
+                + "never given null: every tick would go to the dead letters.";
+        if (d.payload() == null || d.payload().isBlank()) {
+            throw fail(property + ".payload is empty.", noPayload);
+        }
+        ScheduleSpec spec = builder.zone(zone).payloadJson(d.payload())
                 .misfire(d.misfire()).catchUpLimit(d.catchUpLimit()).overlap(d.overlap()).build();
+        if (d.payload().strip().equals("null")) {
+            throw fail(property + ".payload is JSON null.", noPayload);
+        }
         Schedules engine = this.schedules.of(d.queue());
         try {
             engine.validate(spec);
@@ -199,7 +208,9 @@ public final class ScheduleDeclarations implements SmartLifecycle {
         Optional<Type> type = this.payloadTypes.apply(d.queue());
         if (type.isPresent()) {
             try {
-                this.catalog.codec().decode(spec.payloadJson(), type.get());
+                if (this.catalog.codec().decode(spec.payloadJson(), type.get()) == null) {
+                    throw new IllegalArgumentException("it decodes to null");
+                }
             } catch (RuntimeException e) {
                 throw fail(property + ".payload " + spec.payloadJson() + " does not bind to " + type.get().getTypeName()
                         + ", the payload type of queue '" + d.queue() + "'s handler: " + e.getMessage()

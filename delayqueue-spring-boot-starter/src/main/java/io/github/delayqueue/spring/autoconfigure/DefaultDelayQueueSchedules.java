@@ -1,4 +1,4 @@
-package io.github.delayqueue.spring.schedule;
+package io.github.delayqueue.spring.autoconfigure;
 
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -16,21 +16,22 @@ import io.github.delayqueue.core.schedule.ScheduleSpec;
 import io.github.delayqueue.core.schedule.Schedules;
 import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.core.QueueCatalog;
+import io.github.delayqueue.spring.schedule.CronTicks;
+import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
 
 /**
  * {@link DelayQueueSchedules} over the declared queues: one engine {@link Schedules} per client of the catalog (queues
  * with other settings, partitions for one, have clients of their own), with the {@code every} and {@code cron} kinds.
  * Also the {@link DeliveryInterceptor} that every consumer runs first: it hands each claimed message to the
  * {@link Schedules#interceptor()} of its queue's client.
- *
- * <p>Internal to the starter: public only so that the auto-configuration can create it.
+ * Internal to the starter (created by {@link DelayQueueScheduleAutoConfiguration}).
  */
-public final class DefaultDelayQueueSchedules implements DelayQueueSchedules, DeliveryInterceptor, Ordered {
+final class DefaultDelayQueueSchedules implements DelayQueueSchedules, DeliveryInterceptor, Ordered {
 
     private final QueueCatalog catalog;
     private final Map<DelayQueueClient, Schedules> byClient = new IdentityHashMap<>();
 
-    public DefaultDelayQueueSchedules(QueueCatalog catalog, ScheduleListener listener) {
+    DefaultDelayQueueSchedules(QueueCatalog catalog, ScheduleListener listener) {
         this.catalog = catalog;
         for (DelayQueueCode code : catalog.codes()) {
             DelayQueueClient client = catalog.require(code).client();
@@ -44,7 +45,7 @@ public final class DefaultDelayQueueSchedules implements DelayQueueSchedules, De
      *
      * @throws IllegalArgumentException if no DelayQueueCode declares {@code queue}
      */
-    public Schedules of(String queue) {
+    Schedules of(String queue) {
         QueueCatalog.Queue declared = this.catalog.find(queue).orElseThrow(() -> new IllegalArgumentException(
                 "queue '" + queue + "' is not declared: declared queue codes are "
                         + this.catalog.codes().stream().map(DelayQueueCode::code).toList()));
@@ -107,5 +108,14 @@ public final class DefaultDelayQueueSchedules implements DelayQueueSchedules, De
             return;
         }
         this.byClient.get(queue.get().client()).interceptor().aroundHandle(context, payload, invocation);
+    }
+
+    /** A tick whose payload cannot be decoded still writes its next tick (see {@link DeliveryInterceptor#undecodable}). */
+    @Override
+    public void undecodable(MessageContext context) {
+        if (context.headers().containsKey(Schedules.SCHEDULE_HEADER)) {
+            this.catalog.find(context.queue())
+                    .ifPresent(queue -> this.byClient.get(queue.client()).interceptor().undecodable(context));
+        }
     }
 }
