@@ -228,6 +228,25 @@ class BatchHandlerTest {
     }
 
     @Test
+    void aBatchPastTheHandlerTimeoutIsInterruptedAndItsMessagesRetried() {
+        String queue = "batch-timeout";
+        sendDue(queue, "a", "b");
+        ConsumerOptions timeout = OPTIONS.toBuilder().handlerTimeout(Duration.ofMillis(300))
+                .visibilityTimeout(Duration.ofMillis(300)).build();
+        consumer = client.newBatchConsumer(queue, Row.class, items -> {
+            if (record(items).stream().anyMatch(s -> s.endsWith("@1"))) {
+                Thread.sleep(10_000); // hung: interrupted by the timeout
+            }
+        }, BatchOptions.of(10), timeout);
+        consumer.start();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> handled().size() >= 4);
+        awaitSettled(queue);
+        assertThat(handled()).containsExactlyInAnyOrder("a@1", "b@1", "a@2", "b@2");
+        assertThat(client.stats(queue).dead()).isZero();
+    }
+
+    @Test
     void anUndecodableMessageIsDeadLetteredWithoutFailingTheRest() {
         String queue = "batch-decode";
         client.sendAll(queue, List.of(
