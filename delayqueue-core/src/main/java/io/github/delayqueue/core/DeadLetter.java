@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * @param headers    the headers sent with it
  * @param attempts   deliveries made before it died (0 if it never reached a handler)
  * @param reason     why it died: the last handler error ({@code ExceptionClass: message}), a decoding
- *                   failure, or an expired lease on its last attempt
+ *                   failure, an expired lease on its last attempt, or {@code expired: …} for a message not
+ *                   delivered by its expiry
  * @param deadAt     when it died (Redis clock)
  * @param enqueuedAt when it was first sent (Redis clock), or {@code null} if the envelope is unreadable
  */

@@ -11,12 +11,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * Optional settings of one send: a caller-chosen message id (such as {@code order:42}), what to do
  * when a message with that id already exists, string headers delivered with the message, and a
- * deduplication window that keeps the id taken after delivery.
+ * deduplication window that keeps the id taken after delivery, and an expiry after which it is never delivered.
  * Immutable; every {@code with…} method returns a copy.
  *
  * <pre>{@code
  * SendOptions.id("order:42").replaceExisting().header("tenant", "acme")
  * SendOptions.id("welcome:" + userId + ":" + today).withDedupWindow(Duration.ofDays(1))
+ * SendOptions.none().expiresAt(meeting.startsAt())
  * }</pre>
  */
 public final class SendOptions {
