@@ -126,6 +126,21 @@ class ExpiryTest {
     }
 
     @Test
+    void theExpiryTravelsInTheBodyThroughAPreparedSendRestoredAsAnOutboxDoes() {
+        Instant now = Instant.now();
+        PreparedSend prepared = client.prepare(DEAD, List.of(
+                SendRequest.at("late", now.minusSeconds(10), SendOptions.id("outbox:1").expiresAt(now.minusSeconds(5))),
+                SendRequest.of("on time", Duration.ZERO, SendOptions.id("outbox:2").expiresAfter(DAY))));
+        // what an outbox stores and sends later: the bodies, restored
+        client.send(client.restore(DEAD, prepared.messages()));
+        await().atMost(Duration.ofSeconds(20)).until(() -> received.contains("outbox:2=on time {}")
+                && client.deadLetters(DEAD, 100).stream().anyMatch(d -> d.id().equals("outbox:1")));
+        assertThat(client.deadLetters(DEAD, 100)).filteredOn(d -> d.id().equals("outbox:1")).singleElement()
+                .satisfies(d -> assertThat(d.reason()).startsWith("expired"));
+        assertThat(received).noneMatch(r -> r.startsWith("outbox:1="));
+    }
+
+    @Test
     void withOnExpiryDropItIsDeletedAndNeverDelivered() {
         Instant now = Instant.now();
         client.sendAt(DROP, "late", now.minusSeconds(10), SendOptions.id("drop:1").expiresAt(now.minusSeconds(5)));
