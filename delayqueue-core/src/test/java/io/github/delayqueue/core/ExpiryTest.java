@@ -126,6 +126,32 @@ class ExpiryTest {
     }
 
     @Test
+    void aRescheduleDoesNotMoveTheExpiryAndARequeuedExpiredDeadLetterExpiresAgain() {
+        Instant now = Instant.now();
+        client.pause(DEAD); // nothing is claimed before the reschedule, however slow this machine
+        try {
+            client.sendAt(DEAD, "moved", now.plusMillis(200), SendOptions.id("moved:1").expiresAt(now.plusMillis(1_000)));
+            // past the expiry: were the expiry moved with the due time (or lost), the handler would run
+            assertThat(client.rescheduleAt(DEAD, "moved:1", now.plusMillis(1_500))).isTrue();
+        } finally {
+            client.resume(DEAD);
+        }
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> client.deadLetters(DEAD, 100).stream().anyMatch(d -> d.id().equals("moved:1")));
+        DeadLetter first = client.deadLetters(DEAD, 100).stream().filter(d -> d.id().equals("moved:1")).findFirst()
+                .orElseThrow();
+        assertThat(first.reason()).startsWith("expired");
+
+        // requeued, it keeps the expiry (it travels in the envelope) and expires again at its next claim
+        assertThat(client.requeueDeadLetters(DEAD, List.of(first.key()))).isEqualTo(1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.deadLetters(DEAD, 100).stream()
+                .anyMatch(d -> d.id().equals("moved:1") && !d.key().equals(first.key())));
+        assertThat(client.deadLetters(DEAD, 100)).filteredOn(d -> d.id().equals("moved:1")).singleElement()
+                .satisfies(d -> assertThat(d.reason()).startsWith("expired"));
+        assertThat(received).noneMatch(r -> r.startsWith("moved:1="));
+    }
+
+    @Test
     void theExpiryTravelsInTheBodyThroughAPreparedSendRestoredAsAnOutboxDoes() {
         Instant now = Instant.now();
         PreparedSend prepared = client.prepare(DEAD, List.of(
