@@ -13,7 +13,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
@@ -51,23 +52,26 @@ class LateSubscriptionTest {
     void stop() {
         if (consumer != null) {
             consumer.stop();
+            consumer = null;
         }
     }
 
-    @Test
-    void messageSentBeforeTheSubscriptionTookEffectIsNotLeftToTheSafetyPoll() {
+    @ParameterizedTest(name = "{0} partitions")
+    @ValueSource(ints = {1, 3})
+    void messageSentBeforeTheSubscriptionTookEffectIsNotLeftToTheSafetyPoll(int partitions) {
         HeldSubscriptions held = new HeldSubscriptions(redis.redisson());
+        String queue = "late-sub-" + partitions;
         DelayQueueClient client = DelayQueueClient.create(held.client(),
-                ClientOptions.builder().keyPrefix(redis.prefix()).build());
+                ClientOptions.builder().keyPrefix(redis.prefix()).partitions(queue, partitions).build());
         List<Long> lateness = new CopyOnWriteArrayList<>();
-        consumer = client.newConsumer("late-sub", String.class,
+        consumer = client.newConsumer(queue, String.class,
                 (payload, context) -> lateness.add(serverNowMs(client) - context.dueAt().toEpochMilli()),
                 ConsumerOptions.builder().maxPollInterval(Duration.ofMinutes(2)).build());
         consumer.start();
         // the poller claimed (nothing) and sleeps out its safety poll; its subscription is still under way
-        await().atMost(DEADLINE).until(() -> held.waiting() == 1 && Asleep.past(consumer, serverNowMs(client) + 60_000));
+        await().atMost(DEADLINE).until(() -> held.waiting() == partitions && Asleep.past(consumer, serverNowMs(client) + 60_000));
 
-        client.send("late-sub", "x", Duration.ofMillis(100)); // its wake-up reaches no subscriber
+        client.send(queue, "x", Duration.ofMillis(100)); // its wake-up reaches no subscriber
         held.release();
 
         await().atMost(DEADLINE).until(() -> lateness.size() == 1);
