@@ -198,6 +198,35 @@ class PartitionTest {
     }
 
     @Test
+    void partitionsSharingOneSlotEachClaimWhenItFrees() {
+        // concurrency 1 over 4 partitions: a partition whose message falls due while another's handler holds the one
+        // slot waits for that slot, and must be woken when it frees; a lost wake leaves it asleep for its 30 s poll
+        String queue = "one-slot";
+        DelayQueueClient client = client(queue, 4);
+        List<Long> lateness = new CopyOnWriteArrayList<>();
+        DelayQueueConsumer consumer = start(client, queue, ConsumerOptions.builder().concurrency(1)
+                .maxPollInterval(Duration.ofSeconds(30)).build(), (payload, context) -> {
+                    lateness.add(System.currentTimeMillis() - context.dueAt().toEpochMilli());
+                    Thread.sleep(20);
+                });
+        await().atMost(Duration.ofSeconds(30)).until(() -> Asleep.past(consumer, System.currentTimeMillis() + 10_000));
+        List<List<String>> ids = new ArrayList<>();
+        for (int p = 0; p < 4; p++) {
+            ids.add(idsIn(p, 4, 6, "s"));
+        }
+        List<SendRequest> requests = new ArrayList<>();
+        for (int i = 0; i < 24; i++) { // due 10 ms apart, each in the next partition: every one meets a busy slot
+            String id = ids.get(i % 4).get(i / 4);
+            requests.add(SendRequest.of(id, Duration.ofMillis(200 + 10L * i), SendOptions.id(id)));
+        }
+        client.sendAll(queue, requests);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> lateness.size() == 24);
+        // 24 handlers of 20 ms one after the other: under a second late on a quiet machine; a lost wake is 30 s
+        assertThat(lateness).allSatisfy(late -> assertThat(late).isLessThan(5_000));
+    }
+
+    @Test
     void concurrencyCountsTheHandlersOfEveryPartition() throws Exception {
         String queue = "slots";
         DelayQueueClient client = client(queue, 4);

@@ -51,8 +51,8 @@ public final class WakeUps {
     /**
      * Subscribes without waiting. Called on the poller thread, not in start(): with a lazily connecting
      * client, Redisson connects inside addListenerAsync and blocks for its whole retry budget while Redis
-     * is down. A wake-up published before the SUBSCRIBE completes is missed, and that message waits for
-     * the safety poll at most.
+     * is down. A wake-up published before the SUBSCRIBE completes is missed, so its completion wakes the
+     * poller, which claims once more and finds any message sent meanwhile (LateSubscriptionTest).
      */
     void subscribe() {
         // set before the call: a subscription that fails (even synchronously, inside addListenerAsync) resets it,
@@ -69,6 +69,9 @@ public final class WakeUps {
                 if (error == null) {
                     listenerId = id;
                     subscribed = true;
+                    // a send between the poller's last claim and now published its wake-up to nobody: claim again,
+                    // or it waits for the safety poll (the status listener below is not told of this subscription)
+                    wake.accept(Long.MIN_VALUE);
                     watchResubscriptions();
                     if (failures > 0) {
                         failures = 0;
@@ -89,7 +92,8 @@ public final class WakeUps {
     /**
      * After a failover Redisson subscribes the channel again on the new master (when it has found it): wake-ups
      * published meanwhile were missed, and the new master answers, so the poller claims at once rather than after the
-     * rest of its sleep or error back-off (FailoverTest's drain). The first subscription wakes it too, harmlessly.
+     * rest of its sleep or error back-off (FailoverTest's drain). Added once the first subscription completed, it is not
+     * told of that one: {@link #subscribe} wakes the poller itself.
      */
     private void watchResubscriptions() {
         if (watching) {
