@@ -566,6 +566,7 @@ final class OursSide extends Side {
         try (Run run = new Run("enqueue")) {
             AtomicInteger next = new AtomicInteger();
             Duration delay = Duration.ofMillis(FAR_MS);
+            Bench.CpuMeter cpu = bench.cpu();
             long t0 = System.nanoTime();
             parallel(threads, t -> {
                 for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
@@ -573,7 +574,7 @@ final class OursSide extends Side {
                 }
             });
             double secs = (System.nanoTime() - t0) / 1e9;
-            return Measure.of(count / secs).with("messages", count).with("threads", threads).with("seconds", secs);
+            return cpu.addTo(Measure.of(count / secs), "window_").with("messages", count).with("threads", threads).with("seconds", secs);
         }
     }
 
@@ -582,6 +583,7 @@ final class OursSide extends Side {
         try (Run run = new Run("batch")) {
             Chunks chunks = new Chunks(count, batch);
             Duration delay = Duration.ofMillis(FAR_MS);
+            Bench.CpuMeter cpu = bench.cpu();
             long t0 = System.nanoTime();
             parallel(threads, t -> {
                 for (int from = chunks.take(); from >= 0; from = chunks.take()) {
@@ -593,7 +595,7 @@ final class OursSide extends Side {
                 }
             });
             double secs = (System.nanoTime() - t0) / 1e9;
-            return Measure.of(count / secs).with("messages", count).with("threads", threads).with("batch", batch)
+            return cpu.addTo(Measure.of(count / secs), "window_").with("messages", count).with("threads", threads).with("batch", batch)
                     .with("seconds", secs);
         }
     }
@@ -621,6 +623,7 @@ final class OursSide extends Side {
             run.start((payload, ctx) -> handled.increment());
             Thread.sleep(200);
             AtomicLong sent = new AtomicLong();
+            Bench.CpuMeter cpu = bench.cpu();
             long t0 = System.nanoTime();
             long stopAt = t0 + TimeUnit.SECONDS.toNanos(seconds);
             parallel(producers, t -> {
@@ -649,7 +652,7 @@ final class OursSide extends Side {
             }
             run.awaitSettled(30_000);
             double secs = (System.nanoTime() - t0) / 1e9;
-            return Measure.of(sent.get() / secs).with("sent", sent.get()).with("handled_and_acked", handled.sum())
+            return cpu.addTo(Measure.of(sent.get() / secs), "window_").with("sent", sent.get()).with("handled_and_acked", handled.sum())
                     .with("send_s", sendSecs).with("total_s", secs).with("producers", producers)
                     .with("send", "sendAll(" + batch + ")").with("delay_ms", 0)
                     .with("consumer", "concurrency=" + consumerOptions().concurrency() + ",batchSize="
