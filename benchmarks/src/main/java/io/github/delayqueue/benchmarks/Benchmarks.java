@@ -386,7 +386,7 @@ public final class Benchmarks {
         out.println("# our consumer: " + ours.consumerOptions());
         out.println("# flags: " + settings.describe());
         out.println("# rounds: " + settings.integer("rounds") + " per scenario in this JVM, each round ours then the other "
-                + "side; RESULT = medians of the rounds, better = ratio of the medians; DETAIL rounds= every round");
+                + "side (then the floor where it runs); RESULT = medians of the rounds, better = ratio of the medians; DETAIL rounds= every round");
         out.println("# load average at the start: " + loadAverage());
         out.flush();
     }

@@ -23,7 +23,8 @@ import org.redisson.client.codec.StringCodec;
  * <li>send: {@code ZADD} of the due time and {@code HSET} of the body, variadic for a batch (the due time from the
  * JVM's estimate of the Redis clock, one per call);</li>
  * <li>claim: {@code ZRANGEBYSCORE … LIMIT}, {@code ZREM}, {@code ZADD} to the in-flight set with a deadline,
- * {@code HMGET};</li>
+ * {@code HMGET} (and, only when nothing is due, {@code ZRANGE} of the head, so that an idle poller sleeps until
+ * the first message is due instead of polling);</li>
  * <li>ack: {@code ZREM} from the in-flight set, {@code HDEL}, for every message of a claim at once.</li>
  * </ul>
  * No ids from the caller, no retries, no dead letters, no wake-ups: its consumer is {@value #POLLERS} threads that
