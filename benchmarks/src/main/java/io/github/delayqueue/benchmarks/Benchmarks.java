@@ -166,6 +166,18 @@ public final class Benchmarks {
                                 () -> ours.endToEnd(secs, producers, batch, backlog)));
                         break;
                     }
+                    case "end-to-end-batch": {
+                        int secs = settings.integer("e2e-seconds");
+                        int producers = settings.integer("e2e-producers");
+                        int batch = settings.integer("e2e-batch");
+                        int backlog = settings.integer("e2e-backlog");
+                        int handlerBatch = settings.integer("e2e-handler-batch");
+                        // batch and single-message rounds alternate in one run; jvm_cpu_s / sent is CPU per message
+                        results.add(compare(scenario, "msg/s", false,
+                                () -> ours.endToEndBatch(secs, producers, batch, backlog, handlerBatch), "single",
+                                () -> ours.endToEnd(secs, producers, batch, backlog)));
+                        break;
+                    }
                     case "redis-bytes-per-message": {
                         int count = settings.integer("memory-count");
                         if (!bench.embedded) {
@@ -316,6 +328,8 @@ public final class Benchmarks {
                 return new Target("6 partitions: each master ±15% of a third of the script calls", clusterEven);
             case "outbox-tx-rate":
                 return new Target("none (outbox on; off in DETAIL)", true);
+            case "end-to-end-batch":
+                return new Target("none yet (batch handlers against single-message handlers; CPU in DETAIL)", true);
             case "schedules-100k": {
                 long twice = oursDetailSum(r.scenario(), "handled_twice");
                 return new Target("none yet; no tick handled twice (" + twice + ")", twice == 0);

@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
+import io.github.delayqueue.core.BatchMessageHandler;
+import io.github.delayqueue.core.BatchOptions;
 import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueClient;
@@ -82,6 +84,15 @@ final class OursSide extends Side {
             ConsumerOptions options = interceptor == null ? consumerOptions()
                     : consumerOptions().toBuilder().interceptors(List.of(interceptor)).build();
             DelayQueueConsumer c = receiver.newConsumer(queue, String.class, handler, options);
+            consumers.add(c);
+            c.start();
+            return c;
+        }
+
+        /** A batch consumer of {@code size} messages per call, {@code concurrency} batches at once. */
+        DelayQueueConsumer startBatch(BatchMessageHandler<String> handler, int size, int concurrency) {
+            ConsumerOptions options = consumerOptions().toBuilder().concurrency(concurrency).build();
+            DelayQueueConsumer c = receiver.newBatchConsumer(QUEUE, String.class, handler, BatchOptions.of(size), options);
             consumers.add(c);
             c.start();
             return c;
@@ -618,12 +629,31 @@ final class OursSide extends Side {
 
     private Measure endToEnd(int seconds, int producers, int batch, int backlog, @Nullable Observability observed)
             throws Exception {
+        return endToEnd(seconds, producers, batch, backlog, observed, 0);
+    }
+
+    /**
+     * {@code end-to-end-batch}: {@link #endToEnd} with a batch handler of {@code handlerBatch} messages per call
+     * ({@code max(2, concurrency / handlerBatch)} batches at once), against single-message handlers in the same run.
+     */
+    Measure endToEndBatch(int seconds, int producers, int batch, int backlog, int handlerBatch) throws Exception {
+        return endToEnd(seconds, producers, batch, backlog, null, handlerBatch);
+    }
+
+    /** {@code handlerBatch} 0: a handler of single messages; else a batch handler of that many. */
+    private Measure endToEnd(int seconds, int producers, int batch, int backlog, @Nullable Observability observed,
+            int handlerBatch) throws Exception {
         try (Run run = new Run("e2e", observed)) {
             LongAdder handled = new LongAdder();
-            run.start((payload, ctx) -> handled.increment());
+            int batchConcurrency = Math.max(2, consumerOptions().concurrency() / Math.max(1, handlerBatch));
+            if (handlerBatch > 0) {
+                run.startBatch(items -> handled.add(items.size()), handlerBatch, batchConcurrency);
+            } else {
+                run.start((payload, ctx) -> handled.increment());
+            }
             Thread.sleep(200);
-            AtomicLong sent = new AtomicLong();
             Bench.CpuMeter cpu = bench.cpu();
+            AtomicLong sent = new AtomicLong();
             long t0 = System.nanoTime();
             long stopAt = t0 + TimeUnit.SECONDS.toNanos(seconds);
             parallel(producers, t -> {
@@ -652,11 +682,14 @@ final class OursSide extends Side {
             }
             run.awaitSettled(30_000);
             double secs = (System.nanoTime() - t0) / 1e9;
-            return cpu.addTo(Measure.of(sent.get() / secs), "window_").with("sent", sent.get()).with("handled_and_acked", handled.sum())
+            Measure m = cpu.addTo(Measure.of(sent.get() / secs), "").with("sent", sent.get())
+                    .with("handled_and_acked", handled.sum())
                     .with("send_s", sendSecs).with("total_s", secs).with("producers", producers)
                     .with("send", "sendAll(" + batch + ")").with("delay_ms", 0)
-                    .with("consumer", "concurrency=" + consumerOptions().concurrency() + ",batchSize="
-                            + consumerOptions().batchSize());
+                    .with("consumer", handlerBatch > 0
+                            ? "batch handler: size=" + handlerBatch + ",concurrency=" + batchConcurrency
+                            : "concurrency=" + consumerOptions().concurrency() + ",batchSize=" + consumerOptions().batchSize());
+            return m;
         }
     }
 

@@ -20,7 +20,7 @@ final class Settings {
      * burst-drain-10m takes many minutes and about 3 GB of Redis memory; schedules-100k waits for its ticks (minutes).
      */
     static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate", "burst-drain-10m", "end-to-end-rate-cluster",
-            "schedules-100k", "rate-limited-drain");
+            "schedules-100k", "rate-limited-drain", "end-to-end-batch");
 
     /** Flag name to default value and description, in help order. */
     private static final Map<String, String[]> FLAGS = new LinkedHashMap<>();
@@ -52,6 +52,7 @@ final class Settings {
                 + "cluster of 3 masters it starts (1 partition and 6 alternating, with the e2e producers, batch and backlog)");
         flag("e2e-producers", "2", "end-to-end-rate: producer threads");
         flag("e2e-batch", "100", "end-to-end-rate: messages per send (ours: sendAll; Redisson: pipelined offerAsync)");
+        flag("e2e-handler-batch", "100", "end-to-end-batch: messages per batch handler call (BatchOptions.size)");
         flag("e2e-backlog", "20000", "end-to-end-rate: producers pause while more than this are sent but not handled");
         flag("observe", "metrics,observations,tracing", "end-to-end-rate-observed: what is bound (metrics: the "
                 + "listener; observations: with Boot's meter handler; tracing: Brave, W3C), to see what costs what");

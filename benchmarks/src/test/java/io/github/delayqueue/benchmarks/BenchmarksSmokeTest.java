@@ -31,7 +31,7 @@ class BenchmarksSmokeTest {
             "RESULT scenario=(\\S+) ours=(\\S+) redisson=(\\S+) unit=(\\S+) better=(\\S+)");
 
     /**
-     * Every scenario: the default run's, burst-drain-10m, schedules-100k and rate-limited-drain (outbox-tx-rate has its
+     * Every scenario: the default run's, burst-drain-10m, schedules-100k, rate-limited-drain and end-to-end-batch (outbox-tx-rate has its
      * own test: it needs a PostgreSQL).
      */
     private static final List<String> ALL = new ArrayList<>(Settings.ALL_SCENARIOS);
@@ -40,6 +40,7 @@ class BenchmarksSmokeTest {
         ALL.add("burst-drain-10m");
         ALL.add("schedules-100k");
         ALL.add("rate-limited-drain");
+        ALL.add("end-to-end-batch");
     }
 
     private static final String SCENARIOS = String.join(",", ALL);
@@ -105,6 +106,7 @@ class BenchmarksSmokeTest {
             assertTrue(floor.find(), "CPU per message against the floor, " + scenario + "\n" + output);
             assertTrue(Double.parseDouble(floor.group(1)) > 0, scenario + "\n" + output);
         }
+        assertTrue(output.contains("\nDETAIL scenario=end-to-end-batch rounds=single:"), output);
         // ours, the total of both drains (" handled_twice=", not the per-drain "{...;handled_twice=")
         assertEquals(0, oursDetail(output, "consumers-4", "handled_twice"), "four consumers handled a message twice\n"
                 + output);

@@ -426,6 +426,46 @@ public final class DelayQueueClient {
         return new PartitionedConsumer(queue, engines);
     }
 
+    /**
+     * Creates (does not start) a batch consumer: hands up to {@code batch.size()} due messages at a time, as soon as
+     * they are claimed, to {@code handler} (see {@link BatchMessageHandler} for the outcome of each message).
+     * {@code consumerOptions.concurrency()} batches run at once; its {@code batchSize} (the claim size) is replaced by
+     * the batch size. Declared explicitly: a {@link MessageHandler} of a {@code List} payload stays a handler of
+     * single messages.
+     *
+     * @throws IllegalArgumentException when {@code batch.maxWait()} is not shorter than half the visibility timeout
+     */
+    public <T> DelayQueueConsumer newBatchConsumer(String queue, Type payloadType, BatchMessageHandler<T> handler,
+            BatchOptions batch, ConsumerOptions consumerOptions) {
+        QueueRoute route = queues.route(queue);
+        Checks.notNull(payloadType, "payloadType");
+        Checks.notNull(handler, "handler");
+        Checks.notNull(batch, "batch");
+        Checks.notNull(consumerOptions, "consumerOptions");
+        Checks.require(batch.maxWait().multipliedBy(2).compareTo(consumerOptions.visibilityTimeout()) < 0,
+                "batch wait (" + batch.maxWait() + ") must be shorter than half the visibility timeout ("
+                        + consumerOptions.visibilityTimeout() + "): the first messages of a batch hold their lease meanwhile");
+        options.codec().checkDecodable(payloadType);
+        ClaimLimits.of(consumerOptions.rateLimit(), consumerOptions.maxInFlight(), 0, route.count()); // throws if unfit
+        Function<String, ExecutorService> executors = name -> Threads.handlerExecutor(name, consumerOptions.virtualThreads());
+        // slots count messages: concurrency batches of batch.size() each
+        Slots slots = new Slots(Math.multiplyExact(consumerOptions.concurrency(), batch.size()));
+        List<ConsumerEngine<T>> engines = new ArrayList<>(route.count());
+        for (QueueOps part : route.parts()) {
+            ConsumerEngine<T> engine = ConsumerEngine.batch(redisson, shared, part, options.codec(), payloadType, handler,
+                    batch, consumerOptions, executors, listener, slots, route::check);
+            engine.holdsWith(route.parts());
+            engines.add(engine);
+        }
+        return engines.size() == 1 ? engines.get(0) : new PartitionedConsumer(queue, engines);
+    }
+
+    /** Typed convenience for {@link #newBatchConsumer(String, Type, BatchMessageHandler, BatchOptions, ConsumerOptions)}. */
+    public <T> DelayQueueConsumer newBatchConsumer(String queue, Class<T> payloadType, BatchMessageHandler<T> handler,
+            BatchOptions batch, ConsumerOptions consumerOptions) {
+        return newBatchConsumer(queue, (Type) payloadType, handler, batch, consumerOptions);
+    }
+
     /** Typed convenience for {@link #newConsumer(String, Type, MessageHandler, ConsumerOptions)}. */
     public <T> DelayQueueConsumer newConsumer(String queue, Class<T> payloadType, MessageHandler<T> handler,
             ConsumerOptions consumerOptions) {

@@ -10,6 +10,8 @@ import java.lang.annotation.Target;
  * Binds a bean to the queue it consumes.
  *
  * <ul>
+ *   <li>On a bean class implementing {@link DelayBatchMessageHandler}{@code <T>}: a batch handler of payloads
+ *       {@code T}.</li>
  *   <li>On a bean class implementing {@link DelayMessageHandler}{@code <T>} or
  *       {@link ContextAwareDelayMessageHandler}{@code <T>}: the payload type is
  *       {@code T}.</li>
@@ -72,4 +74,15 @@ public @interface DelayHandler {
      * {@code delayqueue.queues.<code>.max-in-flight}.
      */
     String maxInFlight() default "";
+
+    /**
+     * {@code "true"} makes a handler method a batch handler (as Spring Kafka's {@code @KafkaListener(batch = "true")}):
+     * it takes exactly one parameter, {@code List<BatchItem<PayloadType>>}
+     * ({@link io.github.delayqueue.core.BatchItem}), and gets up to {@code delayqueue.queues.<code>.batch-size} due
+     * messages per call ({@code batch-wait} waits that long to fill one). A class implementing
+     * {@link DelayBatchMessageHandler} is a batch handler without it. Empty or {@code "false"}: one message per call,
+     * even when the payload type is a {@code List}. Batch outcomes: see
+     * {@link io.github.delayqueue.core.BatchMessageHandler}.
+     */
+    String batch() default "";
 }

@@ -128,6 +128,20 @@ class DelayQueueTesterTests {
     }
 
     @Test
+    void aBatchHandlerRunsThroughRunAndRunDueWithin() {
+        this.template.send(TestQueues.BATCH, "a", Duration.ofMinutes(1), SendOptions.id("a"));
+        this.template.send(TestQueues.BATCH, "b", Duration.ofMinutes(2), SendOptions.id("b"));
+        this.template.send(TestQueues.BATCH, "c", Duration.ofHours(2), SendOptions.id("c"));
+
+        this.tester.run(TestQueues.BATCH, "c");
+        assertThat(this.recorder.handled()).containsExactly("c");
+
+        assertThat(this.tester.runDueWithin(TestQueues.BATCH, Duration.ofMinutes(5))).containsExactlyInAnyOrder("a", "b");
+        assertThat(this.recorder.handled()).containsExactlyInAnyOrder("c", "a", "b");
+        assertThat(this.tester.pending(TestQueues.BATCH)).isEmpty();
+    }
+
+    @Test
     void runAllAndRunDueWithinMakeTimePass() {
         this.template.send(TestQueues.PAYMENT_TIMEOUT, new PaymentTimeout(1), Duration.ofMinutes(1), SendOptions.id("soon"));
         this.template.send(TestQueues.PAYMENT_TIMEOUT, new PaymentTimeout(2), Duration.ofHours(2), SendOptions.id("later"));

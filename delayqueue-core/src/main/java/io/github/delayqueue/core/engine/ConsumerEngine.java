@@ -5,6 +5,7 @@ import java.lang.reflect.Type;
 import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -25,6 +26,10 @@ import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.delayqueue.core.BatchFailedException;
+import io.github.delayqueue.core.BatchItem;
+import io.github.delayqueue.core.BatchMessageHandler;
+import io.github.delayqueue.core.BatchOptions;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueListener;
@@ -64,7 +69,11 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
     private final QueueOps ops;
     private final PayloadCodec codec;
     private final Type payloadType;
-    private final MessageHandler<T> handler;
+    /** The handler of one message at a time; null for a batch consumer. */
+    private final @Nullable MessageHandler<T> handler;
+    /** The batch handler and how it is fed; both null unless this is a batch consumer. */
+    private final @Nullable BatchMessageHandler<T> batchHandler;
+    private final @Nullable BatchOptions batch;
     private final ConsumerOptions options;
     private final String queue;
     /** {@link DelayQueueListener#NONE} when nobody listens: then nothing is measured for it. */
@@ -117,6 +126,30 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
     public ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec, Type payloadType,
             MessageHandler<T> handler, ConsumerOptions options, Function<String, ExecutorService> executors,
             DelayQueueListener listener, Slots slots, Runnable partitionCheck) {
+        this(redisson, shared, ops, codec, payloadType, handler, null, null, options, executors, listener, slots,
+                partitionCheck);
+    }
+
+    /**
+     * A batch consumer: hands up to {@code batch.size()} claimed messages at a time to {@code handler}; {@code slots}
+     * count messages ({@code concurrency × batch size} for the whole consumer).
+     */
+    public static <T> ConsumerEngine<T> batch(RedissonClient redisson, SharedThreads shared, QueueOps ops,
+            PayloadCodec codec, Type payloadType, BatchMessageHandler<T> handler, BatchOptions batch,
+            ConsumerOptions options, Function<String, ExecutorService> executors, DelayQueueListener listener,
+            Slots slots, Runnable partitionCheck) {
+        // each claim fills one batch: the poller claims at most batch.size() messages at once
+        ConsumerOptions claiming = options.toBuilder().batchSize(batch.size()).build();
+        return new ConsumerEngine<>(redisson, shared, ops, codec, payloadType, null, handler, batch, claiming, executors,
+                listener, slots, partitionCheck);
+    }
+
+    private ConsumerEngine(RedissonClient redisson, SharedThreads shared, QueueOps ops, PayloadCodec codec,
+            Type payloadType, @Nullable MessageHandler<T> handler, @Nullable BatchMessageHandler<T> batchHandler,
+            @Nullable BatchOptions batch, ConsumerOptions options, Function<String, ExecutorService> executors,
+            DelayQueueListener listener, Slots slots, Runnable partitionCheck) {
+        this.batchHandler = batchHandler;
+        this.batch = batch;
         this.executors = executors;
         this.listener = SafeListener.of(listener);
         this.redisson = redisson;
@@ -151,7 +184,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         keeper.start(shared.keeper());
         wakeUps = new WakeUps(redisson, ops.keys(), options.maxPollInterval(), due -> poller.signal(true, due));
         poller = new Poller(queue, ops, options, slots, settler, wakeUps, this::isRunning, this::dispatch, listener,
-                partitionCheck);
+                partitionCheck, batch == null ? null : this::dispatchBatch, batch == null ? 0 : batch.maxWait().toNanos());
         slots.register(poller);
         pollerThread = Threads.named("delayqueue-poller-" + label).newThread(this::poll);
         pollerThread.start();
@@ -225,6 +258,204 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
             delivery.neverRun(); // handed back by the poller; the lease keeper must not extend it
             delivery.finish();
             return e;
+        }
+    }
+
+    /**
+     * Hands one claim's messages to a handler thread as one batch, each its own {@link Delivery} (so the lease keeper
+     * extends every lease and each settles on its own); returns why the executor refused it, or null.
+     */
+    private @Nullable Throwable dispatchBatch(List<QueueOps.Claimed> claimed) {
+        List<Delivery> deliveries = new ArrayList<>(claimed.size());
+        for (QueueOps.Claimed message : claimed) {
+            deliveries.add(new Delivery(message, this));
+        }
+        FutureTask<Void> task = new FutureTask<>(() -> handleBatch(deliveries), null);
+        for (Delivery delivery : deliveries) {
+            delivery.runOn(task);
+        }
+        running.addAll(deliveries);
+        try {
+            workers.execute(task);
+            return null;
+        } catch (Throwable e) { // as in dispatch: every message is handed back by the poller
+            for (Delivery delivery : deliveries) {
+                delivery.neverRun();
+                delivery.finish();
+            }
+            return e;
+        }
+    }
+
+    /** Decodes a claimed message into its context (set on the delivery) and payload, or dead-letters it: null then. */
+    private @Nullable Object decode(Delivery delivery) {
+        QueueOps.Claimed claimed = delivery.claimed;
+        Envelope envelope;
+        Object payload;
+        try {
+            envelope = Envelope.parse(claimed.envelope());
+        } catch (RuntimeException e) { // Envelope's messages name the part, never the stored text
+            undecodable(delivery, e, e instanceof IllegalArgumentException ? e.getMessage() : Unreadable.describe(e));
+            return null;
+        }
+        try {
+            payload = codec.decode(envelope.payload(), payloadType);
+        } catch (RuntimeException e) { // a codec's message may quote the payload: only type, path and position
+            undecodable(delivery, e, Unreadable.describe(e));
+            return null;
+        }
+        if (payload == null) { // no producer sends null; a handler must never see one
+            undecodable(delivery, new IllegalArgumentException("payload is JSON null"), "payload is JSON null");
+            return null;
+        }
+        delivery.context = new MessageContext(queue, claimed.id(), claimed.attempt(),
+                Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers());
+        return payload;
+    }
+
+    /**
+     * One batch on its handler thread: undecodable messages are dead-lettered and left out; the handler's return
+     * acknowledges the rest, a {@link BatchFailedException} fails only the messages it names, any other exception
+     * every message (each by the retry policy, its own attempt).
+     */
+    @SuppressWarnings("unchecked")
+    private void handleBatch(List<Delivery> deliveries) {
+        List<Delivery> handed = new ArrayList<>(deliveries.size());
+        List<BatchItem<T>> items = new ArrayList<>(deliveries.size());
+        try {
+            for (Delivery delivery : deliveries) {
+                Object payload = decode(delivery);
+                if (payload == null) {
+                    delivery.finish();
+                    continue;
+                }
+                MessageContext context = delivery.context;
+                if (listener != DelayQueueListener.NONE) {
+                    long startNanos = System.nanoTime();
+                    delivery.handlerStartNanos = startNanos;
+                    listener.handlerStarted(context, Duration.ofNanos(Math.max(0, startNanos - delivery.claimed.dueNanos())));
+                }
+                boolean admitted;
+                try {
+                    admitted = admitted(context, payload);
+                } catch (Throwable e) { // an interceptor failed this message: it alone is retried or dead-lettered
+                    failedInBatch(delivery, e);
+                    delivery.finish();
+                    continue;
+                }
+                if (!admitted) { // an interceptor left it out: acknowledged without the handler
+                    acknowledge(delivery);
+                    delivery.finish();
+                    continue;
+                }
+                handed.add(delivery);
+                items.add(new BatchItem<>((T) payload, context));
+            }
+            if (items.isEmpty()) {
+                return;
+            }
+            try {
+                batchHandler.handle(List.copyOf(items));
+                if (anyCutOff(handed)) {
+                    for (Delivery delivery : handed) {
+                        afterDelivery(delivery, delivery.context, DeliveryOutcome.ABANDONED, null);
+                    }
+                    return;
+                }
+                for (Delivery delivery : handed) {
+                    acknowledge(delivery);
+                }
+            } catch (Throwable e) {
+                if (anyCutOff(handed) || (state != State.RUNNING && interruptedBy(e))) {
+                    for (Delivery delivery : handed) {
+                        if (!delivery.timedOut()) {
+                            afterDelivery(delivery, delivery.context, DeliveryOutcome.ABANDONED, e);
+                        }
+                    }
+                    return;
+                }
+                if (e instanceof BatchFailedException failure) {
+                    Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
+                    for (Delivery delivery : handed) {
+                        if (failure.failedIds().contains(delivery.claimed.id())) {
+                            failedInBatch(delivery, cause);
+                        } else {
+                            acknowledge(delivery);
+                        }
+                    }
+                    return;
+                }
+                if (e instanceof SlowDownException slowDown) {
+                    holdQueue(handed.get(0).claimed, slowDown);
+                }
+                for (Delivery delivery : handed) {
+                    failedInBatch(delivery, e);
+                }
+                if (e instanceof Error && !(e instanceof AssertionError)) {
+                    throw (Error) e;
+                }
+            }
+        } finally {
+            for (Delivery delivery : deliveries) {
+                delivery.finish(); // frees each slot once; later calls do nothing but leave the running set
+            }
+        }
+    }
+
+    private static boolean anyCutOff(List<Delivery> deliveries) {
+        for (Delivery delivery : deliveries) {
+            if (delivery.isCutOff()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void acknowledge(Delivery delivery) {
+        if (delivery.timedOut()) {
+            return; // the lease keeper settled it already
+        }
+        delivery.settle(QueueOps.SettleOp.ACK, 0, null);
+        afterDelivery(delivery, delivery.context, DeliveryOutcome.ACKNOWLEDGED, null);
+    }
+
+    /** One message of a batch failed with {@code e}: retried later, retried or dead-lettered as a single message is. */
+    private void failedInBatch(Delivery delivery, Throwable e) {
+        if (delivery.timedOut()) {
+            return;
+        }
+        if (e instanceof RetryLaterException later) {
+            delivery.settle(QueueOps.SettleOp.LATER, later.delay().toMillis(), null);
+            afterDelivery(delivery, delivery.context, DeliveryOutcome.RETRY_LATER, e);
+            return;
+        }
+        failed(delivery, delivery.context, e);
+    }
+
+    /**
+     * Runs the interceptors' {@code aroundHandle} of one message of a batch, before the batch call: their innermost
+     * {@code proceed} admits the message to the batch. Returns false when an interceptor left it out (it is then
+     * acknowledged without the handler, as a single message is); what they throw fails that message alone. Not nested
+     * around the batch call: one interceptor leaving one message out must not leave out the batch, and a thousand
+     * nested calls would risk the handler thread's stack.
+     */
+    private boolean admitted(MessageContext context, Object payload) throws Exception {
+        List<DeliveryInterceptor> interceptors = options.interceptors();
+        if (interceptors.isEmpty()) {
+            return true;
+        }
+        boolean[] proceeded = {false};
+        aroundOne(interceptors, context, payload, 0, proceeded);
+        return proceeded[0];
+    }
+
+    private static void aroundOne(List<DeliveryInterceptor> interceptors, MessageContext context, Object payload,
+            int index, boolean[] proceeded) throws Exception {
+        if (index == interceptors.size()) {
+            proceeded[0] = true;
+        } else {
+            interceptors.get(index).aroundHandle(context, payload,
+                    () -> aroundOne(interceptors, context, payload, index + 1, proceeded));
         }
     }
 

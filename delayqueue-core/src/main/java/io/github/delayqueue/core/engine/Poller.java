@@ -47,6 +47,10 @@ public final class Poller {
     /** Hands a claimed message to a handler thread; returns why the executor refused it, or null. */
     private final Function<QueueOps.Claimed, @Nullable Throwable> dispatch;
     private final DelayQueueListener listener;
+    /** A batch consumer's dispatch: one claim's messages as one batch; null for a consumer of single messages. */
+    private final @Nullable Function<List<QueueOps.Claimed>, @Nullable Throwable> dispatchBatch;
+    /** How long a batch consumer's claim that found fewer than a batch waits to fill it (0: not at all). */
+    private final long batchWaitNanos;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -64,7 +68,10 @@ public final class Poller {
 
     Poller(String queue, QueueOps ops, ConsumerOptions options, Slots slots, Settler settler, WakeUps wakeUps,
             BooleanSupplier running, Function<QueueOps.Claimed, @Nullable Throwable> dispatch,
-            DelayQueueListener listener, Runnable partitionCheck) {
+            DelayQueueListener listener, Runnable partitionCheck,
+            @Nullable Function<List<QueueOps.Claimed>, @Nullable Throwable> dispatchBatch, long batchWaitNanos) {
+        this.dispatchBatch = dispatchBatch;
+        this.batchWaitNanos = batchWaitNanos;
         this.partitionCheck = partitionCheck;
         this.queue = queue;
         this.ops = ops;
@@ -117,6 +124,10 @@ public final class Poller {
         // still fills every free slot, by claiming again.
         int claimCap = partitions == 1 ? Integer.MAX_VALUE : Math.max(1, (options.concurrency() + partitions - 1) / partitions);
         minClaim = Math.min(minClaim, claimCap);
+        if (dispatchBatch != null) { // a batch consumer: one claim is one batch (batchSize is the batch size here)
+            claimCap = options.batchSize();
+            minClaim = 1; // a partial batch goes as soon as it is claimed
+        }
         // back-pressure: while settling fails or lags, claim nothing more, so finished deliveries waiting to
         // be settled stay bounded (at most this plus the running handlers), whatever Redis answers. Four
         // batches: a healthy settler under a burst holds up to two (one being written, one piling up), and a
@@ -179,11 +190,15 @@ public final class Poller {
                     slots.giveBack(wanted);
                     throw e;
                 }
-                // each claimed message keeps its slot until its delivery finishes
-                slots.giveBack(wanted - result.messages().size());
                 if (listener != DelayQueueListener.NONE) {
                     report(result);
                 }
+                if (dispatchBatch != null && batchWaitNanos > 0 && !result.messages().isEmpty()
+                        && result.messages().size() < wanted) {
+                    result = fill(result, wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow);
+                }
+                // each claimed message keeps its slot until its delivery finishes
+                slots.giveBack(wanted - result.messages().size());
                 backlog = result.messages().size() == wanted;
                 if (failures > 0) {
                     log.info("Queue '{}': Redis answers again after {} failed polls", queue, failures);
@@ -193,7 +208,16 @@ public final class Poller {
                 wakeUps.retryIfDue();
                 List<QueueOps.Claimed> messages = result.messages();
                 boolean rejected = false;
-                for (int i = 0; i < messages.size() && !rejected; i++) {
+                if (dispatchBatch != null && !messages.isEmpty()) {
+                    Throwable rejection = dispatchBatch.apply(messages);
+                    if (rejection != null) { // each delivery of the batch gave its own slot back
+                        rejected = true;
+                        rejections++;
+                        rejectedBackoffMs = Math.min(Math.max(100, rejectedBackoffMs * 2), 5_000);
+                        handBack(messages, rejection, rejections, rejectedBackoffMs);
+                    }
+                }
+                for (int i = 0; dispatchBatch == null && i < messages.size() && !rejected; i++) {
                     Throwable rejection = dispatch.apply(messages.get(i));
                     if (rejection != null) {
                         slots.giveBack(messages.size() - i - 1); // never dispatched (the refused one's delivery gave its own)
@@ -248,6 +272,48 @@ public final class Poller {
                 }
             }
         }
+    }
+
+    /**
+     * A batch consumer's claim found fewer messages than a batch: claims again as more become due (a wake-up, the
+     * next due time the claim reported) until the batch is full or {@code batchWait} has passed, holding the
+     * {@code wanted} slots taken for it. A failing claim ends the wait with what was claimed so far.
+     */
+    private QueueOps.ClaimResult fill(QueueOps.ClaimResult first, int wanted, long leaseMs, int maxAttempts,
+            int reapLimit, long deadRetentionMs, int maxDead, ClaimLimits flow) throws InterruptedException {
+        List<QueueOps.Claimed> messages = new ArrayList<>(first.messages());
+        QueueOps.ClaimResult last = first;
+        long deadline = System.nanoTime() + batchWaitNanos;
+        while (messages.size() < wanted && running.getAsBoolean()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            long sleepNanos = left;
+            if (last.nextEventMs() >= 0) {
+                long eventAt = last.clockReadAtNanos()
+                        + TimeUnit.MICROSECONDS.toNanos(last.nextEventMs() * 1000 - last.serverNowMicros());
+                sleepNanos = Math.min(left, Math.max(0, eventAt - System.nanoTime()));
+            }
+            if (sleepNanos > 0) {
+                awaitNanos(sleepNanos, NOT_SLEEPING);
+            }
+            beforeClaim();
+            try {
+                last = ops.claim(wanted - messages.size(), leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead,
+                        flow);
+            } catch (RuntimeException e) {
+                log.debug("Queue '{}': a claim to fill a batch failed; handing over {} messages: {}", queue,
+                        messages.size(), e.toString());
+                break;
+            }
+            if (listener != DelayQueueListener.NONE) {
+                report(last);
+            }
+            messages.addAll(last.messages());
+        }
+        return new QueueOps.ClaimResult(last.serverNowMicros(), last.clockReadAtNanos(), last.nextEventMs(), messages,
+                0, 0, 0, last.throttledBy());
     }
 
     /**

@@ -14,11 +14,13 @@ import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
+import io.github.delayqueue.core.BatchItem;
 import io.github.delayqueue.core.DeliveryErrorHandler;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.MessageHandler;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.spring.ContextAwareDelayMessageHandler;
+import io.github.delayqueue.spring.DelayBatchMessageHandler;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayMessageHandler;
 import io.github.delayqueue.spring.DelayQueueConfigurationException;
@@ -153,6 +155,16 @@ public final class DelayHandlerBeanPostProcessor
 
     private HandlerEndpoint classEndpoint(Object bean, String beanName, Class<?> targetClass, DelayHandler annotation) {
         String source = "bean '" + beanName + "' (" + targetClass.getName() + ")";
+        boolean batchDeclared = batch(annotation, source);
+        if (DelayBatchMessageHandler.class.isAssignableFrom(targetClass)) {
+            return batchClassEndpoint(bean, targetClass, annotation, source);
+        }
+        if (batchDeclared) {
+            throw new DelayQueueConfigurationException("@DelayHandler(batch = \"true\") on the class of " + source
+                    + ", which does not implement " + DelayBatchMessageHandler.class.getName() + ".",
+                    "Implement DelayBatchMessageHandler<PayloadType>, or put @DelayHandler(batch = \"true\") on a "
+                            + "method taking List<BatchItem<PayloadType>>.");
+        }
         boolean plain = DelayMessageHandler.class.isAssignableFrom(targetClass);
         boolean contextAware = ContextAwareDelayMessageHandler.class.isAssignableFrom(targetClass);
         if (plain && contextAware) {
@@ -196,9 +208,86 @@ public final class DelayHandlerBeanPostProcessor
                 overrides(annotation, source));
     }
 
+    private HandlerEndpoint batchClassEndpoint(Object bean, Class<?> targetClass, DelayHandler annotation,
+            String source) {
+        if (DelayMessageHandler.class.isAssignableFrom(targetClass)
+                || ContextAwareDelayMessageHandler.class.isAssignableFrom(targetClass)) {
+            throw new DelayQueueConfigurationException("@DelayHandler on the class of " + source + ", which implements "
+                    + "DelayBatchMessageHandler and a handler of single messages: it is unclear which to call.",
+                    "Implement one of them.");
+        }
+        if (!(bean instanceof DelayBatchMessageHandler<?>)) {
+            throw new DelayQueueConfigurationException("The proxy of " + source
+                    + " does not expose DelayBatchMessageHandler.", "Use class-based proxies (proxyTargetClass = true) "
+                            + "for this bean.");
+        }
+        for (Method method : targetClass.getMethods()) {
+            if (method.getName().equals("handle") && method.getDeclaringClass() != DelayBatchMessageHandler.class) {
+                rejectAsync(targetClass, method, "@DelayHandler " + source + " (its " + method.getName() + " method)");
+            }
+        }
+        Type payloadType = payloadType(
+                ResolvableType.forClass(targetClass).as(DelayBatchMessageHandler.class).getGeneric(0), source,
+                "Declare the payload type: implements DelayBatchMessageHandler<YourPayload>.");
+        @SuppressWarnings("unchecked")
+        DelayBatchMessageHandler<Object> target = (DelayBatchMessageHandler<Object>) bean;
+        return HandlerEndpoint.batch(resolve(annotation.value(), "value", source), source, payloadType, target::handle,
+                overrides(annotation, source));
+    }
+
+    /** Whether the annotation's {@code batch} attribute says {@code "true"}; anything but true, false or empty fails. */
+    private boolean batch(DelayHandler annotation, String source) {
+        String value = resolve(annotation.batch(), "batch", source).trim();
+        if (value.isEmpty() || value.equalsIgnoreCase("false")) {
+            return false;
+        }
+        if (value.equalsIgnoreCase("true")) {
+            return true;
+        }
+        throw new DelayQueueConfigurationException("@DelayHandler(batch = \"" + annotation.batch() + "\") on " + source
+                + ": '" + value + "' is neither true nor false.", "Write batch = \"true\" for a batch handler, or leave "
+                        + "it out.");
+    }
+
+    /** A method with {@code batch = "true"}: exactly one parameter, {@code List<BatchItem<PayloadType>>}. */
+    private HandlerEndpoint batchMethodEndpoint(Object bean, Class<?> targetClass, Method method,
+            DelayHandler annotation, String source) {
+        String usage = "A batch handler method (batch = \"true\") takes exactly one parameter, "
+                + "List<BatchItem<PayloadType>> (io.github.delayqueue.core.BatchItem), and returns void.";
+        ResolvableType parameter = method.getParameterCount() == 1
+                ? ResolvableType.forMethodParameter(new MethodParameter(method, 0).withContainingClass(targetClass))
+                : ResolvableType.NONE;
+        if (parameter.resolve() != List.class || parameter.getGeneric(0).resolve() != BatchItem.class) {
+            throw new DelayQueueConfigurationException("@DelayHandler(batch = \"true\") " + source
+                    + " does not take List<BatchItem<PayloadType>>.", usage);
+        }
+        Class<?> returnType = method.getReturnType();
+        if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)) {
+            throw new DelayQueueConfigurationException("@DelayHandler " + source + " returns " + returnType.getName()
+                    + ", but handlers run synchronously: a batch is acknowledged when the method returns.", usage);
+        }
+        rejectAsync(targetClass, method, "@DelayHandler " + source);
+        Type payloadType = payloadType(parameter.getGeneric(0).getGeneric(0), source,
+                "Declare a concrete payload type: List<BatchItem<YourPayload>>.");
+        Method invocable;
+        try {
+            invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+        } catch (IllegalStateException e) {
+            throw new DelayQueueConfigurationException("@DelayHandler " + source + " cannot be invoked on the bean's "
+                    + "proxy: " + e.getMessage(), "Declare the method on an interface of the bean or use class-based proxies.", e);
+        }
+        ReflectionUtils.makeAccessible(invocable);
+        MessageHandler<Object> invoker = invoker(bean, invocable, 1, 0, -1);
+        return HandlerEndpoint.batch(resolve(annotation.value(), "value", source), source, payloadType,
+                items -> invoker.handle(items, null), overrides(annotation, source));
+    }
+
     private HandlerEndpoint methodEndpoint(Object bean, String beanName, Class<?> targetClass, Method method,
             DelayHandler annotation) {
         String source = "method " + describe(targetClass, method) + " of bean '" + beanName + "'";
+        if (batch(annotation, source)) {
+            return batchMethodEndpoint(bean, targetClass, method, annotation, source);
+        }
         int payloadIndex = -1;
         int contextIndex = -1;
         Class<?>[] types = method.getParameterTypes();

@@ -510,8 +510,18 @@ public class DelayQueueProperties {
         /** Handlers of one queue running at once in this application. */
         private @Nullable Integer concurrency = 16;
 
-        /** Most messages claimed from Redis in one round trip. */
+        /**
+         * Most messages claimed from Redis in one round trip; for a batch handler (@DelayHandler(batch = "true") or a
+         * DelayBatchMessageHandler), also the most messages per call (1 to 1000).
+         */
         private @Nullable Integer batchSize = 100;
+
+        /**
+         * For a batch handler only: how long a claim that found fewer due messages than batch-size waits for more
+         * before handing the batch over (0 = hand over a partial batch at once). At most 10s, and shorter than half
+         * the visibility timeout: the messages claimed first hold their lease meanwhile.
+         */
+        private @Nullable Duration batchWait = Duration.ZERO;
 
         /**
          * Lease of a claimed message. Leases of running handlers are extended, so this bounds how long
@@ -603,6 +613,14 @@ public class DelayQueueProperties {
 
         public void setBatchSize(@Nullable Integer batchSize) {
             this.batchSize = batchSize;
+        }
+
+        public @Nullable Duration getBatchWait() {
+            return this.batchWait;
+        }
+
+        public void setBatchWait(@Nullable Duration batchWait) {
+            this.batchWait = batchWait;
         }
 
         public @Nullable Duration getVisibilityTimeout() {

@@ -172,6 +172,11 @@ public final class QueueSettings implements QueueConsumerSettings {
         return first(overrides(code).getConsumerEnabled(), this.properties.getConsumer().isEnabled());
     }
 
+    @Override
+    public java.time.Duration batchWait(String code) {
+        return ConsumerSettings.firstSet(overrides(code), this.properties.getConsumer()).getBatchWait();
+    }
+
     /**
      * The consumer options of the queue.
      *

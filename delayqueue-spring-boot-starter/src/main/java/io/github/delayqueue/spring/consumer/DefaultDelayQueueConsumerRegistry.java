@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.github.delayqueue.core.BatchMessageHandler;
+import io.github.delayqueue.core.BatchOptions;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DeliveryInterceptor;
@@ -114,6 +116,21 @@ public final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsum
                         "Give the type a public no-argument constructor, or a constructor annotated @JsonCreator (and "
                                 + "compile with -parameters, which Spring Boot's build plugins turn on), or use a record.", e);
             }
+            if (endpoint.batchHandler() != null) {
+                try { // the checks newBatchConsumer makes, at startup rather than when the consumers start
+                    BatchOptions batch = new BatchOptions(options.batchSize(),
+                            this.catalog.settings().batchWait(endpoint.code()));
+                    if (batch.maxWait().multipliedBy(2).compareTo(options.visibilityTimeout()) >= 0) {
+                        throw new IllegalArgumentException("batch-wait (" + batch.maxWait() + ") must be shorter than "
+                                + "half the visibility timeout (" + options.visibilityTimeout() + ")");
+                    }
+                } catch (IllegalArgumentException e) {
+                    throw new DelayQueueConfigurationException("Invalid batch settings for queue '" + endpoint.code()
+                            + "' (batch handler: " + endpoint.source() + "): " + e.getMessage(),
+                            "Set delayqueue.queues." + endpoint.code() + ".batch-size between 1 and 1000 and "
+                                    + "batch-wait between 0 and 10s, shorter than half the visibility timeout.", e);
+                }
+            }
             checked.add(new Definition(queue, endpoint, options,
                     this.catalog.settings().consumerEnabled(endpoint.code())));
         }
@@ -126,6 +143,10 @@ public final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsum
                 log.debug("Queue '{}' is handled by {}", code.code(), endpoint.source());
             }
         }
+    }
+
+    private BatchOptions batchOptions(Definition d) {
+        return new BatchOptions(d.options().batchSize(), this.catalog.settings().batchWait(d.endpoint().code()));
     }
 
     public List<Definition> definitions() {
@@ -145,8 +166,12 @@ public final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsum
                             d.endpoint().source());
                     continue;
                 }
-                DelayQueueConsumer consumer = d.queue().client().newConsumer(d.queue().name(), d.endpoint().payloadType(),
-                        d.endpoint().handler(), d.options());
+                BatchMessageHandler<Object> batchHandler = d.endpoint().batchHandler();
+                DelayQueueConsumer consumer = batchHandler == null
+                        ? d.queue().client().newConsumer(d.queue().name(), d.endpoint().payloadType(),
+                                d.endpoint().handler(), d.options())
+                        : d.queue().client().newBatchConsumer(d.queue().name(), d.endpoint().payloadType(),
+                                batchHandler, batchOptions(d), d.options());
                 consumer.start();
                 this.consumers.put(d.queue().name(), consumer);
             }

@@ -2,6 +2,9 @@ package io.github.delayqueue.spring.consumer;
 
 import java.lang.reflect.Type;
 
+import org.jspecify.annotations.Nullable;
+
+import io.github.delayqueue.core.BatchMessageHandler;
 import io.github.delayqueue.core.MessageHandler;
 import io.github.delayqueue.spring.core.HandlerOverrides;
 
@@ -15,7 +18,22 @@ import io.github.delayqueue.spring.core.HandlerOverrides;
  * @param payloadType the type the payload JSON binds to
  * @param handler     calls the bean (through its proxy, if any)
  * @param overrides   the settings the annotation sets itself
+ * @param batchHandler the batch handler, for a batch handler ({@code handler} then refuses single messages); else null
  */
 public record HandlerEndpoint(String code, String source, Type payloadType, MessageHandler<Object> handler,
-        HandlerOverrides overrides) {
+        HandlerOverrides overrides, @Nullable BatchMessageHandler<Object> batchHandler) {
+
+    /** A handler of one message at a time. */
+    public HandlerEndpoint(String code, String source, Type payloadType, MessageHandler<Object> handler,
+            HandlerOverrides overrides) {
+        this(code, source, payloadType, handler, overrides, null);
+    }
+
+    /** A batch handler. */
+    public static HandlerEndpoint batch(String code, String source, Type payloadType,
+            BatchMessageHandler<Object> batchHandler, HandlerOverrides overrides) {
+        return new HandlerEndpoint(code, source, payloadType, (payload, context) -> {
+            throw new IllegalStateException("a batch handler takes batches");
+        }, overrides, batchHandler);
+    }
 }

@@ -1,5 +1,7 @@
 package io.github.delayqueue.spring.core;
 
+import java.time.Duration;
+
 import io.github.delayqueue.core.ConsumerOptions;
 
 /**
@@ -18,6 +20,14 @@ public interface QueueConsumerSettings {
      * @throws IllegalArgumentException if the engine rejects a value
      */
     ConsumerOptions consumerOptions(String code, HandlerOverrides handler);
+
+    /**
+     * How long a batch handler's claim waits to fill a batch (the queue's {@code batch-wait}, else the global one);
+     * zero unless set.
+     */
+    default Duration batchWait(String code) {
+        return Duration.ZERO;
+    }
 
     /** Whether this application consumes the queue (the queue's setting, else the global one). */
     boolean consumerEnabled(String code);

@@ -88,7 +88,9 @@ class FlowIntegrationTests {
             }
             most = Math.max(most, j - i);
         }
-        assertThat(most).isBetween(10, 13);
+        // never more (the limit); fewer than 10 only when load delays the handlers' starts, so no lower bound here:
+        // a limit far below 10/1s would miss the 20 s deadline above
+        assertThat(most).isLessThanOrEqualTo(13);
         Counter throttled = this.meters.find("delayqueue.claims.throttled").tags("queue", "LIMITED", "limit", "rate-limit")
                 .counter();
         assertThat(throttled).isNotNull();

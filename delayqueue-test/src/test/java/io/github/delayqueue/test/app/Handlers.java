@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.springframework.stereotype.Component;
 
+import io.github.delayqueue.core.BatchItem;
 import io.github.delayqueue.spring.DelayHandler;
 
 @Component
@@ -23,6 +24,13 @@ class Handlers {
     @DelayHandler(value = "POISON", maxAttempts = "3")
     void poison(PaymentTimeout timeout) {
         throw new IllegalStateException("cannot handle order " + timeout.orderId());
+    }
+
+    @DelayHandler(value = "BATCH", batch = "true")
+    void batch(List<BatchItem<String>> items) {
+        for (BatchItem<String> item : items) {
+            this.recorder.record(item.payload());
+        }
     }
 
     @DelayHandler(value = "SLOW", concurrency = "1")

@@ -12,6 +12,8 @@ public enum TestQueues implements DelayQueueCode {
     POISON,
     /** Handled by {@link Handlers#slow}, which waits for {@link Recorder#release()}; one at a time. */
     SLOW,
+    /** Handled by {@link Handlers#batch}, a batch handler. */
+    BATCH,
     /** No handler in this application: only sent to. */
     SEND_ONLY
 }
