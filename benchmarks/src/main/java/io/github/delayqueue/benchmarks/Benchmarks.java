@@ -75,6 +75,7 @@ public final class Benchmarks {
             this.bench = bench;
             OursSide ours = new OursSide(bench);
             RedissonSide redisson = new RedissonSide(bench);
+            FloorSide floor = new FloorSide(bench);
             header(bench, ours);
             if (settings.bool("warmup")) {
                 long w0 = System.nanoTime();
@@ -92,6 +93,9 @@ public final class Benchmarks {
                     if (sides.contains("redisson")) {
                         redisson.warmUp();
                     }
+                    if (sides.contains(FloorSide.NAME)) {
+                        floor.endToEnd(1, 2, 100, 20_000);
+                    }
                 }
                 out.printf(Locale.ROOT, "# warm-up done in %.1f s%n", (System.nanoTime() - w0) / 1e9);
             }
@@ -102,8 +106,8 @@ public final class Benchmarks {
                 switch (scenario) {
                     case "burst-drain-50k": {
                         int n = settings.integer("burst50k-size");
-                        results.add(compare(scenario, "s", true, () -> ours.burstDrain(n, 600),
-                                () -> redisson.burstDrain(n, timeout)));
+                        results.add(compare(scenario, "s", true, () -> ours.burstDrain(n, 600), "redisson",
+                                () -> redisson.burstDrain(n, timeout), () -> floor.burstDrain(n, 600)));
                         break;
                     }
                     case "burst-drain-1m": {
@@ -130,15 +134,15 @@ public final class Benchmarks {
                     case "enqueue-rate-1", "enqueue-rate-8", "enqueue-rate-32": {
                         int count = settings.integer("enqueue-count");
                         int senders = Integer.parseInt(scenario.substring("enqueue-rate-".length()));
-                        results.add(compare(scenario, "msg/s", false, () -> ours.enqueueRate(count, senders),
-                                () -> redisson.enqueueRate(count, senders)));
+                        results.add(compare(scenario, "msg/s", false, () -> ours.enqueueRate(count, senders), "redisson",
+                                () -> redisson.enqueueRate(count, senders), () -> floor.enqueueRate(count, senders)));
                         break;
                     }
                     case "enqueue-batch-rate": {
                         int count = settings.integer("batch-count");
                         int batch = settings.integer("send-batch");
                         results.add(compare(scenario, "msg/s", false, () -> ours.enqueueBatchRate(count, threads, batch),
-                                null));
+                                "redisson", null, () -> floor.enqueueBatchRate(count, threads, batch)));
                         break;
                     }
                     case "end-to-end-rate": {
@@ -147,7 +151,8 @@ public final class Benchmarks {
                         int batch = settings.integer("e2e-batch");
                         int backlog = settings.integer("e2e-backlog");
                         results.add(compare(scenario, "msg/s", false, () -> ours.endToEnd(secs, producers, batch, backlog),
-                                () -> redisson.endToEnd(secs, producers, batch, backlog)));
+                                "redisson", () -> redisson.endToEnd(secs, producers, batch, backlog),
+                                () -> floor.endToEnd(secs, producers, batch, backlog)));
                         break;
                     }
                     case "end-to-end-rate-observed": {
@@ -395,7 +400,7 @@ public final class Benchmarks {
         out.println("# our consumer: " + ours.consumerOptions());
         out.println("# flags: " + settings.describe());
         out.println("# rounds: " + settings.integer("rounds") + " per scenario in this JVM, each round ours then the other "
-                + "side; RESULT = medians of the rounds, better = ratio of the medians; DETAIL rounds= every round");
+                + "side (then the floor where it runs); RESULT = medians of the rounds, better = ratio of the medians; DETAIL rounds= every round");
         out.println("# load average at the start: " + loadAverage());
         out.flush();
     }
@@ -465,15 +470,31 @@ public final class Benchmarks {
      */
     private Result compare(String scenario, String unit, boolean lowerIsBetter, Measurement ours, String secondLabel,
             @Nullable Measurement second) {
+        return compare(scenario, unit, lowerIsBetter, ours, secondLabel, second, null);
+    }
+
+    /**
+     * As above, with the {@link FloorSide floor} as a third side in the same rounds (after the other two) when
+     * {@code floor} is given and {@code --sides} lists it: its {@code rounds=floor:} and {@code side=floor} DETAIL
+     * lines, and a {@code floor=} DETAIL line with every side's CPU per message (medians over the rounds) and the
+     * ratios to the floor's. The RESULT line is unchanged.
+     */
+    private Result compare(String scenario, String unit, boolean lowerIsBetter, Measurement ours, String secondLabel,
+            @Nullable Measurement second, @Nullable Measurement floor) {
         int n = settings.integer("rounds");
         boolean runOurs = sides.contains("ours");
         boolean runSecond = second != null && (secondLabel.equals("redisson") ? sides.contains("redisson") : runOurs);
+        boolean runFloor = floor != null && sides.contains(FloorSide.NAME);
         List<Side.Measure> o = new ArrayList<>();
         List<Side.Measure> r = new ArrayList<>();
+        List<Side.Measure> f = new ArrayList<>();
         for (int round = 0; round < n; round++) {
             o.add(runOurs ? measure(ours) : Side.Measure.of(Double.NaN).with("skipped", "--sides"));
             if (runSecond) {
                 r.add(measure(second));
+            }
+            if (runFloor) {
+                f.add(measure(floor));
             }
         }
         SideRounds first = new SideRounds("ours", lowerIsBetter, o);
@@ -493,12 +514,68 @@ public final class Benchmarks {
         if (other != null) {
             roundsLine(scenario, other);
         }
+        SideRounds floorRounds = runFloor ? new SideRounds(FloorSide.NAME, lowerIsBetter, f) : null;
+        if (floorRounds != null) {
+            roundsLine(scenario, floorRounds);
+        }
         detail(scenario, first);
         if (other != null) {
             detail(scenario, other);
         }
+        if (floorRounds != null) {
+            detail(scenario, floorRounds);
+            floorLine(scenario, first, other, floorRounds);
+        }
         out.flush();
         return result;
+    }
+
+    /**
+     * {@code DETAIL scenario=<s> floor=cpu_per_msg <side>_redis_us=… <side>_jvm_us=… … ours_redis_vs_floor=…
+     * ours_jvm_vs_floor=…}: each side's median over its rounds of Redis and JVM CPU microseconds per message (see
+     * {@link #cpuPerMessage}), and ours (and Redisson's) over the floor's.
+     */
+    private void floorLine(String scenario, SideRounds ours, @Nullable SideRounds other, SideRounds floor) {
+        StringBuilder sb = new StringBuilder("DETAIL scenario=").append(scenario).append(" floor=cpu_per_msg");
+        double floorRedis = medianCpu(floor, "redis");
+        double floorJvm = medianCpu(floor, "jvm");
+        List<SideRounds> all = new ArrayList<>(List.of(ours));
+        if (other != null) {
+            all.add(other);
+        }
+        all.add(floor);
+        for (SideRounds side : all) {
+            sb.append(' ').append(side.label()).append("_redis_us=").append(format(medianCpu(side, "redis")))
+                    .append(' ').append(side.label()).append("_jvm_us=").append(format(medianCpu(side, "jvm")));
+        }
+        for (SideRounds side : all.subList(0, all.size() - 1)) {
+            sb.append(' ').append(side.label()).append("_redis_vs_floor=")
+                    .append(format(medianCpu(side, "redis") / floorRedis)).append(' ').append(side.label())
+                    .append("_jvm_vs_floor=").append(format(medianCpu(side, "jvm") / floorJvm));
+        }
+        out.println(sb);
+    }
+
+    private static double medianCpu(SideRounds side, String which) {
+        double[] values = side.measures().stream().mapToDouble(m -> cpuPerMessage(m, which)).toArray();
+        return median(values, true);
+    }
+
+    /**
+     * Microseconds of {@code which} ("redis" or "jvm") CPU per message of one round: from the CPU measured around
+     * the scenario's own window ({@code window_*_cpu_s}: the sends, or the sends and the drain; or the drain alone,
+     * {@code *_cpu_s}, for a burst), else around the whole round ({@code run_*_cpu_s}, setup included), over its
+     * {@code messages} or {@code sent}; NaN when a round has neither.
+     */
+    static double cpuPerMessage(Side.Measure m, String which) {
+        Map<String, String> d = m.detail();
+        String cpu = d.getOrDefault("window_" + which + "_cpu_s", d.getOrDefault(which + "_cpu_s",
+                d.get("run_" + which + "_cpu_s")));
+        String count = d.getOrDefault("messages", d.get("sent"));
+        if (cpu == null || count == null || Double.isNaN(m.value())) {
+            return Double.NaN;
+        }
+        return Double.parseDouble(cpu) * 1e6 / Double.parseDouble(count);
     }
 
     private void roundsLine(String scenario, SideRounds side) {

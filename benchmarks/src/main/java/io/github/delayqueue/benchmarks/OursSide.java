@@ -577,6 +577,7 @@ final class OursSide extends Side {
         try (Run run = new Run("enqueue")) {
             AtomicInteger next = new AtomicInteger();
             Duration delay = Duration.ofMillis(FAR_MS);
+            Bench.CpuMeter cpu = bench.cpu();
             long t0 = System.nanoTime();
             parallel(threads, t -> {
                 for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
@@ -584,7 +585,7 @@ final class OursSide extends Side {
                 }
             });
             double secs = (System.nanoTime() - t0) / 1e9;
-            return Measure.of(count / secs).with("messages", count).with("threads", threads).with("seconds", secs);
+            return cpu.addTo(Measure.of(count / secs), "window_").with("messages", count).with("threads", threads).with("seconds", secs);
         }
     }
 
@@ -593,6 +594,7 @@ final class OursSide extends Side {
         try (Run run = new Run("batch")) {
             Chunks chunks = new Chunks(count, batch);
             Duration delay = Duration.ofMillis(FAR_MS);
+            Bench.CpuMeter cpu = bench.cpu();
             long t0 = System.nanoTime();
             parallel(threads, t -> {
                 for (int from = chunks.take(); from >= 0; from = chunks.take()) {
@@ -604,7 +606,7 @@ final class OursSide extends Side {
                 }
             });
             double secs = (System.nanoTime() - t0) / 1e9;
-            return Measure.of(count / secs).with("messages", count).with("threads", threads).with("batch", batch)
+            return cpu.addTo(Measure.of(count / secs), "window_").with("messages", count).with("threads", threads).with("batch", batch)
                     .with("seconds", secs);
         }
     }

@@ -423,6 +423,7 @@ final class RedissonSide extends Side {
     Measure enqueueRate(int count, int threads) throws Exception {
         try (Run run = new Run("enqueue")) {
             AtomicInteger next = new AtomicInteger();
+            Bench.CpuMeter cpu = bench.cpu();
             long t0 = System.nanoTime();
             parallel(threads, t -> {
                 for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
@@ -430,7 +431,7 @@ final class RedissonSide extends Side {
                 }
             });
             double secs = (System.nanoTime() - t0) / 1e9;
-            return Measure.of(count / secs).with("messages", count).with("threads", threads).with("seconds", secs);
+            return cpu.addTo(Measure.of(count / secs), "window_").with("messages", count).with("threads", threads).with("seconds", secs);
         }
     }
 
@@ -441,6 +442,7 @@ final class RedissonSide extends Side {
             run.startConsumers(value -> handled.increment());
             Thread.sleep(200);
             AtomicLong sent = new AtomicLong();
+            Bench.CpuMeter cpu = bench.cpu();
             long t0 = System.nanoTime();
             long stopAt = t0 + TimeUnit.SECONDS.toNanos(seconds);
             parallel(producers, t -> {
@@ -471,7 +473,7 @@ final class RedissonSide extends Side {
                 return Measure.of(Double.NaN).with("error", "only " + handled.sum() + " of " + sent.get()
                         + " handled 120 s after sending stopped");
             }
-            return Measure.of(sent.get() / secs).with("sent", sent.get()).with("handled", handled.sum())
+            return cpu.addTo(Measure.of(sent.get() / secs), "window_").with("sent", sent.get()).with("handled", handled.sum())
                     .with("send_s", sendSecs).with("total_s", secs).with("producers", producers)
                     .with("send", batch + " pipelined offerAsync").with("delay_ms", 0)
                     .with("consumers", bench.settings.integer("redisson-consumers") + " threads poll(1s)");

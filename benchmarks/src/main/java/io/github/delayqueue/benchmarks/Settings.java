@@ -75,7 +75,8 @@ final class Settings {
         flag("outbox-seconds", "10", "outbox-tx-rate: seconds of each of its 3 phases off and 3 on (alternating), in every one of --rounds");
         flag("outbox-threads", "8", "outbox-tx-rate: threads committing transactions");
         flag("postgres-url", "", "outbox-tx-rate: JDBC URL with credentials; default: DELAYQUEUE_POSTGRES_URL, else an embedded PostgreSQL 14");
-        flag("sides", "ours,redisson", "which engines to measure: ours,redisson (e.g. 'ours' while profiling)");
+        flag("sides", "ours,redisson,floor", "which sides to measure: ours, redisson, floor (the least a delay queue can "
+                + "do, in enqueue-rate-N, enqueue-batch-rate, burst-drain-50k and end-to-end-rate; e.g. 'ours' while profiling)");
         flag("warmup", "true", "run a short untimed pass of both engines first (JIT, script cache, connections)");
     }
 
@@ -131,8 +132,9 @@ final class Settings {
             }
         }
         for (String side : values.get("sides").split(",", -1)) {
-            if (!side.equals("ours") && !side.equals("redisson")) {
-                throw new IllegalArgumentException("--sides must list ours and/or redisson, was '" + values.get("sides") + "'");
+            if (!side.equals("ours") && !side.equals("redisson") && !side.equals(FloorSide.NAME)) {
+                throw new IllegalArgumentException("--sides must list ours, redisson and/or floor, was '" + values.get("sides")
+                        + "'");
             }
         }
         traceSampling = fraction("trace-sampling");

@@ -98,6 +98,14 @@ class BenchmarksSmokeTest {
             assertTrue(output.contains("\nDETAIL scenario=" + scenario + " rounds=redisson:"), scenario + "\n" + output);
         }
         assertTrue(output.contains("\nDETAIL scenario=end-to-end-rate-observed rounds=plain:"), output);
+        // the floor (issue 37, in the default --sides): its rounds, and every side's CPU per message against it
+        for (String scenario : List.of("burst-drain-50k", "enqueue-rate-1", "enqueue-batch-rate", "end-to-end-rate")) {
+            assertTrue(output.contains("\nDETAIL scenario=" + scenario + " rounds=floor:"), scenario + "\n" + output);
+            Matcher floor = Pattern.compile("\nDETAIL scenario=" + Pattern.quote(scenario)
+                    + " floor=cpu_per_msg .*ours_redis_vs_floor=([0-9.]+) ours_jvm_vs_floor=([0-9.]+)").matcher(output);
+            assertTrue(floor.find(), "CPU per message against the floor, " + scenario + "\n" + output);
+            assertTrue(Double.parseDouble(floor.group(1)) > 0, scenario + "\n" + output);
+        }
         assertTrue(output.contains("\nDETAIL scenario=end-to-end-batch rounds=single:"), output);
         // ours, the total of both drains (" handled_twice=", not the per-drain "{...;handled_twice=")
         assertEquals(0, oursDetail(output, "consumers-4", "handled_twice"), "four consumers handled a message twice\n"

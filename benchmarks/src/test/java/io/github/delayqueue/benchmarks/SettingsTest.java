@@ -59,7 +59,7 @@ class SettingsTest {
     @Test
     void sidesAreOursOrRedisson() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new Settings("--sides=ours,redison"));
-        assertEquals("--sides must list ours and/or redisson, was 'ours,redison'", e.getMessage());
+        assertEquals("--sides must list ours, redisson and/or floor, was 'ours,redison'", e.getMessage());
     }
 
     @Test

@@ -281,6 +281,22 @@ public class DelayQueueProperties {
          */
         private boolean waitForReplicasRequired = false;
 
+        /**
+         * Whether each send of the template is observed: a 'delayqueue.send' observation (a span with Micrometer
+         * Tracing) whose trace context is stored in the message's headers, so the handler joins the sender's trace.
+         * Off by default, as Spring Kafka's template: the meters count sends either way. A queue can override it
+         * with 'delayqueue.queues.<code>.observation-enabled'. Needs an ObservationRegistry bean.
+         */
+        private boolean observationEnabled = false;
+
+        public boolean isObservationEnabled() {
+            return this.observationEnabled;
+        }
+
+        public void setObservationEnabled(boolean observationEnabled) {
+            this.observationEnabled = observationEnabled;
+        }
+
         public boolean isTransactionAware() {
             return this.transactionAware;
         }
@@ -342,6 +358,22 @@ public class DelayQueueProperties {
          */
         private boolean enabled = true;
 
+        /**
+         * Whether each handler call is observed: a 'delayqueue.process' observation (a span with Micrometer Tracing,
+         * in the sender's trace when the send was observed). Off by default, as Spring Kafka's listeners: the meters
+         * count deliveries either way. A queue can override it with 'delayqueue.queues.<code>.observation-enabled'.
+         * Needs an ObservationRegistry bean.
+         */
+        private boolean observationEnabled = false;
+
+        public boolean isObservationEnabled() {
+            return this.observationEnabled;
+        }
+
+        public void setObservationEnabled(boolean observationEnabled) {
+            this.observationEnabled = observationEnabled;
+        }
+
         public boolean isEnabled() {
             return this.enabled;
         }
@@ -400,6 +432,20 @@ public class DelayQueueProperties {
          * default) or drop (deleted, counted by the metrics).
          */
         private @Nullable ExpiryAction onExpiry;
+
+        /**
+         * Whether this queue's sends and handler calls are observed ('delayqueue.send' and 'delayqueue.process'),
+         * overriding both 'delayqueue.producer.observation-enabled' and 'delayqueue.consumer.observation-enabled'.
+         */
+        private @Nullable Boolean observationEnabled;
+
+        public @Nullable Boolean getObservationEnabled() {
+            return this.observationEnabled;
+        }
+
+        public void setObservationEnabled(@Nullable Boolean observationEnabled) {
+            this.observationEnabled = observationEnabled;
+        }
 
         public Queue() {
             super(false);

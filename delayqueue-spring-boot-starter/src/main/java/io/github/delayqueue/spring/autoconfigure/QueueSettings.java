@@ -92,7 +92,7 @@ public final class QueueSettings implements QueueConsumerSettings {
         return unmatched;
     }
 
-    private static String relaxed(String key) {
+    static String relaxed(String key) {
         return key.replaceAll("[^A-Za-z0-9.]", "").toLowerCase(Locale.ROOT);
     }
 

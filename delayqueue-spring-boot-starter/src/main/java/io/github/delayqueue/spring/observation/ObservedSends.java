@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.SendRequest;
@@ -25,15 +26,25 @@ public final class ObservedSends implements SendObserver {
 
     private final ObservationRegistry registry;
     private final @Nullable DelayQueueSendObservationConvention convention;
+    /** Whether a queue's sends are observed, by queue name ({@code observation-enabled}). */
+    private final Predicate<String> observed;
 
+    /** Observes the sends of every queue. */
     public ObservedSends(ObservationRegistry registry, @Nullable DelayQueueSendObservationConvention convention) {
+        this(registry, convention, queue -> true);
+    }
+
+    /** Observes the sends of the queues {@code observed} accepts; the others are sent as asked. */
+    public ObservedSends(ObservationRegistry registry, @Nullable DelayQueueSendObservationConvention convention,
+            Predicate<String> observed) {
         this.registry = registry;
         this.convention = convention;
+        this.observed = observed;
     }
 
     @Override
     public List<String> observe(String queue, List<SendRequest> requests, Function<List<SendRequest>, List<String>> send) {
-        if (requests == null || requests.isEmpty()) {
+        if (requests == null || requests.isEmpty() || !this.observed.test(queue)) {
             return send.apply(requests); // the send rejects it, with its own message
         }
         DelayQueueSendContext context = new DelayQueueSendContext(queue, requests.size());

@@ -3,6 +3,7 @@ package io.github.delayqueue.spring.observation;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 import io.github.delayqueue.core.DeliveryInterceptor;
 import io.github.delayqueue.core.DeliveryOutcome;
@@ -26,20 +27,34 @@ public final class ObservingDeliveryInterceptor implements DeliveryInterceptor, 
 
     private final ObservationRegistry registry;
     private final @Nullable DelayQueueProcessObservationConvention convention;
+    /** Whether a queue's handler calls are observed, by queue name ({@code observation-enabled}). */
+    private final Predicate<String> observed;
     /**
      * Started and not yet stopped, by delivery (the engine hands {@code afterDelivery} the context instance it
      * gave {@code aroundHandle}); one entry per running handler.
      */
     private final Map<Delivery, Observation> running = new ConcurrentHashMap<>();
 
+    /** Observes the handler calls of every queue. */
     public ObservingDeliveryInterceptor(ObservationRegistry registry,
             @Nullable DelayQueueProcessObservationConvention convention) {
+        this(registry, convention, queue -> true);
+    }
+
+    /** Observes the handler calls of the queues {@code observed} accepts; the others run as they are. */
+    public ObservingDeliveryInterceptor(ObservationRegistry registry,
+            @Nullable DelayQueueProcessObservationConvention convention, Predicate<String> observed) {
         this.registry = registry;
         this.convention = convention;
+        this.observed = observed;
     }
 
     @Override
     public void aroundHandle(MessageContext context, Object payload, Invocation invocation) throws Exception {
+        if (!this.observed.test(context.queue())) {
+            invocation.proceed(); // not observed: afterDelivery finds no entry
+            return;
+        }
         DelayQueueProcessContext observed = new DelayQueueProcessContext(context);
         Observation observation = DelayQueueObservation.PROCESS.observation(convention,
                 DefaultDelayQueueProcessObservationConvention.INSTANCE, () -> observed, registry).start();

@@ -33,7 +33,8 @@ class ConfigurationMetadataTests {
         Set<String> declared = new TreeSet<>();
         walk("delayqueue", DelayQueueProperties.class, declared);
         walk("delayqueue.producer.outbox", DelayQueueOutboxProperties.class, declared);
-        assertThat(declared).hasSize(38).contains("delayqueue.schedules", "delayqueue.producer.outbox.enabled", "delayqueue.warm-up-wait",
+        assertThat(declared).hasSize(40).contains("delayqueue.schedules", "delayqueue.producer.observation-enabled",
+                "delayqueue.consumer.observation-enabled", "delayqueue.producer.outbox.enabled", "delayqueue.warm-up-wait",
                 "delayqueue.producer.outbox.namespace", "delayqueue.producer.outbox.version-retention",
                 "delayqueue.producer.outbox.initialize-schema", "delayqueue.endpoint.show-payloads", "delayqueue.metrics.refresh-interval",
                 "delayqueue.producer.wait-for-replicas", "delayqueue.producer.wait-for-replicas-timeout",
@@ -57,6 +58,8 @@ class ConfigurationMetadataTests {
     void defaultsAreRecorded() throws Exception {
         Map<String, String> defaults = properties().valueStream().filter(p -> p.has("defaultValue")).collect(
                 Collectors.toMap(p -> p.get("name").asString(), p -> p.get("defaultValue").asString()));
+        assertThat(defaults).containsEntry("delayqueue.producer.observation-enabled", "false")
+                .containsEntry("delayqueue.consumer.observation-enabled", "false");
         assertThat(defaults).containsEntry("delayqueue.key-prefix", "dq")
                 .containsEntry("delayqueue.consumer.visibility-timeout", "30s")
                 .containsEntry("delayqueue.producer.max-payload-size", "1MB")

@@ -106,9 +106,84 @@ class DelayQueueObservabilityAutoConfigurationTests {
                         .doesNotHaveBean(ObservedSends.class));
     }
 
+    /** Both switches on, as Boot's spring.kafka.template/listener.observation-enabled. */
+    private static final String[] OBSERVED = { "delayqueue.producer.observation-enabled=true",
+            "delayqueue.consumer.observation-enabled=true" };
+
+    @Test
+    void byDefaultNeitherTheSendsNorTheHandlerCallsAreObservedWhileTheMetersCount() {
+        this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(DelayQueueMetrics.class)
+                            .doesNotHaveBean(ObservedSends.class).doesNotHaveBean(ObservingDeliveryInterceptor.class);
+                    assertThat(ReflectionTestUtils.getField(context.getBean(DelayQueueTemplate.class), "observer"))
+                            .isSameAs(SendObserver.NONE);
+                    assertThat(context.getBean(DefaultDelayQueueConsumerRegistry.class)).extracting("interceptors")
+                            .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST).isEmpty();
+                });
+    }
+
+    @Test
+    void eachSwitchTurnsOnItsOwnSide() {
+        this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
+                .withPropertyValues("delayqueue.producer.observation-enabled=true").run(context -> assertThat(context)
+                        .hasSingleBean(ObservedSends.class).doesNotHaveBean(ObservingDeliveryInterceptor.class));
+        this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
+                .withPropertyValues("delayqueue.consumer.observation-enabled=true").run(context -> assertThat(context)
+                        .doesNotHaveBean(ObservedSends.class).hasSingleBean(ObservingDeliveryInterceptor.class));
+    }
+
+    @Test
+    void aQueuesSwitchOverridesTheGlobalOnesForThatQueueOnly() {
+        io.micrometer.observation.ObservationHandler<io.micrometer.observation.Observation.Context> handler = c -> true;
+        java.util.List<io.github.delayqueue.core.SendRequest> requests = java.util.List.of(
+                io.github.delayqueue.core.SendRequest.of("x", java.time.Duration.ZERO));
+        java.util.List<String> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ApplicationContextRunner recording = this.runner.withBean(ObservationRegistry.class, () -> {
+            ObservationRegistry registry = ObservationRegistry.create();
+            registry.observationConfig().observationHandler(handler).observationHandler(
+                    new io.micrometer.observation.ObservationHandler<io.micrometer.observation.Observation.Context>() {
+                        @Override
+                        public void onStart(io.micrometer.observation.Observation.Context c) {
+                            started.add(c.getName());
+                        }
+
+                        @Override
+                        public boolean supportsContext(io.micrometer.observation.Observation.Context c) {
+                            return true;
+                        }
+                    });
+            return registry;
+        });
+        // on for one queue, off globally: that queue's sends only
+        recording.withPropertyValues("delayqueue.queues.order-timeout.observation-enabled=true").run(context -> {
+            ObservedSends sends = context.getBean(ObservedSends.class);
+            sends.observe("ORDER_TIMEOUT", requests, r -> java.util.List.of("1"));
+            assertThat(started).containsExactly("delayqueue.send");
+            sends.observe("OTHER", requests, r -> java.util.List.of("1"));
+            assertThat(started).hasSize(1);
+        });
+        started.clear();
+        // off for one queue, on globally: every queue but that one
+        recording.withPropertyValues(OBSERVED).withPropertyValues("delayqueue.queues.ORDER_TIMEOUT.observation-enabled=false")
+                .run(context -> {
+                    ObservedSends sends = context.getBean(ObservedSends.class);
+                    sends.observe("ORDER_TIMEOUT", requests, r -> java.util.List.of("1"));
+                    assertThat(started).isEmpty();
+                    sends.observe("OTHER", requests, r -> java.util.List.of("1"));
+                    assertThat(started).containsExactly("delayqueue.send");
+                    ObservingDeliveryInterceptor interceptor = context.getBean(ObservingDeliveryInterceptor.class);
+                    boolean[] ran = new boolean[1];
+                    interceptor.aroundHandle(new io.github.delayqueue.core.MessageContext("ORDER_TIMEOUT", "id-1", 1,
+                            java.time.Instant.EPOCH, null, java.util.Map.of()), "x", () -> ran[0] = true);
+                    assertThat(ran[0]).isTrue();
+                    assertThat(started).containsExactly("delayqueue.send"); // no delayqueue.process
+                });
+    }
+
     @Test
     void withAnObservationRegistryTheTemplateAndTheConsumersAreObserved() {
-        this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create).run(context -> {
+        this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create).withPropertyValues(OBSERVED).run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(ObservedSends.class)
                     .hasSingleBean(ObservingDeliveryInterceptor.class).doesNotHaveBean(DelayQueueMetrics.class);
             assertThat(ReflectionTestUtils.getField(context.getBean(DelayQueueTemplate.class), "observer"))
@@ -122,7 +197,7 @@ class DelayQueueObservabilityAutoConfigurationTests {
     @Test
     void theObservingInterceptorIsOutermostBeforeTheApplicationsOwn() {
         DeliveryInterceptor own = new DeliveryInterceptor() { };
-        this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
+        this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create).withPropertyValues(OBSERVED)
                 .withBean("own", DeliveryInterceptor.class, () -> own).run(context -> assertThat(
                         context.getBean(DefaultDelayQueueConsumerRegistry.class)).extracting("interceptors")
                         .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST)
@@ -137,6 +212,7 @@ class DelayQueueObservabilityAutoConfigurationTests {
                 org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration.class))
                 .withBean("anyHandler", io.micrometer.observation.ObservationHandler.class, () -> handler)
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues(OBSERVED)
                 .withPropertyValues("management.observations.enable.delayqueue=false").run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(DelayQueueMetrics.class);
                     java.util.List<io.github.delayqueue.core.SendRequest> requests = java.util.List.of(
@@ -160,7 +236,8 @@ class DelayQueueObservabilityAutoConfigurationTests {
         io.micrometer.observation.ObservationHandler<io.micrometer.observation.Observation.Context> handler = c -> true;
         ApplicationContextRunner withBootObservations = this.runner.withConfiguration(AutoConfigurations.of(
                 org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration.class))
-                .withBean("anyHandler", io.micrometer.observation.ObservationHandler.class, () -> handler);
+                .withBean("anyHandler", io.micrometer.observation.ObservationHandler.class, () -> handler)
+                .withPropertyValues(OBSERVED);
         io.github.delayqueue.core.MessageContext message = new io.github.delayqueue.core.MessageContext("ORDER_TIMEOUT",
                 "id-1", 1, java.time.Instant.EPOCH, null, java.util.Map.of());
         withBootObservations.run(context -> {
@@ -193,7 +270,7 @@ class DelayQueueObservabilityAutoConfigurationTests {
             }
         };
         this.runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
-                .withBean(DelayQueueProcessObservationConvention.class, () -> own)
+                .withBean(DelayQueueProcessObservationConvention.class, () -> own).withPropertyValues(OBSERVED)
                 .run(context -> assertThat(ReflectionTestUtils.getField(
                         context.getBean(ObservingDeliveryInterceptor.class), "convention")).isSameAs(own));
     }

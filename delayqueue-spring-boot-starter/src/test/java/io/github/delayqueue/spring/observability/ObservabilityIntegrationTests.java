@@ -31,7 +31,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Metrics and traces of a real Boot application against a real Redis ({@link TestRedis}): exact meter values
  * after sends, acks, a retry, a dead letter and an undecodable message; the handler's span in the trace of the
- * observation that sent the message, on its first attempt and on its retry.
+ * observation that sent the message, on its first attempt and on its retry (both observation switches on; the
+ * defaults are {@link ObservationsOffByDefaultIntegrationTests}'s).
  */
 @SpringBootTest(classes = ObservabilityApp.class)
 @AutoConfigureTracing
@@ -49,6 +50,8 @@ class ObservabilityIntegrationTests {
         registry.add("delayqueue.consumer.retry.initial-backoff", () -> "50ms");
         registry.add("delayqueue.metrics.refresh-interval", () -> "200ms");
         registry.add("management.tracing.sampling.probability", () -> "1.0");
+        registry.add("delayqueue.producer.observation-enabled", () -> "true"); // opt-in, as Spring Kafka's
+        registry.add("delayqueue.consumer.observation-enabled", () -> "true");
     }
 
     @AfterAll
