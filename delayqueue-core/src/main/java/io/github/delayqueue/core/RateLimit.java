@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * {@code period}, spread evenly (a generic cell rate algorithm on the Redis clock: one message every
  * {@code period / permits}, never twice the rate across a window edge as a fixed window allows), with up to
  * {@code burst} claimed at once after a quiet spell. Over any window of length {@code w}, at most
- * {@code permits * w / period + burst} messages are claimed.
+ * {@code permits * w / period + burst} messages are claimed (a queue of {@code n} partitions gives each
+ * {@code ceil(burst / n)}: then {@code permits * w / period + n * ceil(burst / n)}).
  *
  * <p>The default burst is the permits of {@value #DEFAULT_BURST_MILLIS} ms, at least 1 ({@code 100/1s}: 5, so
  * at most 105 in any second; {@code 20/1s} and {@code 10/1m}: 1). A permit nobody takes in time is lost beyond the

@@ -11,7 +11,7 @@ import io.github.delayqueue.core.RateLimit;
  * (each partition's keys live in their own hash slot, so no one script sees them all): each partition gets
  * {@code 1/n} of the rate (and {@code ceil(burst/n)} of the burst), and {@code maxInFlight} split into whole
  * shares that add up to it (the first {@code maxInFlight % n} partitions one more), so the whole queue never
- * exceeds either.
+ * exceeds its rate or its cap; its burst is then {@code n * ceil(burst/n)}, which may be more than {@code burst}.
  *
  * @param intervalMicros microseconds between two permits of this partition (0: no rate limit)
  * @param toleranceMicros how far ahead of the clock the theoretical arrival time may run ({@code (burst-1) *
