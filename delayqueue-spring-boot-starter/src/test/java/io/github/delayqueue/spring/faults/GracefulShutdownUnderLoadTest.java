@@ -163,7 +163,9 @@ class GracefulShutdownUnderLoadTest {
     }
 
     private static Process startApp(String prefix) throws IOException {
+        // a port of its own (0: any free one): 8080 may be taken on the machine, or by another build's run of this test
         return FaultSupport.startJava(ShutdownApp.class, "graceful-shutdown-app.log", "--spring.main.banner-mode=off",
+                "--server.port=0",
                 "--spring.data.redis.url=" + TestRedis.url(), "--delayqueue.key-prefix=" + prefix,
                 "--delayqueue.consumer.concurrency=" + CONCURRENCY,
                 "--delayqueue.consumer.shutdown-timeout=" + SHUTDOWN_TIMEOUT.toSeconds() + "s",
