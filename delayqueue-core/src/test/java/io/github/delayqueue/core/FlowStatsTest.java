@@ -1,0 +1,157 @@
+package io.github.delayqueue.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.api.RedissonClient;
+
+import io.github.delayqueue.core.protocol.ClaimLimits;
+import io.github.delayqueue.core.protocol.QueueKeys;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.Scripts;
+import io.github.delayqueue.testing.RedisContext;
+import io.github.delayqueue.testing.RedisExtension;
+import io.github.delayqueue.testing.TestRedis;
+
+/**
+ * The flow state of {@link QueueStats#flow()} as any application reads it from Redis: one with no consumer and no
+ * limits of its own (its own Redisson client) sees the limits the other instances' claims apply, the claim rate,
+ * the throttled backlog, the hold and the cap. The claims are made by hand with the limits a consumer would pass,
+ * so every figure is exact: a rate of one permit a minute frees none while the test reads.
+ */
+@ExtendWith(RedisExtension.class)
+class FlowStatsTest {
+
+    private static final long LEASE = 60_000;
+
+    private final RedisContext redis;
+    private final List<RedissonClient> clients = new ArrayList<>();
+
+    FlowStatsTest(RedisContext redis) {
+        this.redis = redis;
+    }
+
+    @AfterEach
+    void tearDown() {
+        clients.forEach(RedissonClient::shutdown);
+    }
+
+    /** Another application on the same Redis and key prefix: it consumes nothing and knows no limits. */
+    private DelayQueueClient observer(ClientOptions.Builder options) {
+        RedissonClient own = TestRedis.newClient();
+        clients.add(own);
+        return DelayQueueClient.create(own, options.keyPrefix(redis.prefix()).build());
+    }
+
+    private void send(String queue, int messages) {
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < messages; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        redis.client().sendAll(queue, batch);
+    }
+
+    private static QueueOps.ClaimResult claim(QueueOps ops, int limit, ClaimLimits limits) {
+        return ops.claim(limit, LEASE, 5, 100, 60_000, 1_000, limits);
+    }
+
+    @Test
+    void anotherApplicationSeesTheLimitsTheClaimRateTheThrottledBacklogAndTheHold() {
+        String queue = "viewed";
+        send(queue, 10);
+        DelayQueueClient observer = observer(ClientOptions.builder());
+        await().until(() -> observer.stats(queue).ready() == 10);
+        assertThat(observer.stats(queue).flow()).isEqualTo(QueueFlow.NONE); // nothing claimed under limits yet
+
+        QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+        // one permit a minute, 4 at once after a quiet spell, at most 5 in flight: the claim takes the burst, and the
+        // next permit is a minute away
+        ClaimLimits limits = ClaimLimits.of(RateLimit.parse("1/1m").withBurst(4), 5, 0, 1);
+        assertThat(claim(ops, 10, limits).messages()).hasSize(4);
+
+        QueueStats stats = observer.stats(queue);
+        assertThat(stats.ready()).isEqualTo(6);
+        assertThat(stats.inFlight()).isEqualTo(4);
+        QueueFlow flow = stats.flow();
+        assertThat(flow.rateLimit()).isEqualTo(RateLimit.parse("1/1m").withBurst(4));
+        assertThat(flow.rateLimit()).hasToString("1/1m burst 4");
+        assertThat(flow.maxInFlight()).isEqualTo(5);
+        assertThat(flow.atMaxInFlight()).isFalse();
+        // the cap would let one more go, the rate limit none: all six due messages are throttled
+        assertThat(flow.throttled()).isEqualTo(6);
+        assertThat(flow.holdUntil()).isNull();
+        // 4 claimed in the last 10 s: 0.4 a second (a little less if the 10 s window turned between claim and read)
+        assertThat(flow.claimsPerSecond()).isNotNull().isBetween(0.3, 0.4 + 1e-9);
+
+        // a handler said "slow down": every due message is held, whatever the limits would let go
+        long holdEnd = ops.hold(30_000);
+        QueueFlow held = observer.stats(queue).flow();
+        assertThat(held.holdUntil()).isEqualTo(Instant.ofEpochMilli(holdEnd));
+        assertThat(held.throttled()).isEqualTo(6);
+
+        // a claim of a consumer without limits (held back by the hold all the same) removes the recorded limits:
+        // the view shows what the claims enforce
+        assertThat(ops.claim(10, LEASE, 5, 100, 60_000, 1_000).messages()).isEmpty();
+        QueueFlow unlimited = observer.stats(queue).flow();
+        assertThat(unlimited.rateLimit()).isNull();
+        assertThat(unlimited.maxInFlight()).isZero();
+        assertThat(unlimited.throttled()).isEqualTo(6); // the hold still holds them
+        assertThat(unlimited.holdUntil()).isEqualTo(Instant.ofEpochMilli(holdEnd));
+    }
+
+    @Test
+    void atTheCapEveryDueMessageIsThrottledAndAPartitionedQueueSumsItsPartitions() {
+        String queue = "viewed-partitioned";
+        int n = 3;
+        DelayQueueClient observer = observer(ClientOptions.builder().partitions(queue, n));
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        observer.sendAll(queue, batch);
+        // 30/1s with a burst of 3 and 3 in flight, split over 3 partitions: 10/1s, a burst of 1 and 1 in flight each
+        RateLimit rate = RateLimit.parse("30/1s").withBurst(3);
+        Scripts scripts = new Scripts(redis.redisson());
+        int claimed = 0;
+        for (int p = 0; p < n; p++) {
+            QueueOps part = new QueueOps(scripts, QueueKeys.of(redis.prefix(), queue, p, n));
+            claimed += claim(part, 10, ClaimLimits.of(rate, 3, p, n)).messages().size();
+        }
+        assertThat(claimed).isEqualTo(3); // one each: the cap's share
+
+        QueueStats stats = observer.stats(queue);
+        assertThat(stats.inFlight()).isEqualTo(3);
+        QueueFlow flow = stats.flow();
+        assertThat(flow.rateLimit()).isEqualTo(rate);
+        assertThat(flow.maxInFlight()).isEqualTo(3);
+        assertThat(flow.atMaxInFlight()).isTrue();
+        assertThat(flow.throttled()).isEqualTo(stats.ready()).isEqualTo(27); // every partition at its cap
+        assertThat(flow.claimsPerSecond()).isNotNull().isBetween(0.2, 0.3 + 1e-9);
+        assertThat(flow.holdUntil()).isNull();
+    }
+
+    @Test
+    void aRateLimitWithPermitsFreeThrottlesOnlyTheMessagesBeyondThem() {
+        String queue = "viewed-free";
+        send(queue, 10);
+        DelayQueueClient observer = observer(ClientOptions.builder());
+        await().until(() -> observer.stats(queue).ready() == 10);
+        QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+        // a burst of 8 at one a minute: a claim of 2 (its consumer's free slots) leaves 6 permits free
+        ClaimLimits limits = ClaimLimits.of(RateLimit.parse("1/1m").withBurst(8), 0, 0, 1);
+        assertThat(claim(ops, 2, limits).messages()).hasSize(2);
+        QueueStats stats = observer.stats(queue);
+        assertThat(stats.ready()).isEqualTo(8);
+        assertThat(stats.flow().throttled()).isEqualTo(2); // 6 could be claimed at once, 2 wait for permits
+        assertThat(stats.flow().maxInFlight()).isZero();
+        assertThat(stats.flow().atMaxInFlight()).isFalse();
+    }
+}
