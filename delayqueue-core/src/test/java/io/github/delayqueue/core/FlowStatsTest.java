@@ -97,14 +97,25 @@ class FlowStatsTest {
         assertThat(held.holdUntil()).isEqualTo(Instant.ofEpochMilli(holdEnd));
         assertThat(held.throttled()).isEqualTo(6);
 
-        // a claim of a consumer without limits (held back by the hold all the same) removes the recorded limits:
-        // the view shows what the claims enforce
-        assertThat(ops.claim(10, LEASE, 5, 100, 60_000, 1_000).messages()).isEmpty();
-        QueueFlow unlimited = observer.stats(queue).flow();
-        assertThat(unlimited.rateLimit()).isNull();
-        assertThat(unlimited.maxInFlight()).isZero();
-        assertThat(unlimited.throttled()).isEqualTo(6); // the hold still holds them
-        assertThat(unlimited.holdUntil()).isEqualTo(Instant.ofEpochMilli(holdEnd));
+        // a claim without limits leaves the record alone (it reads the hold only: a queue without limits pays nothing)
+        assertThat(ops.claim(10, LEASE, 5, 100, 60_000, 1_000).messages()).isEmpty(); // the hold holds it back
+        assertThat(observer.stats(queue).flow().rateLimit()).isNotNull();
+        // a consumer without limits deletes the record when it starts: the view shows what the claims enforce
+        DelayQueueConsumer unlimited = observer.newConsumer(queue, String.class, (payload, context) -> { },
+                ConsumerOptions.builder().build());
+        unlimited.start();
+        try {
+            await().until(() -> observer.stats(queue).flow().rateLimit() == null);
+        } finally {
+            unlimited.stop();
+        }
+        QueueFlow none = observer.stats(queue).flow();
+        assertThat(none.maxInFlight()).isZero();
+        assertThat(none.throttled()).isEqualTo(6); // the hold still holds them
+        assertThat(none.holdUntil()).isEqualTo(Instant.ofEpochMilli(holdEnd));
+        // and a claim with limits records them again
+        assertThat(claim(ops, 10, limits).messages()).isEmpty();
+        assertThat(observer.stats(queue).flow().rateLimit()).isEqualTo(RateLimit.parse("1/1m").withBurst(4));
     }
 
     @Test

@@ -337,6 +337,15 @@ public final class QueueOps {
                 redelivered, leaseDead, badDueDead, throttledBy, expiredDead, expiredDropped);
     }
 
+    /**
+     * Deletes the flow limits the claims recorded in this partition's flow hash (flow.lua's {@code limits}): a consumer
+     * without limits starts, and its claims do not read them (that would cost every claim of a queue without limits).
+     * A claim with limits records its own again.
+     */
+    public void forgetLimits() {
+        scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), "forget-limits");
+    }
+
     /** Holds this queue's (partition's) claims for {@code delayMs} on every instance; returns the hold's end (ms, Redis clock). */
     public long hold(long delayMs) {
         return scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), Long.toString(delayMs));

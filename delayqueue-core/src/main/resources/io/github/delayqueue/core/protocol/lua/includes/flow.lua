@@ -5,8 +5,8 @@
 --   'hold'    claims hand nothing out before this time (ms, Redis clock): a handler said "slow down"
 --   'waiting' present while a claim found the in-flight cap reached: the next settle publishes a wake-up
 --   'limits'  the limits the claims apply, "<interval us>:<tolerance us>:<cap>" as flow_open takes them: written by a
---             claim with limits that finds another value, deleted by a claim without limits that finds one, so a
---             reader (stats.lua) sees what the claims enforce without asking a consumer
+--             claim with limits that finds another value (deleted by a consumer without limits when it starts: a
+--             claim without limits reads the hold alone), so a reader (stats.lua) sees what the claims enforce
 --   'claims'  messages claimed under limits, for the claim rate: "<window>:<claimed in it>:<claimed in the window
 --             before>", windows of FLOW_WINDOW_MS on the Redis clock; kept by claims with limits only
 -- A hash (HGET, HSET, HDEL) as the paused key is, so an ACL that allows the other scripts allows this one.
@@ -43,18 +43,18 @@ local function flow_permits(interval, tolerance, tat, now_us)
 end
 
 -- How many of `wanted` due messages the limits let this claim take now (0 when a limit holds them all).
--- One HMGET reads the hold and, with limits, the recorded limits, the arrival time and the claim counts.
+-- Without limits one HGET reads the hold; with limits one HMGET reads it with the recorded limits, the arrival time
+-- and the claim counts.
 local function flow_allow(f, wanted)
-  local state
+  local state, hold
   if f.limits then
     state = redis.call('HMGET', f.key, 'hold', 'limits', 'tat', 'claims')
-    f.claims = state[4]
+    hold, f.claims = state[1], state[4]
     if state[2] ~= f.limits then redis.call('HSET', f.key, 'limits', f.limits) end
   else
-    state = redis.call('HMGET', f.key, 'hold', 'limits')
-    if state[2] then redis.call('HDEL', f.key, 'limits') end
+    hold = redis.call('HGET', f.key, 'hold')
   end
-  local hold = tonumber(state[1] or '0')
+  hold = tonumber(hold or '0')
   if hold > f.now then
     f.gate, f.reason = hold, 'H'
     return 0
