@@ -90,6 +90,9 @@ class FlowStatsTest {
         assertThat(flow.holdUntil()).isNull();
         // 4 claimed in the last 10 s: 0.4 a second (a little less if the 10 s window turned between claim and read)
         assertThat(flow.claimsPerSecond()).isNotNull().isBetween(0.3, 0.4 + 1e-9);
+        // an application that answers with the stats as JSON (the sample's /queues does) shows the limit as written
+        assertThat(tools.jackson.databind.json.JsonMapper.builder().build().writeValueAsString(stats))
+                .contains("\"rateLimit\":\"1/1m burst 4\"", "\"throttled\":6");
 
         // a handler said "slow down": every due message is held, whatever the limits would let go
         long holdEnd = ops.hold(30_000);
