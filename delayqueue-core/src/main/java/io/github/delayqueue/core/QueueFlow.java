@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  *                        clock; {@code null} when no claim with limits counted any (queues without limits are not
  *                        counted: that costs their claims nothing)
  * @param throttled       due messages that a claim made now would leave in Redis because of the limits or a hold: the
- *                        throttled backlog. Part of {@link QueueStats#ready()}; the rest a claim could take at once
+ *                        throttled backlog. Part of {@link QueueStats#ready()}; the rest a claim could take at once.
+ *                        0 while the queue is paused: the pause holds them, not a limit
  * @param holdUntil       the end of the hold a handler's {@link SlowDownException} set (the latest of the partitions'),
  *                        or {@code null} when none holds the queue now
  * @param atMaxInFlight   whether the messages in flight have reached {@code maxInFlight}, so no claim takes more

@@ -94,6 +94,12 @@ class FlowStatsTest {
         assertThat(tools.jackson.databind.json.JsonMapper.builder().build().writeValueAsString(stats))
                 .contains("\"rateLimit\":\"1/1m burst 4\"", "\"throttled\":6");
 
+        // a pause is not a limit: while paused, the pause holds the due messages and throttled says 0
+        observer.pause(queue);
+        assertThat(observer.stats(queue).flow().throttled()).isZero();
+        observer.resume(queue);
+        assertThat(observer.stats(queue).flow().throttled()).isEqualTo(6);
+
         // a handler said "slow down": every due message is held, whatever the limits would let go
         long holdEnd = ops.hold(30_000);
         QueueFlow held = observer.stats(queue).flow();
