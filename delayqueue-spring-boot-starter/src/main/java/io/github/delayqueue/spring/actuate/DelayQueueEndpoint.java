@@ -36,8 +36,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code delayqueue} actuator endpoint: the declared queues with their statistics and pause, this
- * application's consumers, the first dead letters of a queue; and the operations an operator needs during an
+ * The {@code delayqueue} actuator endpoint: the declared queues with their statistics, pause and flow control (read
+ * from Redis for every instance: limits, claim rate, throttled backlog, hold), this application's consumers, the first dead letters of a queue; and the operations an operator needs during an
  * incident (pause and resume a queue, requeue or delete dead letters, cancel a message or run it now). Over
  * HTTP, with the endpoint exposed:
  *
