@@ -1,4 +1,4 @@
--- Counts a queue's messages (QueueStats) and reads its flow state (QueueStats.Flow).
+-- Counts a queue's messages (QueueStats) and reads its flow state (QueueFlow).
 -- KEYS: the standard layout (includes/keys.lua), then 11 the flow hash (includes/flow.lua)
 -- ARGV: 1 wake channel (unused)
 -- Returns: now, pending, due now, in flight, dead, next due ('' if none), then the flow state (flow.lua's flow_view):
