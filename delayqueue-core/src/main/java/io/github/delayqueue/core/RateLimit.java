@@ -7,6 +7,8 @@ import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
+import com.fasterxml.jackson.annotation.JsonValue;
+
 /**
  * A rate limit of one queue over every instance consuming it: at most {@code permits} messages claimed per
  * {@code period}, spread evenly (a generic cell rate algorithm on the Redis clock: one message every
@@ -147,7 +149,11 @@ public final class RateLimit {
         return Long.hashCode(permits) * 31 + period.hashCode() * 17 + burst;
     }
 
-    /** {@code 200/1s}, with {@code burst 20} when the burst is not the default. */
+    /**
+     * {@code 200/1s}, with {@code burst 20} when the burst is not the default; also its JSON (a {@link QueueStats}
+     * an application answers with shows its {@link QueueFlow#rateLimit()} so).
+     */
+    @JsonValue
     @Override
     public String toString() {
         String p;

@@ -153,6 +153,9 @@ public final class Poller {
             try {
                 if (!checked) {
                     partitionCheck.run(); // a PartitionCountException ends the loop: the consumer's failure()
+                    if (flow.equals(ClaimLimits.NONE)) {
+                        ops.forgetLimits(); // the flow view shows no limits once a consumer without any runs
+                    }
                     checked = true;
                 }
                 if (settler.unsettled() >= unsettledLimit) {
