@@ -151,6 +151,7 @@ class FlowStatsTest {
             batch.add(SendRequest.of("m" + i, Duration.ZERO));
         }
         observer.sendAll(queue, batch);
+        await().until(() -> observer.stats(queue).ready() == 30); // due times round up to the next millisecond
         // 30/1s with a burst of 3 and 3 in flight, split over 3 partitions: 10/1s, a burst of 1 and 1 in flight each
         RateLimit rate = RateLimit.parse("30/1s").withBurst(3);
         Scripts scripts = new Scripts(redis.redisson());
