@@ -37,7 +37,7 @@ public final class Benchmarks {
     private final PrintStream out;
     private final List<String> sides;
 
-    private Benchmarks(Settings settings, PrintStream out) {
+    Benchmarks(Settings settings, PrintStream out) { // package-private: BenchmarksFiguresTest judges figures it sets
         this.settings = settings;
         this.out = out;
         this.sides = List.of(settings.get("sides").split(","));
@@ -272,7 +272,7 @@ public final class Benchmarks {
      */
     private double observedShare = Double.NaN;
 
-    private void observedShare() {
+    void observedShare() {
         Rounds r = rounds.get("end-to-end-rate-observed");
         if (r == null || r.second() == null) {
             return;
@@ -285,8 +285,23 @@ public final class Benchmarks {
         }
     }
 
-    /** The target for a scenario: a description and whether the result meets it. */
-    record Target(String text, boolean met) {
+    /**
+     * The issue's target for a scenario: a description and whether the result meets it; {@code measured} false when
+     * the run did not take the figures it is judged on (then never met: the table says "not measured").
+     */
+    record Target(String text, boolean met, boolean measured) {
+        Target {
+            met &= measured;
+        }
+
+        Target(String text, boolean met) {
+            this(text, met, true);
+        }
+
+        /** A target this run did not take the figures of: {@code text} says which. */
+        static Target notMeasured(String text) {
+            return new Target(text, false, false);
+        }
     }
 
     /** Whether end-to-end-rate-cluster's 6-partition variant spread the script calls evenly over the masters. */
@@ -340,17 +355,21 @@ public final class Benchmarks {
             case "end-to-end-rate-observed": {
                 String observe = settings.get("observe");
                 String share = Double.isNaN(observedShare) ? "NaN" : format(100 * observedShare) + "%";
-                return new Target((observe.equals("metrics") ? "the defaults (meters on, observations off)"
-                        : "--observe=" + observe + " (the target is on the defaults, --observe=metrics)")
-                        + " ≥ 90% of plain (" + share + ")", observedShare >= 0.9);
+                if (!observe.equals("metrics")) { // the target is defined on the starter's defaults
+                    return Target.notMeasured("the defaults (--observe=metrics) ≥ 90% of plain; this run: --observe="
+                            + observe + " (" + share + ")");
+                }
+                return new Target("the defaults (meters on, observations off) ≥ 90% of plain (" + share + ")",
+                        observedShare >= 0.9, Double.isFinite(observedShare));
             }
             case "observed-path-cost": {
                 Rounds rr = rounds.get(r.scenario());
                 double floor = rr == null || rr.second() == null ? Double.NaN : rr.second().median();
                 double ratio = r.ours() / floor;
+                // a floor of 0 or less (the instruments measured as free, or noise above their cost) gives no ratio
                 return new Target("JVM CPU that observations and a tracer add per message ≤ 1.5× Micrometer's and "
-                        + "Brave's own (" + format(floor) + " µs; " + (Double.isFinite(ratio) ? format(ratio) + "×" : "NaN")
-                        + ")", ratio <= 1.5);
+                        + "Brave's own (" + format(floor) + " µs; " + (floor > 0 && Double.isFinite(ratio) ? format(ratio)
+                        + "×" : "floor not above 0: no ratio") + ")", ratio <= 1.5, floor > 0 && Double.isFinite(ratio));
             }
             case "redis-bytes-per-message": {
                 // MEMORY USAGE of each side's own keys: used_memory deltas also move with what other clients and the
@@ -418,26 +437,26 @@ public final class Benchmarks {
 
     /**
      * The last row's target: our JVM CPU per message ≤ Redisson's in every scenario both ran (each scenario's
-     * median over its rounds; see {@link #cpuPerMessage}); null when no scenario had both.
+     * median over its rounds; see {@link #cpuPerMessage}). Not met where a scenario's ratio is not a number (one
+     * side's CPU not measured); not measured when no scenario ran both sides.
      */
-    private @Nullable Target jvmCpuTarget() {
+    Target jvmCpuTarget() {
         StringBuilder text = new StringBuilder("JVM CPU per message ≤ Redisson's in every scenario both run (ours ÷ "
                 + "Redisson's:");
         boolean met = true;
         int compared = 0;
         for (String scenario : cpu.keySet()) {
-            double ratio = cpuOf(scenario, "ours", 1) / cpuOf(scenario, "redisson", 1);
             if (!cpu.get(scenario).containsKey("redisson")) {
                 continue;
             }
+            double ratio = cpuOf(scenario, "ours", 1) / cpuOf(scenario, "redisson", 1);
             text.append(compared == 0 ? " " : ", ").append(scenario).append(' ')
                     .append(Double.isFinite(ratio) ? format(ratio) : "not measured");
-            if (Double.isFinite(ratio)) {
-                met &= ratio <= 1;
-                compared++;
-            }
+            met &= ratio <= 1; // false for NaN
+            compared++;
         }
-        return compared == 0 ? null : new Target(text.append(')').toString(), met);
+        return compared == 0 ? Target.notMeasured(text.append(" Redisson not run)").toString())
+                : new Target(text.append(')').toString(), met);
     }
 
     /** The sum of a numeric DETAIL entry over every round of our side (0 where absent). */
@@ -480,12 +499,15 @@ public final class Benchmarks {
             out.println("| `" + r.scenario() + "` | " + format(r.ours()) + " | " + format(r.redisson()) + " | "
                     + (Double.isNaN(floorValue(r.scenario())) ? "–" : format(floorValue(r.scenario()))) + " | "
                     + r.unit() + " | " + (Double.isNaN(r.better()) ? "–" : format(r.better()) + "×") + " | " + t.text()
-                    + " | " + (Double.isNaN(r.ours()) ? "not measured" : t.met() ? "yes" : "**no**") + " |");
+                    + " | " + metText(Double.isNaN(r.ours()) ? Target.notMeasured(t.text()) : t) + " |");
         }
         Target jvm = jvmCpuTarget();
-        if (jvm != null) {
-            out.println("| JVM CPU per message | | | | µs/msg | | " + jvm.text() + " | " + (jvm.met() ? "yes" : "**no**") + " |");
-        }
+        out.println("| JVM CPU per message | | | | µs/msg | | " + jvm.text() + " | " + metText(jvm) + " |");
+    }
+
+    /** The table's "met?" column. */
+    static String metText(Target t) {
+        return !t.measured() ? "not measured" : t.met() ? "yes" : "**no**";
     }
 
     static String loadAverage() {
@@ -582,8 +604,8 @@ public final class Benchmarks {
     record Rounds(SideRounds first, @Nullable SideRounds second, @Nullable SideRounds floor) {
     }
 
-    /** The rounds of every scenario run so far, by scenario. */
-    private final Map<String, Rounds> rounds = new java.util.LinkedHashMap<>();
+    /** The rounds of every scenario run so far, by scenario (package-private: tests set figures to judge). */
+    final Map<String, Rounds> rounds = new java.util.LinkedHashMap<>();
 
     /**
      * The median of {@code values}; a NaN (a failed or skipped round) counts as the worst value, so that
@@ -691,8 +713,8 @@ public final class Benchmarks {
         return result;
     }
 
-    /** Medians over the rounds of CPU microseconds per message, by scenario and side: {redis, jvm}. */
-    private final Map<String, Map<String, double[]>> cpu = new java.util.LinkedHashMap<>();
+    /** Medians over the rounds of CPU microseconds per message, by scenario and side: {redis, jvm} (tests set them). */
+    final Map<String, Map<String, double[]>> cpu = new java.util.LinkedHashMap<>();
 
     /**
      * {@code DETAIL scenario=<s> floor=cpu_per_msg <side>_redis_us=… <side>_jvm_us=… … ours_redis_vs_floor=…

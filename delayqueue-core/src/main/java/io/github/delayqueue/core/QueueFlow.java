@@ -11,8 +11,10 @@ import org.jspecify.annotations.Nullable;
  *
  * @param rateLimit       the rate limit the claims apply, as the last claim with limits recorded it in Redis (a
  *                        partitioned queue: the sum of the partitions' shares, so {@code n * ceil(burst / n)} for
- *                        the burst), or {@code null} for none. A consumer without limits deletes it when it starts:
- *                        it shows what the consumers enforce, and stays through a restart of every instance
+ *                        the burst), or {@code null} for none. A consumer without limits deletes it (and the claim
+ *                        counts) when it starts and once every 10 of its {@code maxPollInterval}s: it shows what the
+ *                        consumers enforce, up to that long after the last consumer with limits stopped, and stays
+ *                        through a restart of every instance
  * @param maxInFlight     the cap on messages in flight the claims apply, recorded the same way (0: none)
  * @param claimsPerSecond messages claimed per second by every instance, over about the last 10 seconds on the Redis
  *                        clock; {@code null} when no claim with limits counted any (queues without limits are not

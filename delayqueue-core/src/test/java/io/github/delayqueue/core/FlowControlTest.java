@@ -197,8 +197,10 @@ class FlowControlTest {
             batch.add(SendRequest.of("m" + i, Duration.ZERO));
         }
         producer.sendAll(queue, batch);
-        // what an operator sees meanwhile, from any application: the hold, and the 20 due messages it holds back
-        QueueStats during = producer.stats(queue);
+        // what an operator sees meanwhile, from any application: the hold, and the 20 due messages it holds back (a
+        // due time rounds up to the next millisecond: read once the 20 are due, or, for a stall, the hold ended)
+        QueueStats during = await().atMost(DEADLINE).until(() -> producer.stats(queue),
+                s -> s.ready() == 20 || s.serverTime().toEpochMilli() >= holdUntil);
         if (during.serverTime().toEpochMilli() < holdUntil) {
             assertThat(during.flow().holdUntil()).isEqualTo(java.time.Instant.ofEpochMilli(holdUntil));
             assertThat(during.flow().throttled()).isEqualTo(during.ready()).isEqualTo(20);

@@ -151,6 +151,7 @@ class FlowStatsTest {
             batch.add(SendRequest.of("m" + i, Duration.ZERO));
         }
         observer.sendAll(queue, batch);
+        await().until(() -> observer.stats(queue).ready() == 30); // due times round up to the next millisecond
         // 30/1s with a burst of 3 and 3 in flight, split over 3 partitions: 10/1s, a burst of 1 and 1 in flight each
         RateLimit rate = RateLimit.parse("30/1s").withBurst(3);
         Scripts scripts = new Scripts(redis.redisson());
@@ -190,5 +191,52 @@ class FlowStatsTest {
         assertThat(stats.flow().throttled()).isEqualTo(2); // 6 could be claimed at once, 2 wait for permits
         assertThat(stats.flow().maxInFlight()).isZero();
         assertThat(stats.flow().atMaxInFlight()).isFalse();
+    }
+    @Test
+    void aConsumerWithoutLimitsForgetsTheLimitsAndTheClaimCountsSoTheViewIsNoneOnceTheHoldEnds() {
+        String queue = "viewed-forgotten";
+        send(queue, 3);
+        DelayQueueClient observer = observer(ClientOptions.builder());
+        await().until(() -> observer.stats(queue).ready() == 3);
+        QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+        assertThat(claim(ops, 2, ClaimLimits.of(RateLimit.parse("1/1m").withBurst(2), 5, 0, 1)).messages()).hasSize(2);
+        assertThat(observer.stats(queue).flow().claimsPerSecond()).isNotNull(); // the claim counted under limits
+        ops.hold(300);
+
+        DelayQueueConsumer unlimited = observer.newConsumer(queue, String.class, (payload, context) -> { },
+                ConsumerOptions.builder().build());
+        unlimited.start();
+        try {
+            // no limits, no claim rate (the counts went with them), and once the hold ends, nothing at all
+            await().until(() -> observer.stats(queue).flow().equals(QueueFlow.NONE));
+        } finally {
+            unlimited.stop();
+        }
+    }
+
+    @Test
+    void aRollingDeployThatRemovesTheLimitsShowsNoneSoonAfterTheLastInstanceWithLimitsStops() {
+        String queue = "viewed-rolling";
+        Duration poll = Duration.ofMillis(200);
+        DelayQueueClient old = observer(ClientOptions.builder());
+        DelayQueueClient updated = observer(ClientOptions.builder());
+        DelayQueueConsumer limited = old.newConsumer(queue, String.class, (payload, context) -> { },
+                ConsumerOptions.builder().rateLimit(RateLimit.parse("1/1m")).maxInFlight(1).maxPollInterval(poll).build());
+        DelayQueueConsumer unlimited = updated.newConsumer(queue, String.class, (payload, context) -> { },
+                ConsumerOptions.builder().maxPollInterval(poll).build());
+        limited.start();
+        try {
+            unlimited.start(); // forgets the limits; the old instance's next claim records them again
+            await().until(() -> updated.stats(queue).flow().rateLimit() != null);
+        } finally {
+            limited.stop();
+        }
+        try {
+            // the instance without limits forgets them again within FORGET_LIMITS_EVERY_POLLS of its poll intervals
+            // (2 s here); before, it did so only when it started and the old limits stayed in the view for good
+            await().atMost(Duration.ofSeconds(10)).until(() -> updated.stats(queue).flow().equals(QueueFlow.NONE));
+        } finally {
+            unlimited.stop();
+        }
     }
 }

@@ -247,6 +247,8 @@ class DashboardApiTests extends DashboardTestSupport {
             await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.SLOW).inFlight() == 1);
             this.template.send(DashQueues.SLOW, "wait", Duration.ZERO, SendOptions.id("wait-1"));
             this.template.send(DashQueues.SLOW, "wait", Duration.ZERO, SendOptions.id("wait-2"));
+            // due times round up to the next millisecond: read once both are due
+            await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.SLOW).ready() == 2);
             JsonNode slow = json(http().get("/api/queues/SLOW"));
             assertThat(slow.path("ready").asLong()).isEqualTo(2);
             JsonNode flow = slow.path("flow");

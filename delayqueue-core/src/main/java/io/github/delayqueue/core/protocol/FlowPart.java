@@ -71,16 +71,38 @@ record FlowPart(@Nullable ClaimLimits limits, @Nullable Double rate, long thrott
                 hold == null ? null : Instant.ofEpochMilli(hold), cap > 0 && inFlight >= cap);
     }
 
-    /** {@code perSecond} written with the first period in which its permits are whole: 100/1s, 10/1m. */
+    /**
+     * {@code perSecond} written with the first period in which its permits are whole: 100/1s, 10/1m; then with the
+     * fewest days up to {@link RateLimit#MAX_PERIOD} (1/2d, 3/2d, 1/30d); else rounded to whole permits a day, or to
+     * one permit in a whole number of days for a rate slower than one a day.
+     */
     static RateLimit rateLimit(double perSecond, long burst) {
         int shown = (int) Math.min(RateLimit.MAX_BURST, Math.max(1, burst));
         for (Duration period : PERIODS) {
-            double permits = perSecond * period.toSeconds();
-            long whole = Math.round(permits);
-            if (whole >= 1 && Math.abs(permits - whole) <= 1e-6 * permits) {
-                return RateLimit.of(whole, period).withBurst(shown);
+            RateLimit whole = whole(perSecond, period);
+            if (whole != null) {
+                return whole.withBurst(shown);
             }
         }
-        return RateLimit.of(Math.max(1, Math.round(perSecond * 86_400)), Duration.ofDays(1)).withBurst(shown);
+        long maxDays = RateLimit.MAX_PERIOD.toDays();
+        for (long days = 2; days <= maxDays; days++) {
+            RateLimit whole = whole(perSecond, Duration.ofDays(days));
+            if (whole != null) {
+                return whole.withBurst(shown);
+            }
+        }
+        double perDay = perSecond * 86_400;
+        if (perDay >= 1) {
+            return RateLimit.of(Math.round(perDay), Duration.ofDays(1)).withBurst(shown);
+        }
+        long days = Math.min(maxDays, Math.max(1, Math.round(1 / perDay)));
+        return RateLimit.of(1, Duration.ofDays(days)).withBurst(shown);
+    }
+
+    /** {@code perSecond} as whole permits per {@code period}, or {@code null} when they are not whole. */
+    private static @Nullable RateLimit whole(double perSecond, Duration period) {
+        double permits = perSecond * period.toSeconds();
+        long whole = Math.round(permits);
+        return whole >= 1 && Math.abs(permits - whole) <= 1e-6 * permits ? RateLimit.of(whole, period) : null;
     }
 }

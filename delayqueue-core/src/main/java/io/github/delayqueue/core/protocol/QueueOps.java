@@ -338,9 +338,9 @@ public final class QueueOps {
     }
 
     /**
-     * Deletes the flow limits the claims recorded in this partition's flow hash (flow.lua's {@code limits}): a consumer
-     * without limits starts, and its claims do not read them (that would cost every claim of a queue without limits).
-     * A claim with limits records its own again.
+     * Deletes the flow limits the claims recorded in this partition's flow hash and their claim counts (flow.lua's
+     * {@code limits} and {@code claims}): a consumer without limits runs, and its claims do not read them (that would
+     * cost every claim of a queue without limits). A claim with limits records its own again.
      */
     public void forgetLimits() {
         scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), "forget-limits");

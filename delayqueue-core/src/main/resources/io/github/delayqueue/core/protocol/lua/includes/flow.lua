@@ -5,8 +5,9 @@
 --   'hold'    claims hand nothing out before this time (ms, Redis clock): a handler said "slow down"
 --   'waiting' present while a claim found the in-flight cap reached: the next settle publishes a wake-up
 --   'limits'  the limits the claims apply, "<interval us>:<tolerance us>:<cap>" as flow_open takes them: written by a
---             claim with limits that finds another value (deleted by a consumer without limits when it starts: a
---             claim without limits reads the hold alone), so a reader (stats.lua) sees what the claims enforce
+--             claim with limits that finds another value (deleted with 'claims' by a consumer without limits when it
+--             starts and every 10 poll intervals: a claim without limits reads the hold alone), so a reader
+--             (stats.lua) sees what the claims enforce
 --   'claims'  messages claimed under limits, for the claim rate: "<window>:<claimed in it>:<claimed in the window
 --             before>", windows of FLOW_WINDOW_MS on the Redis clock; kept by claims with limits only
 -- A hash (HGET, HSET, HDEL) as the paused key is, so an ACL that allows the other scripts allows this one.
