@@ -67,7 +67,7 @@ public final class RedissonLossRepro {
         try {
             for (int r = 0; r < runs; r++) {
                 switch (mode) {
-                    case "burst" -> redissonBurst(url, opts);
+                    case "burst" -> redissonBurst(url, opts, embedded != null);
                     case "stall" -> stall(url, opts);
                     case "ours" -> oursBurst(url, opts);
                     default -> throw new IllegalArgumentException("unknown mode " + mode + " (burst, stall or ours)");
@@ -103,6 +103,7 @@ public final class RedissonLossRepro {
         final LongAdder polls = new LongAdder();
         final LongAdder lateNulls = new LongAdder();
         final AtomicReference<Throwable> error = new AtomicReference<>();
+        final LongAdder errors = new LongAdder();
 
         void handled(String value) {
             if (!seen.add(value)) {
@@ -111,7 +112,7 @@ public final class RedissonLossRepro {
         }
     }
 
-    static void redissonBurst(String url, Map<String, String> opts) throws Exception {
+    static void redissonBurst(String url, Map<String, String> opts, boolean embedded) throws Exception {
         int count = Integer.parseInt(opts.getOrDefault("count", "50000"));
         int consumers = Integer.parseInt(opts.getOrDefault("consumers", "8"));
         int pollSeconds = Integer.parseInt(opts.getOrDefault("poll-seconds", "1"));
@@ -147,6 +148,9 @@ public final class RedissonLossRepro {
                 throw new IllegalStateException("an offer failed, nothing counted: " + offerError.get(), offerError.get());
             }
             long writtenLate = Math.max(0, System.currentTimeMillis() - dueLocalMs);
+            if (embedded) {
+                resp.call("CONFIG", "SET", "slowlog-max-len", "100000");
+            }
             Map<String, Double> before = redisStats(resp);
 
             // the consumer application: its delayed queue (Redisson's transfer task) and the poll threads
@@ -170,6 +174,7 @@ public final class RedissonLossRepro {
                             return;
                         } catch (RuntimeException e) {
                             if (!volatileStop) {
+                                tally.errors.increment();
                                 tally.error.compareAndSet(null, e);
                             }
                         }
@@ -209,10 +214,12 @@ public final class RedissonLossRepro {
             long lost = count - handled - zcard - ready;
             System.out.printf("REDISSON-BURST sent=%d handled=%d handled_twice=%d left_timeout_zset=%d left_queue_list=%d "
                     + "left_target_list=%d lost=%d polls=%d polls_null_after_%ds=%d redis_connections_opened=%.0f "
-                    + "consumer_error=%s consumers=%d poll_s=%d writing_ended_after_due_ms=%d run_s=%.1f redis_cpu_s=%.1f %s%n",
+                    + "slowest_logged_command=%s consumer_error=%s consumers=%d poll_s=%d writing_ended_after_due_ms=%d run_s=%.1f redis_cpu_s=%.1f %s%n",
                     count, handled, tally.twice.sum(), zcard, queued, ready, lost, tally.polls.sum(), pollSeconds + 3,
                     tally.lateNulls.sum(), after.get("total_connections_received") - before.get("total_connections_received"),
-                    tally.error.get() == null ? "none" : tally.error.get().getClass().getSimpleName(), consumers, pollSeconds,
+                    slowest(resp, name), tally.error.get() == null ? "none"
+                            : tally.errors.sum() + "x_" + tally.error.get().getClass().getSimpleName() + "(\"" + firstWords(tally.error.get()) + "\")",
+                    consumers, pollSeconds,
                     writtenLate, drainS, after.get("cpu") - before.get("cpu"), where(url));
         } finally {
             volatileStop = true;
@@ -231,6 +238,12 @@ public final class RedissonLossRepro {
     }
 
     private static volatile boolean volatileStop;
+
+    /** The start of an exception's message, for one line of output. */
+    private static String firstWords(Throwable e) {
+        String message = String.valueOf(e.getMessage());
+        return message.substring(0, Math.min(60, message.length())).replace(' ', '_');
+    }
 
     @SuppressWarnings("deprecation")
     private static RDelayedQueue<String> deprecatedDelayed(RedissonClient client, RBlockingQueue<String> target) {
@@ -349,6 +362,23 @@ public final class RedissonLossRepro {
             consumer.shutdown();
             resp.close();
         }
+    }
+
+    /**
+     * The longest commands Redis logged that touched {@code name} (SLOWLOG, over 10 ms by default): the delayed queue's
+     * transfer script among them. Returns "max_ms/count".
+     */
+    private static String slowest(Resp resp, String name) {
+        double max = 0;
+        int n = 0;
+        for (Object entry : (List<?>) resp.call("SLOWLOG", "GET", "100000")) {
+            List<?> e = (List<?>) entry;
+            if (String.valueOf(e.get(3)).contains(name)) {
+                n++;
+                max = Math.max(max, ((Long) e.get(2)) / 1000.0);
+            }
+        }
+        return String.format("%.0fms/%d", max, n);
     }
 
     private static Map<String, Double> redisStats(Resp resp) {
