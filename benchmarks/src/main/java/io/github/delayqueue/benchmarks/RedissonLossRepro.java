@@ -39,6 +39,8 @@ import io.github.delayqueue.core.SendRequest;
  *   mode stall   the mechanism alone, deterministic: one poll(1 s) while Redis is busy for stall-ms with a script
  *                that pushes one element at its end
  *   mode ours    the same burst through our engine (DelayQueueClient, a consumer of concurrency consumers)
+ *   mode ours-stall  the stall through our engine: one message falls due while Redis is busy for stall-ms, its
+ *                claim's reply comes after the client's 3 s timeout (Redisson's default)
  *   url=redis://host:port (default DELAYQUEUE_REDIS_URL, else an embedded Redis), count=50000, consumers=8,
  *   poll-seconds=1, stall-ms=4500, runs=1
  * </pre>
@@ -70,7 +72,8 @@ public final class RedissonLossRepro {
                     case "burst" -> redissonBurst(url, opts, embedded != null);
                     case "stall" -> stall(url, opts);
                     case "ours" -> oursBurst(url, opts);
-                    default -> throw new IllegalArgumentException("unknown mode " + mode + " (burst, stall or ours)");
+                    case "ours-stall" -> oursStall(url, opts);
+                    default -> throw new IllegalArgumentException("unknown mode " + mode + " (burst, stall, ours or ours-stall)");
                 }
             }
         } finally {
@@ -284,9 +287,7 @@ public final class RedissonLossRepro {
                 Thread.sleep(1);
             }
             // busy for stallMs, then push: what a long transfer script (or a slow Redis) does
-            resp.call("EVAL", "local t = redis.call('TIME'); local until_us = (t[1] * 1000000 + t[2]) + tonumber(ARGV[1]) * 1000; "
-                    + "repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= until_us; "
-                    + "return redis.call('RPUSH', KEYS[1], 'the-element')", "1", name, String.valueOf(stallMs));
+            busyThenPush(resp, stallMs, name, "the-element");
             poller.join(30_000);
             long left = resp.number("LLEN", name);
             System.out.printf("REDISSON-STALL pushed=1 poll_returned=%s poll_ms=%d left_in_list=%d lost=%d stall_ms=%d %s%n",
@@ -294,6 +295,66 @@ public final class RedissonLossRepro {
         } finally {
             consumer.getKeys().unlink(name);
             consumer.shutdown();
+            resp.close();
+        }
+    }
+
+    /** Runs a script that keeps Redis busy for {@code stallMs}, then pushes {@code element} to {@code list} (if not null). */
+    private static void busyThenPush(Resp resp, long stallMs, String list, String element) {
+        resp.call("EVAL", "local t = redis.call('TIME'); local until_us = (t[1] * 1000000 + t[2]) + tonumber(ARGV[1]) * 1000; "
+                + "repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= until_us; "
+                + "if ARGV[2] ~= '' then return redis.call('RPUSH', KEYS[1], ARGV[2]) end return 0", "1", list,
+                String.valueOf(stallMs), element == null ? "" : element);
+    }
+
+    /**
+     * The stall through our engine: one message falls due while Redis runs a script for {@code stall-ms}; the
+     * consumer's claim waits behind it and its reply comes after the client's timeout (3 s, Redisson's default), so
+     * the claim ran but its envelope never reached the consumer. The message is in flight with a lease (2 s here):
+     * when the lease expires a later claim hands it out again. Prints whether it was delivered, and how often.
+     */
+    static void oursStall(String url, Map<String, String> opts) throws Exception {
+        long stallMs = Long.parseLong(opts.getOrDefault("stall-ms", "4500"));
+        Config config = new Config();
+        config.useSingleServer().setAddress(url).setTimeout(3_000);
+        RedissonClient redisson = Redisson.create(config);
+        Resp resp = new Resp(url);
+        String prefix = "loss-repro-ours-stall-" + UUID.randomUUID().toString().substring(0, 8);
+        DelayQueueClient client = DelayQueueClient.create(redisson, ClientOptions.builder().keyPrefix(prefix).build());
+        Tally tally = new Tally();
+        LongAdder deliveries = new LongAdder();
+        AtomicReference<Instant> firstDelivery = new AtomicReference<>();
+        java.util.concurrent.atomic.AtomicInteger attempt = new java.util.concurrent.atomic.AtomicInteger();
+        DelayQueueConsumer c = client.newConsumer("stall", String.class, (payload, ctx) -> {
+            deliveries.increment();
+            attempt.set(ctx.attempt());
+            firstDelivery.compareAndSet(null, Instant.now());
+            tally.handled(payload);
+        }, ConsumerOptions.builder().visibilityTimeout(Duration.ofSeconds(2)).build());
+        try {
+            c.start();
+            Instant due = client.stats("stall").serverTime().plusMillis(500);
+            client.sendAt("stall", "the-message", due);
+            long lead = Duration.between(client.stats("stall").serverTime(), due).toMillis() - 100;
+            Thread.sleep(Math.max(0, lead));
+            busyThenPush(resp, stallMs, prefix + ":stall-marker", null); // the claim at the due time waits behind it
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (tally.seen.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            Thread.sleep(3_000); // a second delivery would show by now
+            c.stop();
+            QueueStats stats = client.stats("stall");
+            System.out.printf("OURS-STALL sent=1 delivered=%d deliveries=%d attempt_of_the_delivery=%d left_pending=%d left_in_flight=%d lost=%d "
+                    + "first_delivery_after_due_ms=%s stall_ms=%d client_timeout_ms=3000 lease_ms=2000 %s%n",
+                    tally.seen.size(), deliveries.sum(), attempt.get(), stats.pending(), stats.inFlight(),
+                    1 - tally.seen.size() - stats.pending() - stats.inFlight(),
+                    firstDelivery.get() == null ? "never" : String.valueOf(Duration.between(due, firstDelivery.get()).toMillis()),
+                    stallMs, where(url));
+        } finally {
+            c.stop();
+            redisson.getKeys().unlinkByPattern(prefix + ":*");
+            redisson.shutdown();
             resp.close();
         }
     }
