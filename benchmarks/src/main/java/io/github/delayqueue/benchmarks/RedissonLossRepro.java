@@ -37,7 +37,7 @@ import io.github.delayqueue.core.SendRequest;
  *   mode burst   (default) Redisson's RDelayedQueue as the harness uses it: count messages due at one instant,
  *                consumers threads looping on RBlockingQueue.poll(poll-seconds)
  *   mode stall   the mechanism alone, deterministic: one poll(1 s) while Redis is busy for stall-ms with a script
- *                that pushes one element at its end
+ *                that pushes one element at its end (take=true: take() instead, which Redisson gives no timer)
  *   mode ours    the same burst through our engine (DelayQueueClient, a consumer of concurrency consumers)
  *   mode ours-stall  the stall through our engine: one message falls due while Redis is busy for stall-ms, its
  *                claim's reply comes after the client's 3 s timeout (Redisson's default)
@@ -261,6 +261,7 @@ public final class RedissonLossRepro {
      */
     static void stall(String url, Map<String, String> opts) throws Exception {
         long stallMs = Long.parseLong(opts.getOrDefault("stall-ms", "4500"));
+        boolean take = Boolean.parseBoolean(opts.getOrDefault("take", "false"));
         RedissonClient consumer = client(url, 1);
         Resp resp = new Resp(url);
         String name = "loss-repro-stall-" + UUID.randomUUID().toString().substring(0, 8);
@@ -272,7 +273,7 @@ public final class RedissonLossRepro {
             Thread poller = new Thread(() -> {
                 long p0 = System.nanoTime();
                 try {
-                    polled.set(String.valueOf(target.poll(1, TimeUnit.SECONDS)));
+                    polled.set(String.valueOf(take ? target.take() : target.poll(1, TimeUnit.SECONDS)));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -290,8 +291,8 @@ public final class RedissonLossRepro {
             busyThenPush(resp, stallMs, name, "the-element");
             poller.join(30_000);
             long left = resp.number("LLEN", name);
-            System.out.printf("REDISSON-STALL pushed=1 poll_returned=%s poll_ms=%d left_in_list=%d lost=%d stall_ms=%d %s%n",
-                    polled.get(), pollMs[0], left, polled.get().equals("null") && left == 0 ? 1 : 0, stallMs, where(url));
+            System.out.printf("REDISSON-STALL pushed=1 call=%s returned=%s call_ms=%d left_in_list=%d lost=%d stall_ms=%d %s%n",
+                    take ? "take()" : "poll(1s)", polled.get(), pollMs[0], left, polled.get().equals("null") && left == 0 ? 1 : 0, stallMs, where(url));
         } finally {
             consumer.getKeys().unlink(name);
             consumer.shutdown();
