@@ -428,19 +428,28 @@ public final class RedissonLossRepro {
 
     /**
      * The longest commands Redis logged that touched {@code name} (SLOWLOG, over 10 ms by default): the delayed queue's
-     * transfer script among them. Returns "max_ms/count".
+     * transfer script among them. Returns "max_ms/count(kind)", kind the slowest's command and, for a script, whether it
+     * is the transfer script.
      */
     private static String slowest(Resp resp, String name) {
         double max = 0;
         int n = 0;
+        String kind = "none";
         for (Object entry : (List<?>) resp.call("SLOWLOG", "GET", "100000")) {
             List<?> e = (List<?>) entry;
-            if (String.valueOf(e.get(3)).contains(name)) {
+            String args = String.valueOf(e.get(3));
+            if (args.contains(name)) {
                 n++;
-                max = Math.max(max, ((Long) e.get(2)) / 1000.0);
+                double ms = ((Long) e.get(2)) / 1000.0;
+                if (ms > max) {
+                    max = ms;
+                    List<?> argv = (List<?>) e.get(3);
+                    // the transfer script has 3 keys (the offer's 4): see RedissonDelayedQueue
+                    kind = argv.get(0) + (argv.size() > 2 && "3".equals(String.valueOf(argv.get(2))) ? "-transfer" : "");
+                }
             }
         }
-        return String.format("%.0fms/%d", max, n);
+        return String.format("%.0fms/%d(%s)", max, n, kind);
     }
 
     private static Map<String, Double> redisStats(Resp resp) {
