@@ -105,6 +105,7 @@ public final class RedissonLossRepro {
         final LongAdder twice = new LongAdder();
         final LongAdder polls = new LongAdder();
         final LongAdder lateNulls = new LongAdder();
+        final LongAdder earlyNulls = new LongAdder();
         final AtomicReference<Throwable> error = new AtomicReference<>();
         final LongAdder errors = new LongAdder();
 
@@ -171,6 +172,8 @@ public final class RedissonLossRepro {
                                 tally.handled(value);
                             } else if ((System.nanoTime() - p0) / 1_000_000 >= lateNullMs) {
                                 tally.lateNulls.increment();
+                            } else if ((System.nanoTime() - p0) / 1_000_000 < pollSeconds * 1000L - 50) {
+                                tally.earlyNulls.increment(); // sooner than Redis's own timeout: not a reply of Redis
                             }
                         } catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
@@ -216,10 +219,10 @@ public final class RedissonLossRepro {
             long handled = tally.seen.size();
             long lost = count - handled - zcard - ready;
             System.out.printf("REDISSON-BURST sent=%d handled=%d handled_twice=%d left_timeout_zset=%d left_queue_list=%d "
-                    + "left_target_list=%d lost=%d polls=%d polls_null_after_%ds=%d redis_connections_opened=%.0f "
+                    + "left_target_list=%d lost=%d polls=%d polls_null_after_%ds=%d polls_null_before_%ds=%d redis_connections_opened=%.0f "
                     + "slowest_logged_command=%s consumer_error=%s consumers=%d poll_s=%d writing_ended_after_due_ms=%d run_s=%.1f redis_cpu_s=%.1f %s%n",
                     count, handled, tally.twice.sum(), zcard, queued, ready, lost, tally.polls.sum(), pollSeconds + 3,
-                    tally.lateNulls.sum(), after.get("total_connections_received") - before.get("total_connections_received"),
+                    tally.lateNulls.sum(), pollSeconds, tally.earlyNulls.sum(), after.get("total_connections_received") - before.get("total_connections_received"),
                     slowest(resp, name), tally.error.get() == null ? "none"
                             : tally.errors.sum() + "x_" + tally.error.get().getClass().getSimpleName() + "(\"" + firstWords(tally.error.get()) + "\")",
                     consumers, pollSeconds,
@@ -301,7 +304,7 @@ public final class RedissonLossRepro {
     }
 
     /** Runs a script that keeps Redis busy for {@code stallMs}, then pushes {@code element} to {@code list} (if not null). */
-    private static void busyThenPush(Resp resp, long stallMs, String list, String element) {
+    private static void busyThenPush(Resp resp, long stallMs, String list, @org.jspecify.annotations.Nullable String element) {
         resp.call("EVAL", "local t = redis.call('TIME'); local until_us = (t[1] * 1000000 + t[2]) + tonumber(ARGV[1]) * 1000; "
                 + "repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= until_us; "
                 + "if ARGV[2] ~= '' then return redis.call('RPUSH', KEYS[1], ARGV[2]) end return 0", "1", list,
