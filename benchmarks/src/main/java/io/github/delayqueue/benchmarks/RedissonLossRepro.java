@@ -131,9 +131,9 @@ public final class RedissonLossRepro {
         List<Thread> threads = new ArrayList<>();
         Tally tally = new Tally();
         RDelayedQueue<String> consumerDelayed = null;
-        volatileStop = false;
+        stopping = false;
         try {
-            // all due at one instant, a little after the writing ends (about 20,000 offers a second on a quiet box)
+            // all due at one instant, after the writing ends if it keeps 10,000 offers a second (reported when it does not)
             long dueLocalMs = System.currentTimeMillis() + 3_000 + count / 10;
             Semaphore window = new Semaphore(1_000);
             AtomicReference<Throwable> offerError = new AtomicReference<>();
@@ -163,7 +163,7 @@ public final class RedissonLossRepro {
             long lateNullMs = (pollSeconds + 3) * 1000L - 50; // Redisson's "connection lost" timer: popTimeout + 3000 ms
             for (int t = 0; t < consumers; t++) {
                 Thread thread = new Thread(() -> {
-                    while (!volatileStop) {
+                    while (!stopping) {
                         long p0 = System.nanoTime();
                         try {
                             String value = target.poll(pollSeconds, TimeUnit.SECONDS);
@@ -179,7 +179,7 @@ public final class RedissonLossRepro {
                             Thread.currentThread().interrupt();
                             return;
                         } catch (RuntimeException e) {
-                            if (!volatileStop) {
+                            if (!stopping) {
                                 tally.errors.increment();
                                 tally.error.compareAndSet(null, e);
                             }
@@ -228,7 +228,7 @@ public final class RedissonLossRepro {
                     consumers, pollSeconds,
                     writtenLate, drainS, after.get("cpu") - before.get("cpu"), where(url));
         } finally {
-            volatileStop = true;
+            stopping = true;
             for (Thread t : threads) {
                 t.join(10_000);
             }
@@ -243,7 +243,8 @@ public final class RedissonLossRepro {
         }
     }
 
-    private static volatile boolean volatileStop;
+    /** Tells the poll threads of {@link #redissonBurst} to end. */
+    private static volatile boolean stopping;
 
     /** The start of an exception's message, for one line of output. */
     private static String firstWords(Throwable e) {
