@@ -113,9 +113,11 @@ for i, member in ipairs(members) do
 end
 if #acked_ids > 0 then
   remember(queue, windowed) -- one HMGET ('A' acks only): ids sent with a dedup window stay taken for it
-  -- what forget() does, for the whole batch (the windows of remembered ids are deleted by remember())
+  -- what forget() does, for the whole batch (the windows of remembered ids are deleted by remember()), but for the
+  -- delayed set: an acked delivery was current, so its member is in flight, and no script leaves a member in both
+  -- sets (claims, retries and expired leases move it; sends, schedules and requeues write a new sequence number).
+  -- A member put in the delayed set by hand is deleted by the claim that finds its envelope gone.
   redis.call('ZREM', KEYS[3], unpack(acked_members))
-  redis.call('ZREM', KEYS[2], unpack(acked_members))
   redis.call('HDEL', KEYS[1], unpack(acked_ids))
   redis.call('HDEL', KEYS[4], unpack(acked_ids))
   redis.call('HDEL', KEYS[5], unpack(acked_ids))
