@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import org.redisson.config.ReadMode;
 import org.redisson.config.SentinelServersConfig;
 
 /**
@@ -106,7 +107,7 @@ public final class TestSentinel implements AutoCloseable {
         config.setNettyThreads(8);
         SentinelServersConfig servers = config.useSentinelServers().setMasterName(master).setTimeout(5_000)
                 .setMasterConnectionMinimumIdleSize(2).setSlaveConnectionMinimumIdleSize(1)
-                .setSubscriptionConnectionMinimumIdleSize(1);
+                .setSubscriptionConnectionMinimumIdleSize(1).setReadMode(ReadMode.MASTER); // as TestCluster: no stale reads
         sentinels.forEach(node -> servers.addSentinelAddress("redis://" + node));
         tune.accept(servers);
         return Redisson.create(config);
