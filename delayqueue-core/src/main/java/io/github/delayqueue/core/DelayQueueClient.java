@@ -22,6 +22,7 @@ import io.github.delayqueue.core.engine.Threads;
 import io.github.delayqueue.core.internal.Checks;
 import io.github.delayqueue.core.internal.ClientAccess;
 import io.github.delayqueue.core.protocol.ClaimLimits;
+import io.github.delayqueue.core.protocol.GroupLimits;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
 import io.github.delayqueue.core.protocol.Scripts;
@@ -409,6 +410,7 @@ public final class DelayQueueClient {
         Checks.notNull(consumerOptions, "consumerOptions");
         options.codec().checkDecodable(payloadType);
         ClaimLimits.of(consumerOptions.rateLimit(), consumerOptions.maxInFlight(), 0, route.count()); // throws if unfit
+        GroupLimits.of(consumerOptions.groupRateLimit(), consumerOptions.groupMaxInFlight(), 0, route.count());
         Function<String, ExecutorService> executors = name -> Threads.handlerExecutor(name, consumerOptions.virtualThreads());
         if (route.count() == 1) {
             return new ConsumerEngine<>(redisson, shared, route.part(0), options.codec(), payloadType, handler,
@@ -447,6 +449,7 @@ public final class DelayQueueClient {
                         + consumerOptions.visibilityTimeout() + "): the first messages of a batch hold their lease meanwhile");
         options.codec().checkDecodable(payloadType);
         ClaimLimits.of(consumerOptions.rateLimit(), consumerOptions.maxInFlight(), 0, route.count()); // throws if unfit
+        GroupLimits.of(consumerOptions.groupRateLimit(), consumerOptions.groupMaxInFlight(), 0, route.count());
         Function<String, ExecutorService> executors = name -> Threads.handlerExecutor(name, consumerOptions.virtualThreads());
         // slots count messages: concurrency batches of batch.size() each
         Slots slots = new Slots(Math.multiplyExact(consumerOptions.concurrency(), batch.size()));

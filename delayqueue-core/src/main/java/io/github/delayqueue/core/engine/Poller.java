@@ -19,6 +19,7 @@ import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.ExpiryAction;
 import io.github.delayqueue.core.PartitionCountException;
 import io.github.delayqueue.core.protocol.ClaimLimits;
+import io.github.delayqueue.core.protocol.GroupLimits;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
 
@@ -122,6 +123,7 @@ public final class Poller {
         // and its share of the flow limits; a claim held back by one names when it lets messages go (half the burst
         // free again, the end of a hold) as its next event, or none at the in-flight cap (a settle wakes the poller)
         ClaimLimits flow = ClaimLimits.of(options.rateLimit(), options.maxInFlight(), ops.keys().partition(), partitions);
+        GroupLimits groupFlow = groupLimits();
         // With a backlog, claim at least this many at once (waiting up to BACKLOG_WAIT_MS for free slots):
         // claiming each slot as it frees costs a round trip and a script call per message.
         int minClaim = Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
@@ -193,7 +195,7 @@ public final class Poller {
                 QueueOps.ClaimResult result;
                 try {
                     result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow,
-                            options.onExpiry() == ExpiryAction.DROP);
+                            options.onExpiry() == ExpiryAction.DROP, groupFlow);
                 } catch (Throwable e) {
                     slots.giveBack(wanted);
                     throw e;
@@ -282,6 +284,12 @@ public final class Poller {
         }
     }
 
+    /** This partition's share of the consumer's limits per group of messages. */
+    private GroupLimits groupLimits() {
+        return GroupLimits.of(options.groupRateLimit(), options.groupMaxInFlight(), ops.keys().partition(),
+                ops.keys().partitions());
+    }
+
     /**
      * A batch consumer's claim found fewer messages than a batch: claims again as more become due (a wake-up, the
      * next due time the claim reported) until the batch is full or {@code batchWait} has passed, holding the
@@ -309,7 +317,7 @@ public final class Poller {
             beforeClaim();
             try {
                 last = ops.claim(wanted - messages.size(), leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead,
-                        flow, options.onExpiry() == ExpiryAction.DROP);
+                        flow, options.onExpiry() == ExpiryAction.DROP, groupLimits());
             } catch (RuntimeException e) {
                 log.debug("Queue '{}': a claim to fill a batch failed; handing over {} messages: {}", queue,
                         messages.size(), e.toString());

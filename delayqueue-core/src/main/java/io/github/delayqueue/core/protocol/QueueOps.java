@@ -291,12 +291,24 @@ public final class QueueOps {
     /** A claim that deletes messages past their expiry when {@code dropExpired}, else dead-letters them. */
     public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
             ClaimLimits flow, boolean dropExpired) {
+        return claim(limit, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow, dropExpired, GroupLimits.NONE);
+    }
+
+    /** A claim that also applies limits per group of messages ({@link GroupLimits}, includes/groups.lua). */
+    public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
+            ClaimLimits flow, boolean dropExpired, GroupLimits groupLimits) {
         long sent = System.nanoTime();
         String[] limits = flow.scriptArgs();
-        List<Object> out = scripts.list(Scripts.Name.CLAIM, flowKeys, keys.wakeChannel(), Integer.toString(limit),
+        Object[] args = {keys.wakeChannel(), Integer.toString(limit),
                 Long.toString(leaseMs), Integer.toString(maxAttempts), Integer.toString(reapLimit),
                 Long.toString(deadRetentionMs), Integer.toString(maxDead), Integer.toString(CLAIM_BYTES), limits[0],
-                limits[1], limits[2], limits[3], dropExpired ? "drop" : "dead");
+                limits[1], limits[2], limits[3], dropExpired ? "drop" : "dead"};
+        if (!groupLimits.none()) { // a consumer without group limits passes nothing more
+            String[] perGroup = groupLimits.scriptArgs();
+            args = java.util.Arrays.copyOf(args, args.length + 3);
+            System.arraycopy(perGroup, 0, args, args.length - 3, 3);
+        }
+        List<Object> out = scripts.list(Scripts.Name.CLAIM, flowKeys, args);
         long received = System.nanoTime();
         // the server read its clock about half a round trip before the reply arrived
         long clockReadAt = received - (received - sent) / 2;
@@ -339,6 +351,14 @@ public final class QueueOps {
     /** Holds this queue's (partition's) claims for {@code delayMs} on every instance; returns the hold's end (ms, Redis clock). */
     public long hold(long delayMs) {
         return scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), Long.toString(delayMs));
+    }
+
+    /**
+     * Holds the claims of one group of this queue's (partition's) messages for {@code delayMs} on every instance
+     * (a grouped message's {@code SlowDownException}); returns the hold's end (ms, Redis clock).
+     */
+    public long holdGroup(long delayMs, String group) {
+        return scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), Long.toString(delayMs), group);
     }
 
     /** Returns an applied flag per settlement (false: a newer delivery owns the message, or it is gone). */

@@ -8,6 +8,8 @@
 -- Read-only; touches at most 'limit' messages (the caller bounds it to 1,000).
 --- @include "clock"
 --- @include "members"
+--- @include "keys"
+--- @include "groups"
 local out = { string.format('%d', now_ms()) }
 
 local function add(id, state, score)
@@ -27,7 +29,12 @@ if ARGV[2] == 'id' then
   local envelope = redis.call('HGET', KEYS[1], id)
   if not envelope then return out end
   local member = member_of(id, envelope)
-  local score = redis.call('ZSCORE', KEYS[2], member)
+  local score
+  if string.byte(member, 1) == 124 then
+    score = group_pending_due(queue_keys(KEYS), member)
+  else
+    score = redis.call('ZSCORE', KEYS[2], member)
+  end
   if score then
     add(id, 'd', score)
   else
