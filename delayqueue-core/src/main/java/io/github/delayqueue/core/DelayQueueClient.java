@@ -313,6 +313,16 @@ public final class DelayQueueClient {
         return reads.inFlight(queue, offset, limit);
     }
 
+    /**
+     * The groups of the queue's {@link SendOptions#group grouped} messages furthest behind, the oldest due message
+     * first (a group with nothing pending is not listed). Read from the groups index, the earliest next claim time
+     * first, at most {@code limit} (1 to 1000) groups per partition: with more groups waiting than that, those read
+     * are the next to be claimed, not always the oldest. One bounded read per partition, O(limit x log N).
+     */
+    public List<GroupStats> groups(String queue, int limit) {
+        return reads.groups(queue, limit);
+    }
+
     /** The live (pending or in-flight) message with this id, or empty. Dead letters are not live: see {@link #deadLetters}. */
     public Optional<QueuedMessage> message(String queue, String id) {
         return reads.message(queue, id);

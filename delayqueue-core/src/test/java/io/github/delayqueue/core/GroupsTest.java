@@ -214,6 +214,16 @@ class GroupsTest {
         client.send(queue, "one", Duration.ofHours(1), SendOptions.id("one").group("G"));
         client.send(queue, "two", Duration.ofHours(1), SendOptions.id("two").group("G"));
         client.send(queue, "three", Duration.ofHours(1), SendOptions.id("three"));
+        client.send(queue, "other", Duration.ofMinutes(30), SendOptions.id("other").group("F"));
+        assertThat(client.stats(queue).pending()).isEqualTo(4);
+        // the operators' read: the group furthest behind (oldest due) first, its messages summed over partitions
+        List<GroupStats> groups = client.groups(queue, 10);
+        assertThat(groups).extracting(GroupStats::group).containsExactly("F", "G");
+        assertThat(groups.get(1).pending()).isEqualTo(2);
+        assertThat(groups.get(1).inFlight()).isZero();
+        assertThat(groups.get(1).nextClaimAt()).isEqualTo(groups.get(1).oldestDueAt()).isAfter(Instant.now());
+        assertThat(client.cancel(queue, "other")).isTrue();
+        assertThat(client.groups(queue, 10)).extracting(GroupStats::group).containsExactly("G");
         assertThat(client.stats(queue).pending()).isEqualTo(3);
         assertThat(client.message(queue, "one")).isPresent();
         assertThat(client.message(queue, "one").get().headers()).doesNotContainKey(SendOptions.GROUP_HEADER);

@@ -458,6 +458,24 @@ public final class QueueOps {
                 queued(out));
     }
 
+    /**
+     * The groups of this queue's (partition's) grouped messages, the earliest next claim first (peek.lua's
+     * {@code groups}): at most {@code limit}.
+     */
+    public List<io.github.delayqueue.core.GroupStats> groups(int limit) {
+        List<Object> out = scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), "groups", Integer.toString(limit));
+        List<io.github.delayqueue.core.GroupStats> groups = new ArrayList<>();
+        for (int i = 2; i + 4 < out.size(); i += 5) {
+            String oldest = out.get(i + 3).toString();
+            String next = out.get(i + 4).toString();
+            groups.add(new io.github.delayqueue.core.GroupStats(out.get(i).toString(),
+                    Long.parseLong(out.get(i + 1).toString()), Long.parseLong(out.get(i + 2).toString()),
+                    oldest.isEmpty() ? null : java.time.Instant.ofEpochMilli(Long.parseLong(oldest)),
+                    next.isEmpty() ? null : java.time.Instant.ofEpochMilli(Long.parseLong(next))));
+        }
+        return groups;
+    }
+
     public java.util.Optional<QueuedMessage> peek(String id) {
         List<QueuedMessage> found = queued(scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), "id", id));
         return found.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(found.get(0));

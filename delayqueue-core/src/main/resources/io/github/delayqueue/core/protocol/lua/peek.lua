@@ -1,7 +1,10 @@
 -- Reads a page of pending or in-flight messages, or one message by its id.
 -- KEYS: the standard layout (includes/keys.lua)
 -- ARGV: 1 wake channel (unused), 2 what: 'delayed' or 'inflight' (a page by rank: 3 offset, 4 limit) or
---       'id' (one message: 3 its id).
+--       'id' (one message: 3 its id), or 'groups' (the groups of grouped messages, includes/groups.lua: 3 limit).
+-- For 'groups' returns: the Redis time (ms), the number of groups with pending messages, then five fields per group,
+--          the earliest next claim time first (groups at their in-flight cap last): group, pending, in flight, oldest
+--          due time ('' if none pending), next claim time ('' at the cap).
 -- Returns: the Redis time (ms), the size of the set read ('' for 'id'), then five fields per message:
 --          id, state ('d' pending, 'i' in flight), score (due time, or lease deadline in flight), attempts (''
 --          before the first claim), envelope, last error ('' if none). A member whose envelope is gone is skipped.
@@ -40,6 +43,22 @@ if ARGV[2] == 'id' then
   else
     score = redis.call('ZSCORE', KEYS[3], member)
     if score then add(id, 'i', score) end
+  end
+  return out
+end
+
+if ARGV[2] == 'groups' then
+  local base = group_base(queue_keys(KEYS))
+  out[2] = redis.call('ZCARD', base .. 'groups')
+  local page = redis.call('ZRANGE', base .. 'groups', 0, tonumber(ARGV[3]) - 1, 'WITHSCORES')
+  for i = 1, #page, 2 do
+    local group = page[i]
+    local head = head_score(base .. 'g:' .. group .. ':p')
+    out[#out + 1] = group
+    out[#out + 1] = redis.call('ZCARD', base .. 'g:' .. group .. ':p')
+    out[#out + 1] = redis.call('SCARD', base .. 'g:' .. group .. ':i')
+    out[#out + 1] = head and string.format('%d', head) or ''
+    out[#out + 1] = tonumber(page[i + 1]) < CAPPED and page[i + 1] or ''
   end
   return out
 end
