@@ -56,7 +56,7 @@ if ARGV[2] == 'groups' then
     local head = head_score(base .. 'g:' .. group .. ':p')
     out[#out + 1] = group
     out[#out + 1] = redis.call('ZCARD', base .. 'g:' .. group .. ':p')
-    out[#out + 1] = redis.call('SCARD', base .. 'g:' .. group .. ':i')
+    out[#out + 1] = redis.call('ZCARD', base .. 'g:' .. group .. ':i')
     out[#out + 1] = head and string.format('%d', head) or ''
     out[#out + 1] = tonumber(page[i + 1]) < CAPPED and page[i + 1] or ''
   end

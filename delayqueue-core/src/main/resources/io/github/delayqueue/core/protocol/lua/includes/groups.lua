@@ -2,7 +2,7 @@
 -- A grouped message's member is "|<seq8><group>\31<id>" (includes/members.lua). Its keys, named after the messages
 -- key (same hash tag, so the same slot), exist only for queues that use groups:
 --   g:<group>:p  ZSET  the group's pending members -> due time (grouped messages are never in delayed)
---   g:<group>:i  SET   the group's members in flight (its count against group-max-in-flight)
+--   g:<group>:i  ZSET  the group's members in flight -> when claimed (its count against group-max-in-flight)
 --   groups       ZSET  group -> when it may next be claimed: max(its head's due time, its next permit, its hold), or
 --                      CAPPED while it is at its in-flight cap (a settle that frees a place re-scores it); absent
 --                      while it has nothing pending
@@ -12,6 +12,7 @@
 -- The groups index is itself one member of delayed, GROUPS_MARK, scored at the index's earliest score below CAPPED:
 -- a claim sees it among the due members it reads anyway (a queue without groups pays nothing: no command, no key),
 -- and the head of delayed, which every script already uses as the next event and for wake-ups, includes the groups.
+-- Only commands of the documented ACL rule set (docs/redis-layout.md): sorted sets and hashes, no SET or HINCRBY.
 --- @include "members"
 --- @include "wake"
 
@@ -20,6 +21,16 @@ local CAPPED = 4503599627370496 -- 2^52 ms, above any due time a claim reads as 
 
 local function group_base(keys)
   return string.sub(keys.messages, 1, -9)
+end
+
+-- Adds `n` to the count of grouped messages pending (HGET and HSET rather than HINCRBY: the ACL rule set)
+local function group_count(flow, n)
+  local count = tonumber(redis.call('HGET', flow, 'pending') or '0') + n
+  if count > 0 then
+    redis.call('HSET', flow, 'pending', string.format('%d', count))
+  else
+    redis.call('HDEL', flow, 'pending')
+  end
 end
 
 -- The group of a grouped member (first byte '|')
@@ -37,7 +48,7 @@ local function group_index(keys, group, now)
   local head = head_score(base .. 'g:' .. group .. ':p')
   if head == nil then
     redis.call('ZREM', index, group)
-    if now ~= nil and redis.call('SCARD', base .. 'g:' .. group .. ':i') == 0 then
+    if now ~= nil and redis.call('ZCARD', base .. 'g:' .. group .. ':i') == 0 then
       local f = redis.call('HMGET', flow, 'p:' .. group, 'h:' .. group)
       if tonumber(f[1] or '0') <= now and tonumber(f[2] or '0') <= now then
         redis.call('HDEL', flow, 't:' .. group, 'p:' .. group, 'h:' .. group, 'c:' .. group)
@@ -47,7 +58,7 @@ local function group_index(keys, group, now)
     local f = redis.call('HMGET', flow, 'p:' .. group, 'h:' .. group, 'c:' .. group)
     local score = math.max(head, tonumber(f[1] or '0'), tonumber(f[2] or '0'))
     if f[3] then
-      if redis.call('SCARD', base .. 'g:' .. group .. ':i') >= tonumber(f[3]) then
+      if redis.call('ZCARD', base .. 'g:' .. group .. ':i') >= tonumber(f[3]) then
         score = CAPPED
       else
         redis.call('HDEL', flow, 'c:' .. group)
@@ -74,9 +85,9 @@ end
 local function group_pend(keys, member, due, now)
   local group = group_of(member)
   local base = group_base(keys)
-  redis.call('SREM', base .. 'g:' .. group .. ':i', member)
+  redis.call('ZREM', base .. 'g:' .. group .. ':i', member)
   if redis.call('ZADD', base .. 'g:' .. group .. ':p', string.format('%d', due), member) == 1 then
-    redis.call('HINCRBY', base .. 'group-flow', 'pending', 1)
+    group_count(base .. 'group-flow', 1)
   end
   group_index(keys, group, now)
 end
@@ -85,9 +96,9 @@ end
 local function group_forget(keys, member, now)
   local group = group_of(member)
   local base = group_base(keys)
-  redis.call('SREM', base .. 'g:' .. group .. ':i', member)
+  redis.call('ZREM', base .. 'g:' .. group .. ':i', member)
   if redis.call('ZREM', base .. 'g:' .. group .. ':p', member) == 1 then
-    redis.call('HINCRBY', base .. 'group-flow', 'pending', -1)
+    group_count(base .. 'group-flow', -1)
   end
   group_index(keys, group, now)
 end
@@ -143,7 +154,7 @@ local function group_candidates(keys, limits, room, now, now_us, members, ids, s
       end
     end
     if want > 0 and limits.cap > 0 then
-      local free = limits.cap - redis.call('SCARD', base .. 'g:' .. group .. ':i')
+      local free = limits.cap - redis.call('ZCARD', base .. 'g:' .. group .. ':i')
       if free < want then want = free end
       if want <= 0 then redis.call('HSET', flow, 'c:' .. group, limits.cap) end
     end
@@ -183,8 +194,13 @@ local function group_claimed(keys, limits, visits, taken, now)
     local list = by_group[group]
     if list then
       local moved = redis.call('ZREM', base .. 'g:' .. group .. ':p', unpack(list))
-      if moved > 0 then redis.call('HINCRBY', flow, 'pending', -moved) end
-      redis.call('SADD', base .. 'g:' .. group .. ':i', unpack(list))
+      if moved > 0 then group_count(flow, -moved) end
+      local scored = {}
+      for _, member in ipairs(list) do
+        scored[#scored + 1] = now
+        scored[#scored + 1] = member
+      end
+      redis.call('ZADD', base .. 'g:' .. group .. ':i', unpack(scored))
       if visit.tat ~= nil then
         local tat = visit.tat + #list * limits.interval
         redis.call('HSET', flow, 't:' .. group, string.format('%.0f', tat))
@@ -195,7 +211,7 @@ local function group_claimed(keys, limits, visits, taken, now)
           redis.call('HDEL', flow, 'p:' .. group)
         end
       end
-      if limits.cap > 0 and redis.call('SCARD', base .. 'g:' .. group .. ':i') >= limits.cap then
+      if limits.cap > 0 and redis.call('ZCARD', base .. 'g:' .. group .. ':i') >= limits.cap then
         redis.call('HSET', flow, 'c:' .. group, limits.cap)
       end
     end
