@@ -260,6 +260,26 @@ class GroupsTest {
         assertThat(client.stats(queue).pending()).isEqualTo(1); // "three"
     }
 
+    /** Versioned intents (the outbox's writes) carry the group in the message body and find it by id. */
+    @Test
+    void versionedIntentsCarryTheGroup() {
+        String queue = "group-versioned";
+        DelayQueueClient client = application(queue);
+        PreparedSend.Message message = client.prepare(queue, List.of(SendRequest.of("v", Duration.ofHours(1),
+                SendOptions.id("v").group("G")))).messages().get(0);
+        Duration keep = Duration.ofDays(1);
+        assertThat(client.applyVersioned(queue, List.of(VersionedIntent.send(message, 1)), keep))
+                .containsExactly(VersionedIntent.Outcome.APPLIED);
+        assertThat(client.groups(queue, 10)).extracting(GroupStats::pending).containsExactly(1L);
+        assertThat(client.applyVersioned(queue, List.of(VersionedIntent.reschedule("v", Duration.ofHours(2), null, 2)), keep))
+                .containsExactly(VersionedIntent.Outcome.APPLIED);
+        assertThat(client.message(queue, "v").get().dueAt()).isAfter(Instant.now().plus(Duration.ofMinutes(90)));
+        assertThat(client.applyVersioned(queue, List.of(VersionedIntent.cancel("v", 3)), keep))
+                .containsExactly(VersionedIntent.Outcome.APPLIED);
+        assertThat(client.groups(queue, 10)).isEmpty();
+        assertThat(client.stats(queue).pending()).isZero();
+    }
+
     @Test
     void badGroupsAreRefusedAndWriteNothing() {
         String queue = "group-bad";
