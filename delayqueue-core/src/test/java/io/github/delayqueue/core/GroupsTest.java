@@ -222,6 +222,9 @@ class GroupsTest {
         assertThat(groups.get(1).pending()).isEqualTo(2);
         assertThat(groups.get(1).inFlight()).isZero();
         assertThat(groups.get(1).nextClaimAt()).isEqualTo(groups.get(1).oldestDueAt()).isAfter(Instant.now());
+        // the pending page lists ungrouped messages (grouped ones are read by id and per group), and counts them only
+        assertThat(client.pending(queue, 0, 10).total()).isEqualTo(1);
+        assertThat(client.pending(queue, 0, 10).messages()).extracting(QueuedMessage::id).containsExactly("three");
         assertThat(client.cancel(queue, "other")).isTrue();
         assertThat(client.groups(queue, 10)).extracting(GroupStats::group).containsExactly("G");
         assertThat(client.stats(queue).pending()).isEqualTo(3);
