@@ -3,6 +3,7 @@ package io.github.delayqueue.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -62,7 +63,8 @@ class GroupsCostTest {
             String prefix, String queue, int backlog, GroupLimits limits) {
         List<SendRequest> batch = new ArrayList<>();
         for (int i = 0; i < backlog; i++) {
-            batch.add(SendRequest.of("g", Duration.ZERO, SendOptions.none().group("G")));
+            // due a second ago: a claim in the millisecond of the send would not see it due yet (never early)
+            batch.add(SendRequest.at("g", Instant.now().minusSeconds(1), SendOptions.none().group("G")));
             if (batch.size() == 10_000 || i == backlog - 1) {
                 client.sendAll(queue, batch);
                 batch.clear();
@@ -70,7 +72,7 @@ class GroupsCostTest {
         }
         QueueOps ops = new QueueOps(new Scripts(redisson), QueueKeys.of(prefix, queue));
         assertThat(claim(ops, limits).messages()).hasSize(1); // G at its limit: an hour to its next permit, or its cap
-        client.send(queue, "h", Duration.ZERO, SendOptions.none().group("H"));
+        client.sendAt(queue, "h", Instant.now().minusSeconds(1), SendOptions.none().group("H"));
         RedisProcesses.call(port, "CONFIG", "RESETSTAT");
         QueueOps.ClaimResult measured = claim(ops, limits);
         TreeMap<String, Long> calls = commands(String.valueOf(RedisProcesses.call(port, "INFO", "commandstats")));

@@ -9,7 +9,9 @@
 --   group-flow   HASH  't:<group>' GCRA theoretical arrival time (us), 'p:<group>' next permit (ms), 'h:<group>'
 --                      hold (ms, SlowDownException), 'c:<group>' the cap it was found at, 'pending' grouped messages
 --                      pending (stats: no sum over groups)
--- The groups index is itself one member of delayed, GROUPS_MARK, scored at the index's earliest score below CAPPED:
+--   group-idle   ZSET  group -> when the flow fields of a group that went quiet stop limiting it (group_rest)
+-- The groups index is itself one member of delayed, GROUPS_MARK, scored at the index's earliest score below CAPPED
+-- (or earlier, when the flow fields of a group that went quiet are to be swept: group_rest):
 -- a claim sees it among the due members it reads anyway (a queue without groups pays nothing: no command, no key),
 -- and the head of delayed, which every script already uses as the next event and for wake-ups, includes the groups.
 -- Only commands of the documented ACL rule set (docs/redis-layout.md): sorted sets and hashes, no SET or HINCRBY.
@@ -38,9 +40,59 @@ local function group_of(member)
   return string.sub(member, 10, string.find(member, '\31', 10, true) - 1)
 end
 
--- Re-scores `group` in the index from its pending head, next permit, hold and cap, then moves the marker in delayed;
--- publishes a wake-up when the marker comes before the head consumers sleep for (a settle freed a capped group).
--- `now` (ms, or nil): when the group is empty, its flow fields are deleted once no limit state is ahead.
+-- A group with nothing pending and nothing in flight keeps its flow fields only while they still limit it (its
+-- arrival time or hold ahead of the clock; `now` ms, nil when the caller has not read the clock): then it is put in
+-- `group-idle` at the time they stop mattering, and a later claim deletes them (group_sweep), so a group that goes
+-- quiet leaves nothing behind and one that comes back within its limit's time still finds them.
+local function group_rest(base, group, now)
+  local flow = base .. 'group-flow'
+  local f = redis.call('HMGET', flow, 't:' .. group, 'h:' .. group)
+  local rested = math.max(math.ceil(tonumber(f[1] or '0') / 1000), tonumber(f[2] or '0'))
+  if rested == 0 or (now ~= nil and rested <= now) then
+    redis.call('HDEL', flow, 't:' .. group, 'p:' .. group, 'h:' .. group, 'c:' .. group)
+  else
+    redis.call('ZADD', base .. 'group-idle', string.format('%d', rested), group)
+  end
+end
+
+-- Moves the marker in delayed to the earliest of the index's first score (below CAPPED) and the first time in
+-- group-idle (a claim then sweeps: group_sweep), or removes it; publishes a wake-up when it comes before the head
+-- consumers sleep for (a settle freed a capped group, a send made a group due sooner).
+local function group_mark(keys)
+  local base = group_base(keys)
+  local at = nil
+  local first = redis.call('ZRANGE', base .. 'groups', 0, 0, 'WITHSCORES')
+  if first[2] and tonumber(first[2]) < CAPPED then at = tonumber(first[2]) end
+  local idle = redis.call('ZRANGE', base .. 'group-idle', 0, 0, 'WITHSCORES')
+  if idle[2] and (at == nil or tonumber(idle[2]) < at) then at = tonumber(idle[2]) end
+  local mark = redis.call('ZSCORE', keys.delayed, GROUPS_MARK)
+  if at ~= nil then
+    if not mark or tonumber(mark) ~= at then
+      local old_head = head_score(keys.delayed)
+      redis.call('ZADD', keys.delayed, string.format('%d', at), GROUPS_MARK)
+      wake_if_earlier(base .. 'wake', at, old_head)
+    end
+  elseif mark then
+    redis.call('ZREM', keys.delayed, GROUPS_MARK)
+  end
+end
+
+-- Deletes the flow fields of at most 20 groups that went quiet and whose limits no longer bind (group_rest)
+local function group_sweep(keys, now)
+  local base = group_base(keys)
+  local idle = redis.call('ZRANGEBYSCORE', base .. 'group-idle', '-inf', now, 'LIMIT', 0, 20)
+  if #idle == 0 then return end
+  redis.call('ZREM', base .. 'group-idle', unpack(idle))
+  for _, group in ipairs(idle) do
+    if not redis.call('ZSCORE', base .. 'groups', group) and redis.call('ZCARD', base .. 'g:' .. group .. ':i') == 0 then
+      group_rest(base, group, now)
+    end
+  end
+  group_mark(keys)
+end
+
+-- Re-scores `group` in the index from its pending head, next permit, hold and cap, then moves the marker in delayed
+-- (group_mark). `now` (ms, or nil): see group_rest.
 local function group_index(keys, group, now)
   local base = group_base(keys)
   local flow = base .. 'group-flow'
@@ -48,12 +100,7 @@ local function group_index(keys, group, now)
   local head = head_score(base .. 'g:' .. group .. ':p')
   if head == nil then
     redis.call('ZREM', index, group)
-    if now ~= nil and redis.call('ZCARD', base .. 'g:' .. group .. ':i') == 0 then
-      local f = redis.call('HMGET', flow, 'p:' .. group, 'h:' .. group)
-      if tonumber(f[1] or '0') <= now and tonumber(f[2] or '0') <= now then
-        redis.call('HDEL', flow, 't:' .. group, 'p:' .. group, 'h:' .. group, 'c:' .. group)
-      end
-    end
+    if redis.call('ZCARD', base .. 'g:' .. group .. ':i') == 0 then group_rest(base, group, now) end
   else
     local f = redis.call('HMGET', flow, 'p:' .. group, 'h:' .. group, 'c:' .. group)
     local score = math.max(head, tonumber(f[1] or '0'), tonumber(f[2] or '0'))
@@ -66,18 +113,7 @@ local function group_index(keys, group, now)
     end
     redis.call('ZADD', index, string.format('%d', score), group)
   end
-  local first = redis.call('ZRANGE', index, 0, 0, 'WITHSCORES')
-  local mark = redis.call('ZSCORE', keys.delayed, GROUPS_MARK)
-  if first[2] and tonumber(first[2]) < CAPPED then
-    local at = tonumber(first[2])
-    if not mark or tonumber(mark) ~= at then
-      local old_head = head_score(keys.delayed)
-      redis.call('ZADD', keys.delayed, first[2], GROUPS_MARK)
-      wake_if_earlier(base .. 'wake', at, old_head)
-    end
-  elseif mark then
-    redis.call('ZREM', keys.delayed, GROUPS_MARK)
-  end
+  group_mark(keys)
 end
 
 -- A grouped member becomes pending at `due` (a send, a retry, a hand back, a later, an expired lease, a requeue);
@@ -141,6 +177,7 @@ local function group_candidates(keys, limits, room, now, now_us, members, ids, s
   local base = group_base(keys)
   local flow = base .. 'group-flow'
   local visits = {}
+  group_sweep(keys, now)
   local due = redis.call('ZRANGEBYSCORE', base .. 'groups', '-inf', now, 'LIMIT', 0, room)
   for _, group in ipairs(due) do
     if room <= 0 then break end
