@@ -205,6 +205,16 @@ public final class Benchmarks {
                                 null));
                         break;
                     }
+                    case "groups-fairness": { // GroupsFairness: with groups against the same load without
+                        Measurement with = () -> GroupsFairness.measure(bench, settings.integer("groups-big"),
+                                settings.integer("groups-small"), io.github.delayqueue.core.RateLimit.parse(settings.get("groups-queue-rate")),
+                                io.github.delayqueue.core.RateLimit.parse(settings.get("groups-group-rate")), settings.integer("groups-instances"), true, 600);
+                        Measurement without = () -> GroupsFairness.measure(bench, settings.integer("groups-big"),
+                                settings.integer("groups-small"), io.github.delayqueue.core.RateLimit.parse(settings.get("groups-queue-rate")),
+                                io.github.delayqueue.core.RateLimit.parse(settings.get("groups-group-rate")), settings.integer("groups-instances"), false, 600);
+                        results.add(compare(scenario, "s", true, with, "without-groups", without));
+                        break;
+                    }
                     case "consumers-4": {
                         int n = settings.integer("consumers4-size");
                         results.add(compare(scenario, "s", true, () -> ours.consumers4(n, 600),
