@@ -48,7 +48,8 @@ final class GroupsFairness {
             RedissonClient producerClient = bench.client();
             clients.add(producerClient);
             DelayQueueClient producer = DelayQueueClient.create(producerClient, ClientOptions.builder().keyPrefix(prefix).build());
-            Instant due = producer.stats(QUEUE).serverTime().plusSeconds(2);
+            // due once every message is written (at 20,000 sends a second, a slow box's), so the drain starts from them all
+            Instant due = producer.stats(QUEUE).serverTime().plusMillis(500 + (big + 2L * small) / 20);
             List<SendRequest> requests = new ArrayList<>();
             for (int i = 0; i < big; i++) {
                 requests.add(request("A", i, due, grouped));
