@@ -107,8 +107,11 @@ if limit > 0 then
       scores[#scores + 1] = string.format('%d', tonumber(due[k + 1]))
     end
   end
-  local glimits, visits = group_limits(ARGV[14], ARGV[15], ARGV[16]), nil
-  if grouped then visits = group_candidates(queue, glimits, limit - #members, now, now_us, members, ids, scores) end
+  local glimits, visits = nil, nil
+  if grouped then
+    glimits = group_limits(ARGV[14], ARGV[15], ARGV[16])
+    visits = group_candidates(queue, glimits, limit - #members, now, now_us, members, ids, scores)
+  end
   if #members > 0 then
     local envelopes = redis.call('HMGET', KEYS[1], unpack(ids))
     -- a message past its expiry is never handed out: read from the envelope just fetched (no command for messages
