@@ -263,6 +263,29 @@ class GroupsTest {
         assertThat(client.stats(queue).pending()).isEqualTo(1); // "three"
     }
 
+    /**
+     * A grouped message past its expiry is never handed out: the claim that reads it from its group dead-letters it,
+     * and the group's other messages are delivered.
+     */
+    @Test
+    void anExpiredGroupedMessageIsDeadLetteredByTheClaim() {
+        String queue = "group-expiry";
+        DelayQueueClient client = application(queue);
+        client.pause(queue);
+        client.send(queue, "stale", Duration.ZERO, SendOptions.id("stale").group("G").expiresAfter(Duration.ofMillis(1)));
+        client.send(queue, "fresh", Duration.ZERO, SendOptions.id("fresh").group("G"));
+        List<String> seen = new CopyOnWriteArrayList<>();
+        consume(client, queue, ConsumerOptions.builder().groupMaxInFlight(partitions()).maxPollInterval(Duration.ofMillis(200))
+                .build(), (payload, context) -> seen.add(payload));
+        Instant expiry = client.message(queue, "stale").orElseThrow().dueAt().plusMillis(1);
+        await().atMost(DEADLINE).until(() -> client.stats(queue).serverTime().isAfter(expiry)); // on the Redis clock
+        client.resume(queue);
+        await().atMost(DEADLINE).until(() -> seen.contains("fresh") && client.deadLetters(queue, 10).size() == 1);
+        assertThat(client.deadLetters(queue, 10).get(0).reason()).startsWith("expired");
+        assertThat(seen).containsExactly("fresh");
+        await().atMost(DEADLINE).until(() -> client.stats(queue).pending() == 0 && client.stats(queue).inFlight() == 0);
+    }
+
     /** Versioned intents (the outbox's writes) carry the group in the message body and find it by id. */
     @Test
     void versionedIntentsCarryTheGroup() {
