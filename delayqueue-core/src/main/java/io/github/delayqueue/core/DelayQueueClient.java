@@ -323,6 +323,14 @@ public final class DelayQueueClient {
         return reads.groups(queue, limit);
     }
 
+    /**
+     * A page of one {@link SendOptions#group group}'s pending messages in due order: {@code limit} (1 to 1000) from rank
+     * {@code offset}. Grouped messages are not on the {@link #pending} pages. One bounded read per partition.
+     */
+    public MessagePage pendingInGroup(String queue, String group, long offset, int limit) {
+        return reads.pendingInGroup(queue, group, offset, limit);
+    }
+
     /** The live (pending or in-flight) message with this id, or empty. Dead letters are not live: see {@link #deadLetters}. */
     public Optional<QueuedMessage> message(String queue, String id) {
         return reads.message(queue, id);

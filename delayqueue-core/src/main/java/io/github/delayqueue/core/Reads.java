@@ -57,6 +57,15 @@ final class Reads {
         });
     }
 
+    MessagePage pendingInGroup(String queue, String group, long offset, int limit) {
+        QueueRoute route = queues.route(queue);
+        SendOptions.checkGroup(group, "");
+        Checks.require(offset >= 0, "offset must not be negative, was " + offset);
+        Checks.require(limit >= 1 && limit <= DelayQueueClient.DEAD_BATCH, "limit must be between 1 and " + DelayQueueClient.DEAD_BATCH + ", was " + limit);
+        return ClientQueues.redis(route, "read the pending messages of group '" + group + "' of queue '" + queue + "'",
+                () -> route.groupPage(group, offset, limit));
+    }
+
     private MessagePage page(String queue, QueueOps.PageOf set, long offset, int limit) {
         QueueRoute route = queues.route(queue);
         Checks.require(offset >= 0, "offset must not be negative, was " + offset);

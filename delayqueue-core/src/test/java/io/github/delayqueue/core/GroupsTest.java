@@ -225,6 +225,11 @@ class GroupsTest {
         // the pending page lists ungrouped messages (grouped ones are read by id and per group), and counts them only
         assertThat(client.pending(queue, 0, 10).total()).isEqualTo(1);
         assertThat(client.pending(queue, 0, 10).messages()).extracting(QueuedMessage::id).containsExactly("three");
+        MessagePage inG = client.pendingInGroup(queue, "G", 0, 10);
+        assertThat(inG.total()).isEqualTo(2);
+        assertThat(inG.messages()).extracting(QueuedMessage::id).containsExactly("one", "two");
+        assertThat(client.pendingInGroup(queue, "G", 1, 10).messages()).extracting(QueuedMessage::id).containsExactly("two");
+        assertThat(client.pendingInGroup(queue, "nobody", 0, 10).total()).isZero();
         assertThat(client.cancel(queue, "other")).isTrue();
         assertThat(client.groups(queue, 10)).extracting(GroupStats::group).containsExactly("G");
         assertThat(client.stats(queue).pending()).isEqualTo(3);

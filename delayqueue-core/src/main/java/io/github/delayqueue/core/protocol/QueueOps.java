@@ -452,8 +452,18 @@ public final class QueueOps {
     }
 
     MessagePage page(PageOf set, long offset, int limit) {
-        List<Object> out = scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), set.arg,
-                Long.toString(offset), Integer.toString(limit));
+        return page(offset, limit, set.arg);
+    }
+
+    /** A page by rank of one group's pending messages (peek.lua's {@code group}), in due order. */
+    MessagePage groupPage(String group, long offset, int limit) {
+        return page(offset, limit, "group", group);
+    }
+
+    private MessagePage page(long offset, int limit, String set, String... more) {
+        List<Object> args = new ArrayList<>(List.of(keys.wakeChannel(), set, Long.toString(offset), Integer.toString(limit)));
+        args.addAll(List.of(more));
+        List<Object> out = scripts.list(Scripts.Name.PEEK, keys.keys(), args.toArray());
         return new MessagePage(keys.queue(), number(out.get(1)), offset, Instant.ofEpochMilli(number(out.get(0))),
                 queued(out));
     }

@@ -1,6 +1,7 @@
 -- Reads a page of pending or in-flight messages, or one message by its id.
 -- KEYS: the standard layout (includes/keys.lua)
--- ARGV: 1 wake channel (unused), 2 what: 'delayed' or 'inflight' (a page by rank: 3 offset, 4 limit) or
+-- ARGV: 1 wake channel (unused), 2 what: 'delayed' or 'inflight' (a page by rank: 3 offset, 4 limit), 'group' (a page
+--       by rank of one group's pending messages, includes/groups.lua: 3 offset, 4 limit, 5 the group) or
 --       'id' (one message: 3 its id), or 'groups' (the groups of grouped messages, includes/groups.lua: 3 limit).
 -- For 'groups' returns: the Redis time (ms), the number of groups with pending messages, then five fields per group,
 --          the earliest next claim time first (groups at their in-flight cap last): group, pending, in flight, oldest
@@ -66,6 +67,7 @@ end
 local key = KEYS[2]
 local state = 'd'
 if ARGV[2] == 'inflight' then key = KEYS[3]; state = 'i' end
+if ARGV[2] == 'group' then key = group_base(queue_keys(KEYS)) .. 'g:' .. ARGV[5] .. ':p' end
 out[2] = redis.call('ZCARD', key)
 -- the groups' marker (includes/groups.lua) is in delayed but is no message: not counted, and skipped below (add()
 -- finds no envelope for it), so a page that holds it is one message shorter
