@@ -143,12 +143,13 @@ class FlowSettingsTests {
         }
     }
 
-    private static ConsumerOptions options(AssertableApplicationContext context, String code) {
+    static ConsumerOptions options(AssertableApplicationContext context, String code) {
         return context.getBean(DefaultDelayQueueConsumerRegistry.class).definitions().stream()
                 .filter(d -> d.queue().name().equals(code)).findFirst().orElseThrow().options();
     }
 
-    private static Throwable failure(AssertableApplicationContext context) {
+    /** The DelayQueueConfigurationException that failed the context's startup. */
+    static Throwable failure(AssertableApplicationContext context) {
         assertThat(context).hasFailed();
         Throwable failure = context.getStartupFailure();
         while (!(failure instanceof DelayQueueConfigurationException) && failure.getCause() != null) {

@@ -1,21 +1,18 @@
 package io.github.delayqueue.spring.autoconfigure;
 
-import io.github.delayqueue.core.ConsumerOptions;
-import io.github.delayqueue.core.ExpiryAction;
+import static io.github.delayqueue.spring.autoconfigure.FlowSettingsTests.failure;
+import static io.github.delayqueue.spring.autoconfigure.FlowSettingsTests.options;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.spring.DelayHandler;
-import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;
-import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.diagnostics.FailureAnalysis;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code delayqueue.queues.<code>.group-rate-limit} and {@code group-max-in-flight}, and
@@ -96,20 +93,5 @@ class GroupSettingsTests {
         GroupHandlers groupHandlers() {
             return new GroupHandlers();
         }
-    }
-
-    private static ConsumerOptions options(AssertableApplicationContext context, String code) {
-        return context.getBean(DefaultDelayQueueConsumerRegistry.class).definitions().stream()
-                .filter(d -> d.queue().name().equals(code)).findFirst().orElseThrow().options();
-    }
-
-    private static Throwable failure(AssertableApplicationContext context) {
-        assertThat(context).hasFailed();
-        Throwable failure = context.getStartupFailure();
-        while (!(failure instanceof DelayQueueConfigurationException) && failure.getCause() != null) {
-            failure = failure.getCause();
-        }
-        assertThat(failure).isInstanceOf(DelayQueueConfigurationException.class);
-        return failure;
     }
 }
