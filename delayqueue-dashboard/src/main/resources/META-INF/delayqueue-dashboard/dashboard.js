@@ -172,6 +172,7 @@
             el('td', { 'data-col': 'code' }, el('a', { href: link(v.code, 'pending') }, v.code)),
             td('pending', v.pending, 'num'),
             td('ready', v.ready, 'num' + (v.ready > 0 ? ' warn' : '')),
+            td('throttled', v.flow ? v.flow.throttled : null, 'num'),
             td('inFlight', v.inFlight, 'num'),
             td('dead', v.dead, 'num' + (v.dead > 0 ? ' bad' : '')),
             td('nextDue', v.nextDueAt ? span(v.nextDueInMillis) : null),
@@ -194,12 +195,13 @@
             el('div', { className: 'card' }, el('table', { id: 'queues' },
                 el('thead', {}, el('tr', {}, el('th', {}, 'Queue'), el('th', { className: 'num' }, 'Pending'),
                     el('th', { className: 'num', title: 'pending and already due: a backlog when it stays above 0' }, 'Due now'),
+                    el('th', { className: 'num', title: 'due now but held in Redis by the queue\'s flow limits or a slow-down hold (— : no flow control)' }, 'Throttled'),
                     el('th', { className: 'num' }, 'In flight'), el('th', { className: 'num' }, 'Dead'),
                     el('th', {}, 'Next due'), el('th', {}, 'Paused'),
                     el('th', { className: 'num', title: 'handler calls finished per minute, from this application\'s metrics' }, 'Handled/min'),
                     el('th', { className: 'num', title: 'retried, dead-lettered or abandoned per minute' }, 'Failed/min'),
                     el('th', { className: 'num', title: 'handler start minus due time, from this application\'s metrics' }, 'Lateness'))),
-                el('tbody', {}, rows.length ? rows : el('tr', { className: 'empty' }, el('td', { colspan: 10 }, 'No queues declared'))))),
+                el('tbody', {}, rows.length ? rows : el('tr', { className: 'empty' }, el('td', { colspan: 11 }, 'No queues declared'))))),
             el('p', { className: 'muted' }, o.metrics
                 ? 'Rates span the refreshes of the last minutes; lateness is the p99 the meter publishes, else its recent maximum.'
                 : 'No metrics: this application has no Micrometer MeterRegistry, so rates and lateness show —.'),
@@ -239,11 +241,30 @@
                 stat('inFlight', 'in flight', v.inFlight), stat('dead', 'dead', v.dead),
                 stat('nextDue', 'next due', v.nextDueAt ? span(v.nextDueInMillis) : '—'),
                 stat('lateness', 'lateness', lateness(v.metrics) || '—')),
+            flowPanel(v, stat),
             toolbar,
             el('div', { className: 'tabs' }, tab('pending', 'pending', 'Pending (' + v.pending + ')'),
                 tab('in-flight', 'in-flight', 'In flight (' + v.inFlight + ')'), tab('dead', 'dead', 'Dead letters (' + v.dead + ')'),
                 tab('schedules', 'schedules', 'Schedules'), tab('groups', 'groups', 'Groups')),
             table);
+    }
+
+    // The queue's flow control as Redis holds it (every instance together); nothing for a queue without any.
+    function flowPanel(v, stat) {
+        const f = v.flow;
+        if (!f) return null;
+        const perSecond = f.claimsPerSecond === null || f.claimsPerSecond === undefined ? '—'
+            : (f.claimsPerSecond >= 10 ? Math.round(f.claimsPerSecond) : f.claimsPerSecond.toFixed(f.claimsPerSecond >= 1 ? 1 : 2)) + '/s';
+        return el('div', { id: 'flow' },
+            el('h2', { title: 'read from Redis: what the claims of every instance enforce' }, 'Flow control (all instances)'),
+            el('div', { className: 'stats' },
+                stat('flowRate', 'rate limit', f.rateLimit || 'none'),
+                stat('flowClaims', 'claimed, last 10 s', perSecond),
+                stat('flowThrottled', 'throttled (due, held by a limit)', f.throttled),
+                stat('flowCap', 'in flight / cap', f.maxInFlight !== null && f.maxInFlight !== undefined
+                    ? [v.inFlight + ' / ' + f.maxInFlight, f.atMaxInFlight ? ' ' : null, f.atMaxInFlight ? el('span', { className: 'badge paused', id: 'at-cap' }, 'at cap') : null]
+                    : 'no cap'),
+                stat('flowHold', 'slow-down hold', f.holdUntil ? 'ends ' + span(f.holdEndsInMillis) : 'none')));
     }
 
     function pager(r, page) {

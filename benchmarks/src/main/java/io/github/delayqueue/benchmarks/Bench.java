@@ -87,6 +87,18 @@ final class Bench implements AutoCloseable {
         return Double.parseDouble(cpu.get("used_cpu_sys")) + Double.parseDouble(cpu.get("used_cpu_user"));
     }
 
+    /**
+     * Heap used (bytes) after a collection: {@code System.gc()} twice (the second collects what the first's
+     * finalization and reference processing freed), then the memory pool's used figure.
+     */
+    static long heapUsedAfterGc() throws InterruptedException {
+        for (int i = 0; i < 2; i++) {
+            System.gc();
+            Thread.sleep(100);
+        }
+        return java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
     long usedMemory() {
         return Long.parseLong(resp.info("memory").get("used_memory"));
     }

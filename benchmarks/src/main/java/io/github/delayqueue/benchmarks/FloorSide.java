@@ -30,7 +30,7 @@ import org.redisson.client.codec.StringCodec;
  * No ids from the caller, no retries, no dead letters, no wake-ups: its consumer is {@value #POLLERS} threads that
  * claim up to {@code --batch-size} messages, call the handler on each in turn, ack them; a claim that finds
  * nothing due answers how long until the first message is, and the poller sleeps that long (at most
- * {@value #MAX_SLEEP_MS} ms; {@value #IDLE_SLEEP_MS} ms when the queue is empty). Only the throughput scenarios have a floor.
+ * {@value #MAX_SLEEP_MS} ms; {@value #IDLE_SLEEP_MS} ms when the queue is empty). Only the throughput scenarios and the bytes per message have a floor.
  */
 final class FloorSide {
 
@@ -141,6 +141,20 @@ final class FloorSide {
             producerScripts.evalSha(RScript.Mode.READ_WRITE, send, RScript.ReturnType.LONG, sendKeys, args);
         }
 
+        /** Sends {@code count} messages due at {@code dueMs}, in calls of {@value #FILL_CHUNK} from 2 threads. */
+        void fill(int count, long dueMs) throws Exception {
+            Side.Chunks chunks = new Side.Chunks(count, FILL_CHUNK);
+            Side.parallel(2, t -> {
+                for (int from = chunks.take(); from >= 0; from = chunks.take()) {
+                    List<String> bodies = new ArrayList<>(FILL_CHUNK);
+                    for (int i = from; i < chunks.end(from); i++) {
+                        bodies.add(Side.payload("m-" + i + "-"));
+                    }
+                    send(bodies, dueMs);
+                }
+            });
+        }
+
         long dueAfter(long delayMs) {
             return (long) bench.clock.nowMs() + delayMs;
         }
@@ -243,22 +257,20 @@ final class FloorSide {
 
     /**
      * burst-drain: {@code count} messages due at one instant, written before it (in calls of {@value #FILL_CHUNK}
-     * from 2 threads), then drained; the value is the last handler start less the due instant, as the other sides'.
+     * from 2 threads; the due instant from a calibrated write rate, as ours), then drained; the value is the last handler start less the due instant, as the other sides'.
      */
     Side.Measure burstDrain(int count, long timeoutSeconds) throws Exception {
+        double rate;
+        try (Run calibration = new Run("calibration")) { // the write rate, so the due instant leaves just enough time
+            int probe = Math.min(count, 20_000);
+            long c0 = System.nanoTime();
+            calibration.fill(probe, calibration.dueAfter(Side.FAR_MS));
+            rate = probe / ((System.nanoTime() - c0) / 1e9);
+        }
         try (Run run = new Run("burst")) {
-            long due = run.dueAfter(Side.burstLeadMs(count, 50_000));
-            Side.Chunks chunks = new Side.Chunks(count, FILL_CHUNK);
+            long due = run.dueAfter(Side.burstLeadMs(count, rate));
             long w0 = System.nanoTime();
-            Side.parallel(2, t -> {
-                for (int from = chunks.take(); from >= 0; from = chunks.take()) {
-                    List<String> bodies = new ArrayList<>(FILL_CHUNK);
-                    for (int i = from; i < chunks.end(from); i++) {
-                        bodies.add(Side.payload("m-" + i + "-"));
-                    }
-                    run.send(bodies, due);
-                }
-            });
+            run.fill(count, due);
             double writeSeconds = (System.nanoTime() - w0) / 1e9;
             boolean writtenLate = bench.clock.nowMs() > due;
             long[] stamps = new long[count];
@@ -297,6 +309,27 @@ final class FloorSide {
             }
             run.check();
             return result;
+        }
+    }
+
+    /**
+     * redis-bytes-per-message: {@code used_memory} growth per pending message over {@code count} messages (the same
+     * 100-character bodies as the other sides, 16-character ids), as {@link OursSide#bytesPerMessage}; DETAIL also has
+     * {@code MEMORY USAGE} of the floor's keys per message.
+     */
+    Side.Measure bytesPerMessage(int count) throws Exception {
+        try (Run run = new Run("memory")) {
+            run.send(List.of(Side.payload("prime")), run.dueAfter(Side.FAR_MS)); // the keys and script exist before "before"
+            Thread.sleep(100);
+            long before = bench.usedMemory();
+            run.fill(count, run.dueAfter(Side.FAR_MS));
+            Thread.sleep(300);
+            long after = bench.usedMemory();
+            long keys = bench.resp.memoryOfKeys("{" + run.prefix + "}:*");
+            return Side.Measure.of((after - before) / (double) count).with("messages", count)
+                    .with("used_memory_delta", after - before)
+                    .with("memory_usage_of_keys_per_msg", keys / (double) (count + 1))
+                    .with("payload_bytes", Side.PAYLOAD_CHARS).with("ids", "16 chars");
         }
     }
 

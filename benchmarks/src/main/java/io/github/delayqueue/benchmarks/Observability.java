@@ -31,8 +31,9 @@ import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What {@code end-to-end-rate-observed} runs with, as a Boot application with the actuator and Micrometer Tracing
- * (Brave) has it: the starter's metrics listener on a real {@link SimpleMeterRegistry}, and its send and process
+ * What {@code end-to-end-rate-observed} (with {@code --observe}: by default only the metrics, the starter's defaults)
+ * and {@code observed-path-cost} run with, as a Boot application with the actuator and Micrometer Tracing (Brave) has
+ * it: the starter's metrics listener on a real {@link SimpleMeterRegistry}, and its send and process
  * observations on an {@link ObservationRegistry} with Boot's handlers bound: timers from observations, and
  * tracing with W3C propagation, every span sampled (or the fraction {@code --trace-sampling} gives) and finished into a handler that counts it (no exporter: the
  * cost measured is ours and Micrometer's, not a network's).

@@ -50,12 +50,12 @@ import io.micrometer.observation.transport.SenderContext;
  */
 public final class ObservedPathCost {
 
-    private static final int BATCH = 100;
+    static final int BATCH = 100;
     private static final int BATCHES = 400;
     private static final int ROUNDS = 7;
     private static final String QUEUE = "q";
     private static final String PAYLOAD = "\"" + "x".repeat(100) + "\"";
-    private static final List<String> VARIANTS = List.of("plain", "metrics", "observations", "tracing", "micrometer-floor");
+    static final List<String> VARIANTS = List.of("plain", "metrics", "observations", "tracing", "micrometer-floor");
 
     // The stored form is core's internal protocol.Envelope, called directly as the engine calls it: this
     // harness measures the engine's path, so it is the one place outside core that may use a core internal.
@@ -81,25 +81,7 @@ public final class ObservedPathCost {
     }
 
     private void measure(PrintStream out) throws Exception {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        Map<String, List<Double>> nanosPerMessage = new LinkedHashMap<>();
-        for (int round = -2; round < ROUNDS; round++) { // two rounds of warm-up for the JIT
-            for (String variant : VARIANTS) {
-                try (Observability bound = variant.equals("plain") ? null
-                        : new Observability(switch (variant) {
-                            case "metrics" -> "metrics";
-                            case "observations" -> "metrics,observations";
-                            default -> "metrics,observations,tracing";
-                        }, 1f)) {
-                    long cpu = threads.getCurrentThreadCpuTime();
-                    long messages = messages(variant, bound);
-                    double nanos = (threads.getCurrentThreadCpuTime() - cpu) / (double) messages;
-                    if (round >= 0) {
-                        nanosPerMessage.computeIfAbsent(variant, v -> new ArrayList<>()).add(nanos);
-                    }
-                }
-            }
-        }
+        Map<String, List<Double>> nanosPerMessage = rounds(ROUNDS, BATCHES);
         out.println("# JVM CPU per message, one thread, batches of " + BATCH + ", median of " + ROUNDS + " rounds");
         double plain = median(nanosPerMessage.get("plain"));
         for (Map.Entry<String, List<Double>> e : nanosPerMessage.entrySet()) {
@@ -109,19 +91,48 @@ public final class ObservedPathCost {
         }
     }
 
+    /**
+     * Nanoseconds of this thread's CPU per message of every variant (in {@link #VARIANTS} order), one value per
+     * round: {@code rounds} rounds after two of warm-up, each variant {@code batches} batches of {@value #BATCH} in
+     * turn. {@link Benchmarks}' {@code observed-path-cost} scenario runs it too.
+     */
+    static Map<String, List<Double>> rounds(int rounds, int batches) throws Exception {
+        ObservedPathCost cost = new ObservedPathCost();
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<String, List<Double>> nanosPerMessage = new LinkedHashMap<>();
+        for (int round = -2; round < rounds; round++) { // two rounds of warm-up for the JIT
+            for (String variant : VARIANTS) {
+                try (Observability bound = variant.equals("plain") ? null
+                        : new Observability(switch (variant) {
+                            case "metrics" -> "metrics";
+                            case "observations" -> "metrics,observations";
+                            default -> "metrics,observations,tracing";
+                        }, 1f)) {
+                    long cpu = threads.getCurrentThreadCpuTime();
+                    long messages = cost.messages(variant, bound, batches);
+                    double nanos = (threads.getCurrentThreadCpuTime() - cpu) / (double) messages;
+                    if (round >= 0) {
+                        nanosPerMessage.computeIfAbsent(variant, v -> new ArrayList<>()).add(nanos);
+                    }
+                }
+            }
+        }
+        return nanosPerMessage;
+    }
+
     private static double median(List<Double> values) {
         List<Double> sorted = values.stream().sorted().toList();
         return sorted.get(sorted.size() / 2);
     }
 
-    /** Sends and delivers {@code BATCHES * BATCH} messages as the variant binds; returns how many. */
-    private long messages(String variant, Observability bound) throws Exception {
+    /** Sends and delivers {@code batches * BATCH} messages as the variant binds; returns how many. */
+    private long messages(String variant, Observability bound, int batches) throws Exception {
         DelayQueueListener listener = bound == null ? DelayQueueListener.NONE : bound.listener();
         boolean floor = variant.equals("micrometer-floor");
         ObservingDeliveryInterceptor interceptor = bound == null || floor ? null
                 : (ObservingDeliveryInterceptor) bound.interceptor();
         long n = 0;
-        for (int b = 0; b < BATCHES; b++) {
+        for (int b = 0; b < batches; b++) {
             List<SendRequest> requests = new ArrayList<>(BATCH);
             for (int i = 0; i < BATCH; i++) {
                 requests.add(SendRequest.of(PAYLOAD, Duration.ZERO));

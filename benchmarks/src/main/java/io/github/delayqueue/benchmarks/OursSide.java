@@ -441,8 +441,10 @@ final class OursSide extends Side {
 
     /**
      * burst-drain-10m: {@code count} messages sent with sendAll (2 threads, calls of 5,000), all due at one
-     * instant. The value is the drain time; DETAIL has the send rate and Redis bytes per message (used_memory
-     * growth over the send). Nothing per message is kept in the JVM, so the default heap is enough.
+     * instant. The value is the drain time; DETAIL has the send rate, Redis bytes per message (used_memory
+     * growth over the send), the drain rate, and the heap used after a GC before the consumer starts and after the
+     * drain is settled (the consumer still running). Nothing per message is kept in the JVM, so the default heap is
+     * enough.
      */
     Measure burstDrain10m(int count, long timeoutSeconds) throws Exception {
         try (Run run = new Run("burst10m")) {
@@ -458,6 +460,7 @@ final class OursSide extends Side {
             Instant written = run.sender.stats(QUEUE).serverTime();
             LongAdder handled = new LongAdder();
             AtomicLong last = new AtomicLong();
+            long heapBefore = Bench.heapUsedAfterGc();
             Bench.CpuMeter cpu = bench.cpu();
             run.start((payload, ctx) -> {
                 last.accumulateAndGet(System.nanoTime(), Math::max);
@@ -472,10 +475,21 @@ final class OursSide extends Side {
                 return Measure.of(Double.NaN).with("error", "timed out with " + handled.sum() + " of " + count + " handled");
             }
             double drain = (bench.clock.redisMs(last.get()) - due.toEpochMilli()) / 1000.0;
-            Measure m = cpu.addTo(Measure.of(drain), "").with("messages", count)
+            Measure m = cpu.addTo(Measure.of(drain), "");
+            // every message acknowledged (the prime stays pending), the consumer still running: its idle state
+            long settleBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            for (QueueStats s = run.sender.stats(QUEUE); s.pending() > 1 || s.inFlight() > 0; s = run.sender.stats(QUEUE)) {
+                if (System.nanoTime() > settleBy) {
+                    return m.with("error", "not settled 60 s after the drain: " + s);
+                }
+                Thread.sleep(10);
+            }
+            long heapAfter = Bench.heapUsedAfterGc();
+            m.with("messages", count)
                     .with("send_rate_msg_s", count / writeSeconds).with("write_s", writeSeconds)
                     .with("redis_bytes_per_msg", (after - before) / (double) count)
                     .with("drain_rate_msg_s", count / drain)
+                    .with("heap_before_mb", heapBefore / 1048576.0).with("heap_after_mb", heapAfter / 1048576.0)
                     .with("consumer", "concurrency=" + consumerOptions().concurrency() + ",batchSize="
                             + consumerOptions().batchSize());
             if (written.isAfter(due)) {

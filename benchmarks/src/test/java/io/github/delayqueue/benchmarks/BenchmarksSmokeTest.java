@@ -31,14 +31,12 @@ class BenchmarksSmokeTest {
             "RESULT scenario=(\\S+) ours=(\\S+) redisson=(\\S+) unit=(\\S+) better=(\\S+)");
 
     /**
-     * Every scenario: the default run's, burst-drain-10m, schedules-100k, rate-limited-drain, end-to-end-batch and
-     * groups-fairness (outbox-tx-rate has its
-     * own test: it needs a PostgreSQL).
+     * Every scenario: the default run's (burst-drain-10m and observed-path-cost among them), schedules-100k,
+     * rate-limited-drain, end-to-end-batch and groups-fairness (outbox-tx-rate has its own test: it needs a PostgreSQL).
      */
     private static final List<String> ALL = new ArrayList<>(Settings.ALL_SCENARIOS);
 
     static {
-        ALL.add("burst-drain-10m");
         ALL.add("schedules-100k");
         ALL.add("rate-limited-drain");
         ALL.add("end-to-end-batch");
@@ -59,7 +57,7 @@ class BenchmarksSmokeTest {
                     "--lateness-delay-ms=200", "--enqueue-count=500", "--batch-count=2000", "--send-batch=200",
                     "--e2e-seconds=1", "--memory-count=1000", "--redisson-consumers=2", "--threads=4",
                     "--under-burst-size=500", "--consumers4-size=1000", "--redisson-consumers4=true",
-                    "--burst10m-size=2000", "--schedules-count=200", "--schedules-period-ms=1000", "--schedules-ticks=2",
+                    "--burst10m-size=2000", "--path-cost-batches=10", "--schedules-count=200", "--schedules-period-ms=1000", "--schedules-ticks=2",
                     "--ratelimit-size=30", "--ratelimit-rate=50/1s", "--groups-big=20", "--groups-small=3");
         }
         String output = bytes.toString(StandardCharsets.UTF_8);
@@ -101,13 +99,34 @@ class BenchmarksSmokeTest {
         }
         assertTrue(output.contains("\nDETAIL scenario=end-to-end-rate-observed rounds=plain:"), output);
         // the floor (issue 37, in the default --sides): its rounds, and every side's CPU per message against it
-        for (String scenario : List.of("burst-drain-50k", "enqueue-rate-1", "enqueue-batch-rate", "end-to-end-rate")) {
+        for (String scenario : List.of("burst-drain-50k", "burst-drain-1m", "enqueue-rate-1", "enqueue-batch-rate",
+                "end-to-end-rate", "redis-bytes-per-message")) {
             assertTrue(output.contains("\nDETAIL scenario=" + scenario + " rounds=floor:"), scenario + "\n" + output);
             Matcher floor = Pattern.compile("\nDETAIL scenario=" + Pattern.quote(scenario)
-                    + " floor=cpu_per_msg .*ours_redis_vs_floor=([0-9.]+) ours_jvm_vs_floor=([0-9.]+)").matcher(output);
+                    + " floor=cpu_per_msg .*ours_redis_vs_floor=([0-9.]+) ours_jvm_vs_floor=(\\S+)").matcher(output);
             assertTrue(floor.find(), "CPU per message against the floor, " + scenario + "\n" + output);
             assertTrue(Double.parseDouble(floor.group(1)) > 0, scenario + "\n" + output);
         }
+        assertTrue(output.contains("\nDETAIL scenario=redis-bytes-per-message side=floor "), output);
+        // JVM CPU per message of ours against Redisson's wherever both ran, floor or not, and the table's row for it
+        for (String scenario : List.of("burst-drain-50k", "replace-by-id-20k", "steady-lateness-p99", "enqueue-rate-8",
+                "end-to-end-rate", "redis-bytes-per-message", "lateness-under-burst", "consumers-4")) {
+            Matcher jvm = Pattern.compile("\nDETAIL scenario=" + Pattern.quote(scenario)
+                    + " (?:floor|cpu)=cpu_per_msg .*ours_jvm_vs_redisson=(\\S+)").matcher(output);
+            assertTrue(jvm.find(), "JVM CPU per message against Redisson's, " + scenario + "\n" + output);
+            Double.parseDouble(jvm.group(1)); // NaN allowed: Redisson's rounds may fail
+        }
+        assertTrue(output.contains("\n| JVM CPU per message | "), output);
+        // the defaults (meters on, observations off) against plain; observations with a tracer against Micrometer's own
+        assertTrue(output.contains("\nDETAIL scenario=end-to-end-rate-observed side=ours ") && output.contains(
+                " observed=metrics,meters="), output);
+        assertTrue(output.contains("\nDETAIL scenario=observed-path-cost rounds=micrometer-floor:"), output);
+        assertTrue(output.contains("\nDETAIL scenario=observed-path-cost side=ours ") && output.contains(" tracing_us="), output);
+        // burst-drain-10m: its rate against the 1m drain's, and the heap before and after its drain
+        assertTrue(oursDetail(output, "burst-drain-10m", "heap_after_mb") > 0, output);
+        assertTrue(oursDetail(output, "burst-drain-10m", "heap_before_mb") > 0, output);
+        assertTrue(Pattern.compile("\n\\| `burst-drain-10m` \\|.*drain rate ≥ 0.8× the 1m drain's \\(\\S+ / \\S+ msg/s = "
+                + "[0-9.]+×\\)").matcher(output).find(), output);
         assertTrue(output.contains("\nDETAIL scenario=end-to-end-batch rounds=single:"), output);
         // ours, the total of both drains (" handled_twice=", not the per-drain "{...;handled_twice=")
         assertEquals(0, oursDetail(output, "consumers-4", "handled_twice"), "four consumers handled a message twice\n"

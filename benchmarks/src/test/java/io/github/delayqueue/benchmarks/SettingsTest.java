@@ -1,5 +1,7 @@
 package io.github.delayqueue.benchmarks;
 
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -43,9 +45,12 @@ class SettingsTest {
     }
 
     @Test
-    void burstDrain10mRunsOnlyWhenNamed() {
-        assertFalse(new Settings().scenarios.contains("burst-drain-10m"));
-        assertTrue(new Settings("--scenarios=burst-drain-10m").scenarios.contains("burst-drain-10m"));
+    void theDefaultRunHasBurstDrain10mAfterThe1mDrainItIsComparedWith() {
+        List<String> all = List.copyOf(new Settings().scenarios);
+        assertTrue(all.indexOf("burst-drain-1m") < all.indexOf("burst-drain-10m"), all.toString());
+        assertTrue(all.contains("observed-path-cost"), all.toString());
+        assertFalse(all.contains("schedules-100k"), all.toString());
+        assertEquals(1, new Settings().integer("burst10m-rounds"));
     }
 
     @Test

@@ -5,7 +5,7 @@ import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A snapshot of one queue, read atomically.
+ * A snapshot of one queue, read atomically (per partition).
  *
  * @param queue      the queue name
  * @param pending    messages waiting for their due time or for a consumer (includes {@code ready})
@@ -14,7 +14,22 @@ import org.jspecify.annotations.Nullable;
  * @param dead       dead letters
  * @param nextDueAt  due time of the earliest pending message, or {@code null} when none
  * @param serverTime the Redis server's clock when the snapshot was taken
+ * @param flow       the queue's flow control over every instance: limits, claim rate, throttled backlog, hold
+ *                   ({@link QueueFlow#NONE} when given {@code null})
  */
 public record QueueStats(String queue, long pending, long ready, long inFlight, long dead, @Nullable Instant nextDueAt,
-        Instant serverTime) {
+        Instant serverTime, QueueFlow flow) {
+
+    /** A {@code null} flow is {@link QueueFlow#NONE}: readers (the endpoint, the dashboard, the gauge) never check. */
+    public QueueStats {
+        if (flow == null) {
+            flow = QueueFlow.NONE;
+        }
+    }
+
+    /** A snapshot without flow control ({@link QueueFlow#NONE}). */
+    public QueueStats(String queue, long pending, long ready, long inFlight, long dead, @Nullable Instant nextDueAt,
+            Instant serverTime) {
+        this(queue, pending, ready, inFlight, dead, nextDueAt, serverTime, QueueFlow.NONE);
+    }
 }

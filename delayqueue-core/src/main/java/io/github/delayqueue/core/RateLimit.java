@@ -7,6 +7,9 @@ import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+
 /**
  * A rate limit of one queue over every instance consuming it: at most {@code permits} messages claimed per
  * {@code period}, spread evenly (a generic cell rate algorithm on the Redis clock: one message every
@@ -37,6 +40,7 @@ public final class RateLimit {
     /** The default burst is the permits of this many milliseconds, at least 1. */
     public static final int DEFAULT_BURST_MILLIS = 50;
 
+    private static final Pattern BURST = Pattern.compile("(.*\\S)\\s+burst\\s+(\\S+)\\s*");
     private static final Pattern SPEC = Pattern.compile("\\s*(-?\\d+)\\s*/\\s*(-?\\d*)\\s*([A-Za-z]*)\\s*");
 
     private final long permits;
@@ -98,6 +102,22 @@ public final class RateLimit {
         return new RateLimit(permits, period, defaultBurst(permits, period), what);
     }
 
+    /**
+     * Reads what {@link #toString()} writes, {@code 200/1s} or {@code 200/1s burst 20}: a rate limit's JSON (a
+     * {@link QueueStats} read back from an application's answer).
+     *
+     * @throws IllegalArgumentException naming the value and what is wrong with it
+     */
+    @JsonCreator
+    static RateLimit fromText(String text) {
+        Matcher m = text == null ? null : BURST.matcher(text);
+        if (m == null || !m.matches()) {
+            return parse(text);
+        }
+        return parse(m.group(1)).withBurst((int) Math.min(Integer.MAX_VALUE,
+                number(m.group(2), "rate limit '" + text + "'", "the burst")));
+    }
+
     /** This rate with up to {@code burst} messages claimed at once after a quiet spell (1 to {@value #MAX_BURST}). */
     public RateLimit withBurst(int burst) {
         return new RateLimit(permits, period, burst, "rate limit " + this);
@@ -147,7 +167,11 @@ public final class RateLimit {
         return Long.hashCode(permits) * 31 + period.hashCode() * 17 + burst;
     }
 
-    /** {@code 200/1s}, with {@code burst 20} when the burst is not the default. */
+    /**
+     * {@code 200/1s}, with {@code burst 20} when the burst is not the default; also its JSON (a {@link QueueStats}
+     * an application answers with shows its {@link QueueFlow#rateLimit()} so).
+     */
+    @JsonValue
     @Override
     public String toString() {
         String p;

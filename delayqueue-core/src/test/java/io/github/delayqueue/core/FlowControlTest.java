@@ -166,9 +166,17 @@ class FlowControlTest {
         Map<String, Long> startedAtMs = new ConcurrentHashMap<>();
         Map<String, Integer> attemptOf = new ConcurrentHashMap<>();
         AtomicInteger slowDowns = new AtomicInteger();
+        // when each instance's claims took messages (the JVM's clock, read after the claim answered)
+        List<Long> claimedAtMs = new CopyOnWriteArrayList<>();
+        DelayQueueListener claims = new DelayQueueListener() {
+            @Override
+            public void claimed(String q, int messages) {
+                claimedAtMs.add(System.currentTimeMillis());
+            }
+        };
         ConsumerOptions options = ConsumerOptions.builder().concurrency(4).maxPollInterval(Duration.ofSeconds(30)).build();
         for (int i = 0; i < 3; i++) {
-            consume(application(ClientOptions.builder(), DelayQueueListener.NONE), queue, options, (payload, context) -> {
+            consume(application(ClientOptions.builder(), claims), queue, options, (payload, context) -> {
                 if (payload.equals("slow") && slowDowns.getAndIncrement() == 0) {
                     throw new SlowDownException(Duration.ofSeconds(2), "429 Too Many Requests");
                 }
@@ -183,15 +191,26 @@ class FlowControlTest {
         RedissonClient redisson = redis.redisson();
         await().atMost(DEADLINE).until(() -> redisson.getMap(flowKey, StringCodec.INSTANCE).get("hold") != null);
         long holdUntil = Long.parseLong((String) redisson.getMap(flowKey, StringCodec.INSTANCE).get("hold"));
+        int claimsBefore = claimedAtMs.size(); // the claim of "slow"
         List<SendRequest> batch = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             batch.add(SendRequest.of("m" + i, Duration.ZERO));
         }
         producer.sendAll(queue, batch);
+        // what an operator sees meanwhile, from any application: the hold, and the 20 due messages it holds back (a
+        // due time rounds up to the next millisecond: read once the 20 are due, or, for a stall, the hold ended)
+        QueueStats during = await().atMost(DEADLINE).until(() -> producer.stats(queue),
+                s -> s.ready() == 20 || s.serverTime().toEpochMilli() >= holdUntil);
+        if (during.serverTime().toEpochMilli() < holdUntil) {
+            assertThat(during.flow().holdUntil()).isEqualTo(java.time.Instant.ofEpochMilli(holdUntil));
+            assertThat(during.flow().throttled()).isEqualTo(during.ready()).isEqualTo(20);
+        }
 
         await().atMost(DEADLINE).until(() -> handled.size() == 21);
-        // the Redis server and this JVM read the same machine clock: nothing sent after the hold began started
-        // before it ended, on any instance
+        // the Redis server and this JVM read the same machine clock: no instance claimed anything before the hold
+        // (2 s from the Redis clock when the handler threw) ended, and nothing sent after it began started before
+        assertThat(claimedAtMs.subList(claimsBefore, claimedAtMs.size()))
+                .isNotEmpty().allSatisfy(at -> assertThat(at).isGreaterThanOrEqualTo(holdUntil));
         assertThat(startedAtMs.values()).allSatisfy(at -> assertThat(at).isGreaterThanOrEqualTo(holdUntil));
         assertThat(attemptOf.get("slow")).isEqualTo(1); // asked again, the attempt not counted
         assertThat(slowDowns.get()).isEqualTo(2);
@@ -213,9 +232,13 @@ class FlowControlTest {
         String flowKey = redis.prefix() + ":{" + queue + "}:flow";
         await().atMost(DEADLINE).until(() -> redis.redisson().getMap(flowKey, StringCodec.INSTANCE).get("hold") != null);
         long holdUntil = Long.parseLong((String) redis.redisson().getMap(flowKey, StringCodec.INSTANCE).get("hold"));
-        // every instance stops; two new ones start
+        // every instance stops; Redis still holds the limits the claims applied and the hold, for any application
+        // to read (this producer has no consumer and no limits of its own); then two new instances start
         consumers.forEach(DelayQueueConsumer::stop);
         consumers.clear();
+        QueueFlow stopped = producer.stats(queue).flow();
+        assertThat(stopped.rateLimit()).isEqualTo(RateLimit.parse("10/1s"));
+        assertThat(stopped.holdUntil()).isIn(null, java.time.Instant.ofEpochMilli(holdUntil)); // null once it ended
         List<Long> startedAtMs = new CopyOnWriteArrayList<>();
         List<Long> starts = Collections.synchronizedList(new ArrayList<>());
         for (int i = 0; i < 2; i++) {

@@ -77,4 +77,29 @@ class RateLimitTest {
         assertThatIllegalArgumentException().isThrownBy(() -> ClaimLimits.of(null, 2, 0, 3))
                 .withMessageContaining("maxInFlight 2 is below the queue's 3 partitions");
     }
+    @Test
+    void itsJsonIsItsTextAndReadsBackWithTheBurst() {
+        tools.jackson.databind.json.JsonMapper json = tools.jackson.databind.json.JsonMapper.builder().build();
+        for (RateLimit limit : new RateLimit[] { RateLimit.parse("200/1s"), RateLimit.parse("1/1m").withBurst(4),
+                RateLimit.parse("5/500ms"), RateLimit.parse("3/2d").withBurst(2) }) {
+            String written = json.writeValueAsString(limit);
+            assertThat(written).isEqualTo("\"" + limit + "\"");
+            assertThat(json.readValue(written, RateLimit.class)).isEqualTo(limit);
+        }
+        assertThat(json.readValue("\"200/1s burst 20\"", RateLimit.class).burst()).isEqualTo(20);
+        // a stats snapshot an application answered with reads back whole, its flow's limit included
+        QueueStats stats = new QueueStats("q", 3, 2, 1, 0, null, java.time.Instant.ofEpochMilli(1_000),
+                new QueueFlow(RateLimit.parse("1/1m").withBurst(4), 5, 0.4, 2, null, false));
+        assertThat(json.readValue(json.writeValueAsString(stats), QueueStats.class)).isEqualTo(stats);
+        assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.fromText("200/1s burst x"))
+                .withMessageContaining("200/1s burst x").withMessageContaining("burst");
+        assertThatIllegalArgumentException().isThrownBy(() -> RateLimit.fromText("200/1s burst 0"))
+                .withMessageContaining("burst");
+    }
+
+    @Test
+    void queueStatsWithoutAFlowHasNone() {
+        QueueStats stats = new QueueStats("q", 0, 0, 0, 0, null, java.time.Instant.EPOCH, null);
+        assertThat(stats.flow()).isSameAs(QueueFlow.NONE);
+    }
 }

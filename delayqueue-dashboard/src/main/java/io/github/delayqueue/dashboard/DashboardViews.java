@@ -8,6 +8,7 @@ import java.util.Map;
 
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.GroupStats;
+import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry.ConsumerStatus;
@@ -27,13 +28,35 @@ final class DashboardViews {
      * earliest due time minus the Redis clock (negative: overdue).
      */
     record QueueView(String code, long pending, long ready, long inFlight, long dead, @Nullable Instant nextDueAt,
-            @Nullable Long nextDueInMillis, boolean paused, QueueMetrics.@Nullable Figures metrics) {
+            @Nullable Long nextDueInMillis, boolean paused, QueueMetrics.@Nullable Figures metrics,
+            @Nullable FlowView flow) {
 
         static QueueView of(String code, QueueStats stats, boolean paused, QueueMetrics.@Nullable Figures metrics) {
             Long dueIn = stats.nextDueAt() == null ? null
                     : Duration.between(stats.serverTime(), stats.nextDueAt()).toMillis();
             return new QueueView(code, stats.pending(), stats.ready(), stats.inFlight(), stats.dead(), stats.nextDueAt(),
-                    dueIn, paused, metrics);
+                    dueIn, paused, metrics, FlowView.of(stats.flow(), stats.serverTime()));
+        }
+    }
+
+    /**
+     * A queue's flow control as Redis holds it, over every instance ({@link QueueFlow}); {@code null} in a
+     * {@link QueueView} for a queue without limits, hold or counted claims. {@code holdEndsInMillis} is the hold's end
+     * minus the Redis clock.
+     */
+    record FlowView(@Nullable String rateLimit, @Nullable Integer maxInFlight, @Nullable Double claimsPerSecond,
+            long throttled, @Nullable Instant holdUntil, @Nullable Long holdEndsInMillis, boolean atMaxInFlight) {
+
+        static @Nullable FlowView of(QueueFlow flow, Instant now) {
+            if (flow.equals(QueueFlow.NONE)) {
+                return null;
+            }
+            Double perSecond = flow.claimsPerSecond();
+            Instant hold = flow.holdUntil();
+            return new FlowView(flow.rateLimit() == null ? null : flow.rateLimit().toString(),
+                    flow.maxInFlight() == 0 ? null : flow.maxInFlight(),
+                    perSecond == null ? null : Math.round(perSecond * 1000) / 1000.0, flow.throttled(), hold,
+                    hold == null ? null : Duration.between(now, hold).toMillis(), flow.atMaxInFlight());
         }
     }
 

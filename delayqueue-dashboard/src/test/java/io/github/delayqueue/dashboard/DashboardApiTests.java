@@ -256,6 +256,39 @@ class DashboardApiTests extends DashboardTestSupport {
         }
     }
 
+    /**
+     * SLOW is limited to 1 in flight (and 100/1s) over every instance: with its one message held by the handler, the
+     * two due after it stay in Redis, and the queue's view says so, read from Redis; a queue without limits has none.
+     */
+    @Test
+    void aQueueAtItsCapShowsItsFlowFromRedisAndAQueueWithoutLimitsNone() {
+        this.slow.hold();
+        this.template.send(DashQueues.SLOW, "hold", Duration.ZERO, SendOptions.id("held"));
+        try {
+            await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.SLOW).inFlight() == 1);
+            this.template.send(DashQueues.SLOW, "wait", Duration.ZERO, SendOptions.id("wait-1"));
+            this.template.send(DashQueues.SLOW, "wait", Duration.ZERO, SendOptions.id("wait-2"));
+            // due times round up to the next millisecond: read once both are due
+            await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.SLOW).ready() == 2);
+            JsonNode slow = json(http().get("/api/queues/SLOW"));
+            assertThat(slow.path("ready").asLong()).isEqualTo(2);
+            JsonNode flow = slow.path("flow");
+            assertThat(flow.path("rateLimit").asString()).isEqualTo("100/1s");
+            assertThat(flow.path("maxInFlight").asInt()).isEqualTo(1);
+            assertThat(flow.path("atMaxInFlight").asBoolean()).isTrue();
+            assertThat(flow.path("throttled").asLong()).isEqualTo(2);
+            assertThat(flow.path("claimsPerSecond").asDouble()).isPositive(); // "held", within the last 10 s
+            assertThat(flow.path("holdUntil").isNull()).isTrue(); // the dashboard writes nulls
+            assertThat(row(json(http().get("/api/overview")).path("queues"), "code", "SLOW").path("flow").path("throttled")
+                    .asLong()).isEqualTo(2);
+            assertThat(json(http().get("/api/queues/REPORTS")).path("flow").isNull()).isTrue(); // no limits, no flow
+        } finally {
+            this.slow.release();
+        }
+        await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.SLOW).pending() + this.admin.stats(DashQueues.SLOW).inFlight() == 0);
+        assertThat(json(http().get("/api/queues/SLOW")).path("flow").path("throttled").asLong()).isZero();
+    }
+
     static JsonNode row(JsonNode rows, String field, String value) {
         return rows.valueStream().filter(r -> r.path(field).asString().equals(value)).findFirst()
                 .orElseThrow(() -> new AssertionError("no " + field + "=" + value + " in " + rows));

@@ -117,6 +117,37 @@ class DashboardBrowserTests extends DashboardTestSupport {
     }
 
     @Test
+    void theQueuePageShowsTheFlowOfEveryInstanceFromRedis() {
+        this.slow.hold();
+        this.template.send(DashQueues.SLOW, "hold", Duration.ZERO, SendOptions.id("held"));
+        try {
+            await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.SLOW).inFlight() == 1);
+            this.template.send(DashQueues.SLOW, "wait", Duration.ZERO, SendOptions.id("wait-1"));
+            this.template.send(DashQueues.SLOW, "wait", Duration.ZERO, SendOptions.id("wait-2"));
+
+            browser.open(base());
+            browser.waitForText(cell("SLOW", "throttled"), "2");
+            assertThat(browser.textOf(cell("REPORTS", "throttled"))).isEqualTo("—"); // no flow control
+
+            browser.open(base() + "#/queues/SLOW/pending");
+            By stat = By.cssSelector("#flow .stat[data-col='flowThrottled'] b");
+            browser.waitForText(stat, "2");
+            assertThat(browser.textOf(By.cssSelector("#flow .stat[data-col='flowRate'] b"))).isEqualTo("100/1s");
+            assertThat(browser.textOf(By.cssSelector("#flow .stat[data-col='flowCap'] b"))).startsWith("1 / 1");
+            assertThat(browser.textOf(By.id("at-cap"))).isEqualTo("at cap");
+            assertThat(browser.textOf(By.cssSelector("#flow .stat[data-col='flowClaims'] b"))).matches("[0-9.]+/s");
+            assertThat(browser.textOf(By.cssSelector("#flow .stat[data-col='flowHold'] b"))).isEqualTo("none");
+            browser.screenshot("dashboard-flow");
+
+            browser.open(base() + "#/queues/REPORTS/pending");
+            browser.waitForText(By.id("view-title"), "Queue REPORTS");
+            assertThat(browser.driver.findElements(By.id("flow"))).isEmpty();
+        } finally {
+            this.slow.release();
+        }
+    }
+
+    @Test
     void aDeadLettersReasonIsShownAndRequeueDeliversIt() {
         this.emails.failFor.add("full@example.com");
         this.template.send(DashQueues.EMAILS, new Email("full@example.com", "first"), Duration.ZERO, SendOptions.id("dl-1"));

@@ -16,7 +16,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 @SpringBootTest(classes = DashApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "delayqueue.dashboard.enabled=true", "delayqueue.dashboard.actions-enabled=true",
         "delayqueue.dashboard.show-payloads=true", "delayqueue.dashboard.refresh-interval=1s",
-        "delayqueue.queues.SLOW.visibility-timeout=2m", "spring.main.banner-mode=off" })
+        "delayqueue.queues.SLOW.visibility-timeout=2m", "delayqueue.queues.SLOW.max-in-flight=1",
+        "delayqueue.queues.SLOW.rate-limit=100/1s", "spring.main.banner-mode=off" })
 abstract class DashboardTestSupport extends DashboardContext {
 
     @Autowired

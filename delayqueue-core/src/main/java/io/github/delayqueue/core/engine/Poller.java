@@ -36,6 +36,14 @@ public final class Poller {
     private static final long BACKLOG_WAIT_MS = 5;
     /** A settle backlog that lasts this long is logged at WARN: settling fails or cannot keep up. */
     private static final long SETTLE_LAG_WARN_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /**
+     * A poller without flow limits deletes the limits recorded in Redis (hold.lua's forget-limits) when it starts and
+     * then once per this many of its longest poll intervals: an instance with limits still running in a rolling deploy
+     * rewrites them, and they would otherwise stay in the flow view after it stops. Not on every claim (a queue without
+     * limits pays nothing per claim), nor on every idle poll (that would double an idle queue's commands): the view
+     * drops stale limits within 10 poll intervals, 10 s by default, the window the claim rate is counted over.
+     */
+    static final int FORGET_LIMITS_EVERY_POLLS = 10;
 
     private final String queue;
     private final QueueOps ops;
@@ -150,12 +158,18 @@ public final class Poller {
         int rejections = 0;
         long rejectedBackoffMs = 0;
         boolean checked = false;
+        long forgetEveryNanos = TimeUnit.MILLISECONDS.toNanos(maxSleepMs) * FORGET_LIMITS_EVERY_POLLS;
+        long forgotAt = 0;
         wakeUps.subscribe();
         while (running.getAsBoolean()) {
             try {
                 if (!checked) {
                     partitionCheck.run(); // a PartitionCountException ends the loop: the consumer's failure()
                     checked = true;
+                }
+                if (flow.equals(ClaimLimits.NONE) && (forgotAt == 0 || System.nanoTime() - forgotAt >= forgetEveryNanos)) {
+                    ops.forgetLimits(); // the flow view shows no limits once only consumers without any run
+                    forgotAt = System.nanoTime() | 1; // never 0: 0 means not yet
                 }
                 if (settler.unsettled() >= unsettledLimit) {
                     long now = System.nanoTime();

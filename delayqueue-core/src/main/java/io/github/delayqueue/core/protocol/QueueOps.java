@@ -18,6 +18,7 @@ import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.NotReplicatedException;
+import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.SendMode;
@@ -348,6 +349,15 @@ public final class QueueOps {
                 redelivered, leaseDead, badDueDead, throttledBy, expiredDead, expiredDropped);
     }
 
+    /**
+     * Deletes the flow limits the claims recorded in this partition's flow hash and their claim counts (flow.lua's
+     * {@code limits} and {@code claims}): a consumer without limits runs, and its claims do not read them (that would
+     * cost every claim of a queue without limits). A claim with limits records its own again.
+     */
+    public void forgetLimits() {
+        scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), "forget-limits");
+    }
+
     /** Holds this queue's (partition's) claims for {@code delayMs} on every instance; returns the hold's end (ms, Redis clock). */
     public long hold(long delayMs) {
         return scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), Long.toString(delayMs));
@@ -424,7 +434,7 @@ public final class QueueOps {
      * For {@code DelayQueueClient.warmUp}: the first asynchronous call of a JVM costs tens of milliseconds.
      */
     public void warmUp() {
-        scripts.listAsync(Scripts.Name.STATS, keys.keys(), keys.wakeChannel()).toCompletableFuture().join();
+        scripts.listAsync(Scripts.Name.STATS, flowKeys, keys.wakeChannel()).toCompletableFuture().join();
     }
 
     /** For {@code DelayQueueClient.warmUp}: starts the replica probe, so that sends wait from the first where they can. */
@@ -433,11 +443,28 @@ public final class QueueOps {
     }
 
     public QueueStats stats() {
-        List<Object> out = scripts.list(Scripts.Name.STATS, keys.keys(), keys.wakeChannel());
+        return stats(statsReply());
+    }
+
+    /** stats.lua's reply: the counts, then this partition's flow state ({@link FlowPart}). */
+    List<Object> statsReply() {
+        return scripts.list(Scripts.Name.STATS, flowKeys, keys.wakeChannel());
+    }
+
+    /** The statistics of stats.lua's reply, with the flow of {@code flow} (this partition's, or the queue's sum). */
+    QueueStats stats(List<Object> out, QueueFlow flow) {
         String next = out.get(5).toString();
         return new QueueStats(keys.queue(), number(out.get(1)), number(out.get(2)), number(out.get(3)),
                 number(out.get(4)), next.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(next)),
-                Instant.ofEpochMilli(Long.parseLong(out.get(0).toString())));
+                Instant.ofEpochMilli(Long.parseLong(out.get(0).toString())), flow);
+    }
+
+    private QueueStats stats(List<Object> out) {
+        return stats(out, FlowPart.sum(List.of(flowPart(out)), number(out.get(3))));
+    }
+
+    static FlowPart flowPart(List<Object> out) {
+        return FlowPart.of(out.get(6).toString(), out.get(7).toString(), number(out.get(8)), out.get(9).toString());
     }
 
     /** Which set {@link #page} reads; {@link #arg} is its name in peek.lua's arguments. */

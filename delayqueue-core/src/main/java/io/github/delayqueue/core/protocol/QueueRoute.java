@@ -10,6 +10,7 @@ import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.PartitionCountException;
+import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.internal.Checks;
@@ -95,7 +96,10 @@ public final class QueueRoute {
                 + " (delayqueue.queues.<code>.partitions), or change the count as docs/scaling.md says");
     }
 
-    /** Every partition's stats summed; the earliest next due time of any. */
+    /**
+     * Every partition's stats summed, the earliest next due time of any; the flow state summed too ({@link FlowPart}).
+     * One script call per partition: each partition's snapshot is atomic, the sum is not.
+     */
     public QueueStats stats() {
         if (parts.length == 1) {
             return parts[0].stats();
@@ -106,8 +110,11 @@ public final class QueueRoute {
         long dead = 0;
         Instant next = null;
         Instant time = null;
+        List<FlowPart> flows = new ArrayList<>(parts.length);
         for (QueueOps part : parts) {
-            QueueStats s = part.stats();
+            List<Object> reply = part.statsReply();
+            QueueStats s = part.stats(reply, QueueFlow.NONE);
+            flows.add(QueueOps.flowPart(reply));
             pending += s.pending();
             ready += s.ready();
             inFlight += s.inFlight();
@@ -117,7 +124,7 @@ public final class QueueRoute {
             }
             time = time == null || s.serverTime().isAfter(time) ? s.serverTime() : time;
         }
-        return new QueueStats(queue, pending, ready, inFlight, dead, next, time);
+        return new QueueStats(queue, pending, ready, inFlight, dead, next, time, FlowPart.sum(flows, inFlight));
     }
 
     /** A page of pending or in-flight messages: one partition's, or the merge of every partition's first pages. */

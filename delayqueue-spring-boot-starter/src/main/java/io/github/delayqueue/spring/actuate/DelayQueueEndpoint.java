@@ -15,6 +15,7 @@ import java.util.function.Supplier;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.spring.DelayQueueAdmin;
@@ -35,8 +36,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code delayqueue} actuator endpoint: the declared queues with their statistics and pause, this
- * application's consumers, the first dead letters of a queue; and the operations an operator needs during an
+ * The {@code delayqueue} actuator endpoint: the declared queues with their statistics, pause and flow control (read
+ * from Redis for every instance: limits, claim rate, throttled backlog, hold), this application's consumers, the first dead letters of a queue; and the operations an operator needs during an
  * incident (pause and resume a queue, requeue or delete dead letters, cancel a message or run it now). Over
  * HTTP, with the endpoint exposed:
  *
@@ -367,7 +368,23 @@ public class DelayQueueEndpoint {
         Duration lateness = stats.ready() > 0 && next != null && next.isBefore(stats.serverTime())
                 ? Duration.between(next, stats.serverTime()) : Duration.ZERO;
         return new QueueDescriptor(paused, stats.pending(), stats.ready(), stats.inFlight(), stats.dead(), next,
-                lateness.toMillis(), stats.serverTime());
+                lateness.toMillis(), stats.serverTime(), flow(stats.flow()));
+    }
+
+    /**
+     * The queue's flow control as Redis holds it (every instance together), or {@code null} for a queue with no
+     * limits recorded, no hold and no claim rate counted, so that the JSON of a queue without flow control is as it
+     * was.
+     */
+    static @Nullable FlowDescriptor flow(QueueFlow flow) {
+        if (flow.equals(QueueFlow.NONE)) {
+            return null;
+        }
+        RateLimit rate = flow.rateLimit();
+        Double perSecond = flow.claimsPerSecond();
+        return new FlowDescriptor(rate == null ? null : rate.toString(), flow.maxInFlight() == 0 ? null : flow.maxInFlight(),
+                perSecond == null ? null : Math.round(perSecond * 1000) / 1000.0, flow.throttled(), flow.holdUntil(),
+                flow.atMaxInFlight());
     }
 
     private ConsumerDescriptor consumer(DelayQueueConsumer consumer, boolean paused) {
@@ -406,9 +423,28 @@ public class DelayQueueEndpoint {
      * @param nextDueAt       due time of the earliest pending message, or {@code null} when none
      * @param latenessMillis  how long the oldest due message has waited past its due time (0 when none is due)
      * @param serverTime      the Redis clock when read
+     * @param flow            the queue's flow control over every instance, or {@code null} when it has none
      */
     public record QueueDescriptor(boolean paused, long pending, long ready, long inFlight, long dead,
-            @Nullable Instant nextDueAt, long latenessMillis, Instant serverTime) {
+            @Nullable Instant nextDueAt, long latenessMillis, Instant serverTime, @Nullable FlowDescriptor flow) {
+    }
+
+    /**
+     * A queue's flow control, read from Redis: what the claims of every instance enforce, not this application's
+     * options (those are on its {@link ConsumerDescriptor}).
+     *
+     * @param rateLimit       the rate limit the claims apply, such as {@code 200/1s} (with {@code burst N} when not the
+     *                        default), or {@code null} for none
+     * @param maxInFlight     the cap on messages in flight, or {@code null} for none
+     * @param claimsPerSecond messages claimed per second over every instance, over about the last 10 s, or {@code null}
+     *                        when not counted (a queue without limits)
+     * @param throttled       due messages the limits or a hold keep in Redis now: the throttled backlog, part of
+     *                        {@code ready}
+     * @param holdUntil       the end of a hold a handler's {@code SlowDownException} set, or {@code null} when none is on
+     * @param atMaxInFlight   whether the messages in flight have reached {@code maxInFlight}
+     */
+    public record FlowDescriptor(@Nullable String rateLimit, @Nullable Integer maxInFlight,
+            @Nullable Double claimsPerSecond, long throttled, @Nullable Instant holdUntil, boolean atMaxInFlight) {
     }
 
     /**

@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * The queue gauges ({@code delayqueue.queue.pending}, {@code .ready}, {@code .in.flight}, {@code .dead}, tagged
- * by {@code queue}) of every declared queue. They read Redis, so a scrape never does: one named daemon thread
+ * The queue gauges ({@code delayqueue.queue.pending}, {@code .ready}, {@code .in.flight}, {@code .dead},
+ * {@code .throttled}, tagged by {@code queue}) of every declared queue. They read Redis, so a scrape never does: one named daemon thread
  * ({@code delayqueue-metrics}) reads the statistics of each queue once per refresh interval (one
  * {@code DelayQueueClient.stats} call, O(log N)) and the gauges show the last values read, or {@code NaN} until
  * the first read and after a failed one (an old figure would look current). Started with the context, stopped
@@ -87,6 +87,8 @@ public final class DelayQueueGauges implements SmartLifecycle {
                 gauge("queue.in.flight", "Messages claimed by a consumer and not yet settled", snapshot,
                         QueueStats::inFlight);
                 gauge("queue.dead", "Dead letters", snapshot, QueueStats::dead);
+                gauge("queue.throttled", "Due messages the flow limits or a slow-down hold keep in Redis now (part of "
+                        + "ready)", snapshot, stats -> stats.flow().throttled());
             }
         }
         AtomicInteger threads = new AtomicInteger();

@@ -118,6 +118,7 @@ class EndpointHttpIntegrationTests {
             assertThat(work.get(field).isNumber()).as(field).isTrue();
         }
         assertThat(work.get("serverTime").asString()).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
+        assertThat(work.has("flow")).isFalse(); // no limits, no hold: no flow part (FlowIntegrationTests shows one)
         JsonNode consumers = response.body().get("consumers");
         assertThat(consumers.propertyNames()).containsExactlyInAnyOrder("WORK", "FAILING", "CHARGES"); // OUTBOX has none
         JsonNode consumer = consumers.get("WORK");

@@ -10,7 +10,10 @@ import io.github.delayqueue.spring.DelayQueueCode;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.stereotype.Component;
 
-/** The application of {@link FlowIntegrationTests}: one queue limited by properties, one by its handler's attributes. */
+/**
+ * The application of {@link FlowIntegrationTests}: queues limited by properties, one by its handler's attributes, one
+ * whose handler slows its queue down.
+ */
 @SpringBootApplication
 public class FlowApp {
 
@@ -19,8 +22,17 @@ public class FlowApp {
         /** Limited by {@code delayqueue.queues.LIMITED.rate-limit}. */
         LIMITED,
         /** Limited by {@code @DelayHandler(maxInFlight)}. */
-        CAPPED
+        CAPPED,
+        /** Limited by properties (rate and cap); its handler says "slow down" for the payload {@code slow}, once. */
+        VIEWED
     }
+
+    /** How long VIEWED's handler asks its queue to hold. */
+    static final java.time.Duration VIEWED_HOLD = java.time.Duration.ofSeconds(4);
+
+    /** VIEWED payloads handled, "slow" when it was asked again after the hold. */
+    static final List<String> VIEWED_HANDLED = new CopyOnWriteArrayList<>();
+    static final AtomicInteger VIEWED_SLOW_DOWNS = new AtomicInteger();
 
     /** When each LIMITED handler started ({@link System#nanoTime()}). */
     static final List<Long> LIMITED_STARTS = new CopyOnWriteArrayList<>();
@@ -36,6 +48,14 @@ public class FlowApp {
         @DelayHandler("LIMITED")
         void limited(String payload) {
             LIMITED_STARTS.add(System.nanoTime());
+        }
+
+        @DelayHandler("VIEWED")
+        void viewed(String payload) {
+            if (payload.equals("slow") && VIEWED_SLOW_DOWNS.getAndIncrement() == 0) {
+                throw new io.github.delayqueue.core.SlowDownException(VIEWED_HOLD, "429 from the downstream");
+            }
+            VIEWED_HANDLED.add(payload);
         }
 
         @DelayHandler(value = "CAPPED", maxInFlight = "2", concurrency = "8")

@@ -4,6 +4,12 @@
 --             becomes free at tat - tolerance; each message claimed moves it on by one interval
 --   'hold'    claims hand nothing out before this time (ms, Redis clock): a handler said "slow down"
 --   'waiting' present while a claim found the in-flight cap reached: the next settle publishes a wake-up
+--   'limits'  the limits the claims apply, "<interval us>:<tolerance us>:<cap>" as flow_open takes them: written by a
+--             claim with limits that finds another value (deleted with 'claims' by a consumer without limits when it
+--             starts and every 10 poll intervals: a claim without limits reads the hold alone), so a reader
+--             (stats.lua) sees what the claims enforce
+--   'claims'  messages claimed under limits, for the claim rate: "<window>:<claimed in it>:<claimed in the window
+--             before>", windows of FLOW_WINDOW_MS on the Redis clock; kept by claims with limits only
 -- A hash (HGET, HSET, HDEL) as the paused key is, so an ACL that allows the other scripts allows this one.
 
 -- The flow limits of one claim on the flow hash `key` and the in-flight set `inflight`. ARGV strings: interval
@@ -13,14 +19,43 @@
 -- consumers then wake when that many permits are free, not one, so several instances do not all claim once per
 -- permit, and the other half of the burst absorbs late wake-ups (at most the burst is ever free).
 local function flow_open(key, inflight, interval, tolerance, max_inflight, gather, now, now_us)
-  return { key = key, inflight = inflight, interval = tonumber(interval), tolerance = tonumber(tolerance),
+  local f = { key = key, inflight = inflight, interval = tonumber(interval), tolerance = tonumber(tolerance),
     cap = tonumber(max_inflight), gather = tonumber(gather or '0'), now = now, now_us = now_us, gate = nil,
-    reason = '', tat = nil }
+    reason = '', tat = nil, limits = false, claims = false }
+  if f.interval > 0 or f.cap > 0 then f.limits = interval .. ':' .. tolerance .. ':' .. max_inflight end
+  return f
+end
+
+-- The claim rate's windows (see 'claims' above), as of `now` (ms): the current window, claimed in it, in the one before.
+local FLOW_WINDOW_MS = 10000
+local function flow_window(claims, now)
+  local w = math.floor(now / FLOW_WINDOW_MS)
+  local at, cur, prev = string.match(claims or '', '^(%d+):(%d+):(%d+)$')
+  at = tonumber(at)
+  if at == w then return w, tonumber(cur), tonumber(prev) end
+  if at == w - 1 then return w, 0, tonumber(cur) end
+  return w, 0, 0
+end
+
+-- Permits free at now_us by the arrival time `tat` (us; GCRA), and the arrival time counted from.
+local function flow_permits(interval, tolerance, tat, now_us)
+  tat = math.max(tat, now_us)
+  return math.floor((now_us + tolerance + interval - tat) / interval), tat
 end
 
 -- How many of `wanted` due messages the limits let this claim take now (0 when a limit holds them all).
+-- Without limits one HGET reads the hold; with limits one HMGET reads it with the recorded limits, the arrival time
+-- and the claim counts.
 local function flow_allow(f, wanted)
-  local hold = tonumber(redis.call('HGET', f.key, 'hold') or '0')
+  local state, hold
+  if f.limits then
+    state = redis.call('HMGET', f.key, 'hold', 'limits', 'tat', 'claims')
+    hold, f.claims = state[1], state[4]
+    if state[2] ~= f.limits then redis.call('HSET', f.key, 'limits', f.limits) end
+  else
+    hold = redis.call('HGET', f.key, 'hold')
+  end
+  hold = tonumber(hold or '0')
   if hold > f.now then
     f.gate, f.reason = hold, 'H'
     return 0
@@ -34,9 +69,8 @@ local function flow_allow(f, wanted)
     if room < wanted then wanted = room end
   end
   if f.interval > 0 then
-    local tat = math.max(tonumber(redis.call('HGET', f.key, 'tat') or '0'), f.now_us)
+    local permits, tat = flow_permits(f.interval, f.tolerance, tonumber(state[3] or '0'), f.now_us)
     f.tat = tat
-    local permits = math.floor((f.now_us + f.tolerance + f.interval - tat) / f.interval)
     if permits <= 0 then
       f.gate, f.reason = math.ceil((tat - f.tolerance + f.gather) / 1000), 'R'
       return 0
@@ -49,12 +83,17 @@ end
 -- Records that this claim took `taken` messages: the rate limit's arrival time moves on, and a cap reached or
 -- a next permit in the future becomes the gate of the messages still due.
 local function flow_took(f, taken)
-  if f.interval > 0 and f.tat ~= nil and taken > 0 then
-    local tat = f.tat + taken * f.interval
-    redis.call('HSET', f.key, 'tat', string.format('%.0f', tat))
-    if math.ceil((tat - f.tolerance) / 1000) > f.now then
-      f.gate, f.reason = math.ceil((tat - f.tolerance + f.gather) / 1000), 'R'
+  if f.limits and taken > 0 then
+    local w, cur, prev = flow_window(f.claims, f.now)
+    local fields = { 'claims', string.format('%d:%d:%d', w, cur + taken, prev) }
+    if f.interval > 0 and f.tat ~= nil then
+      local tat = f.tat + taken * f.interval
+      fields[3], fields[4] = 'tat', string.format('%.0f', tat)
+      if math.ceil((tat - f.tolerance) / 1000) > f.now then
+        f.gate, f.reason = math.ceil((tat - f.tolerance + f.gather) / 1000), 'R'
+      end
     end
+    redis.call('HSET', f.key, unpack(fields))
   end
   if f.cap > 0 and f.gate == nil and redis.call('ZCARD', f.inflight) >= f.cap then
     f.gate, f.reason = false, 'F'
@@ -90,4 +129,31 @@ local function flow_hold(key, until_ms)
     hold = until_ms
   end
   return hold
+end
+
+-- What the flow hash `key` says of the queue (partition) at now (ms) / now_us, for stats.lua: the recorded limits
+-- ('' none), messages claimed per second over the last FLOW_WINDOW_MS ('' when no claim with limits counted any),
+-- how many due messages a claim could take now (-1: no bound; 0 under a hold or at the cap) and the end of an
+-- active hold (ms, or nil). The same reads as flow_allow, with nothing written.
+local function flow_view(key, inflight, now, now_us)
+  local state = redis.call('HMGET', key, 'hold', 'limits', 'tat', 'claims')
+  local rate = ''
+  if state[4] then
+    local w, cur, prev = flow_window(state[4], now)
+    local claimed = prev * (FLOW_WINDOW_MS - (now - w * FLOW_WINDOW_MS)) / FLOW_WINDOW_MS + cur
+    rate = string.format('%.3f', claimed * 1000 / FLOW_WINDOW_MS)
+  end
+  local hold = tonumber(state[1] or '0')
+  if hold > now then return state[2] or '', rate, 0, hold end
+  local room = -1
+  local interval, tolerance, cap = string.match(state[2] or '', '^([^:]+):([^:]+):([^:]+)$')
+  if interval then
+    cap, interval, tolerance = tonumber(cap), tonumber(interval), tonumber(tolerance)
+    if cap > 0 then room = math.max(0, cap - redis.call('ZCARD', inflight)) end
+    if interval > 0 then
+      local permits = math.max(0, (flow_permits(interval, tolerance, tonumber(state[3] or '0'), now_us)))
+      if room < 0 or permits < room then room = permits end
+    end
+  end
+  return state[2] or '', rate, room, nil
 end
