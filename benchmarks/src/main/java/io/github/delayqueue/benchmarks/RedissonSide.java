@@ -30,6 +30,12 @@ final class RedissonSide extends Side {
     /** Offers in flight at once when writing asynchronously. */
     private static final int WINDOW = 1_000;
 
+    /**
+     * How long a {@code poll(1 s)} lasts when Redisson completes it with null because Redis has not answered: the poll
+     * timeout plus 3 s ({@code RedisExecutor.handleBlockingOperations}), less a margin for the timer's tick.
+     */
+    private static final long LATE_NULL_NANOS = TimeUnit.MILLISECONDS.toNanos(4_000 - 50);
+
     RedissonSide(Bench bench) {
         super(bench);
     }
@@ -49,6 +55,8 @@ final class RedissonSide extends Side {
         final List<Thread> consumers = new ArrayList<>();
         volatile boolean stopping;
         final AtomicReference<Throwable> consumerError = new AtomicReference<>();
+        /** Polls that returned null only when Redisson gave up waiting for the reply: each may have lost a message. */
+        final LongAdder lateNulls = new LongAdder();
 
         Run(String what) {
             name = unique(what);
@@ -74,10 +82,13 @@ final class RedissonSide extends Side {
             for (int i = 0; i < threads; i++) {
                 Thread t = new Thread(() -> {
                     while (!stopping) {
+                        long p0 = System.nanoTime();
                         try {
                             String value = queue.poll(1, TimeUnit.SECONDS);
                             if (value != null) {
                                 handler.handle(value);
+                            } else if (System.nanoTime() - p0 >= LATE_NULL_NANOS) {
+                                lateNulls.increment();
                             }
                         } catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
@@ -152,9 +163,14 @@ final class RedissonSide extends Side {
             return done.getCount() == 0;
         }
 
-        /** The start of an error text when messages were lost rather than slow (see {@link #awaitDrained}). */
+        /**
+         * The start of an error text when messages were lost rather than slow (see {@link #awaitDrained}), with the
+         * polls Redisson completed with null after waiting {@link #LATE_NULL_NANOS} for Redis's reply: a BLPOP that
+         * Redis answered later than that popped its element for nobody (docs/migrating-from-rdelayedqueue.md).
+         */
         String lost(CountDownLatch done) {
-            return delayed.size() == 0 && target.size() == 0 ? done.getCount() + " messages lost (Redisson's queues are empty); " : "";
+            return delayed.size() == 0 && target.size() == 0 ? done.getCount() + " messages lost (Redisson's queues are empty; "
+                    + lateNulls.sum() + " polls returned null after Redisson's 4 s reply timer); " : "";
         }
 
         void check() {

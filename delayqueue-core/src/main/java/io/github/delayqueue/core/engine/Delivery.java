@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 import io.github.delayqueue.core.MessageContext;
+import io.github.delayqueue.core.protocol.Envelope;
 import io.github.delayqueue.core.protocol.QueueOps;
 
 /**
@@ -46,7 +47,8 @@ public final class Delivery {
     /** Settles the delivery unless it was settled already; see {@link QueueOps.Settlement} for the ops. */
     void settle(QueueOps.SettleOp op, long delayMs, @Nullable String text) {
         if (settled.compareAndSet(false, true)) {
-            owner.settle(new QueueOps.Settlement(op, claimed.member(), claimed.attempt(), delayMs, text));
+            owner.settle(new QueueOps.Settlement(op, claimed.member(), claimed.attempt(), delayMs, text,
+                    op == QueueOps.SettleOp.ACK && Envelope.holdsNoDedupWindow(claimed.envelope())));
         }
     }
 

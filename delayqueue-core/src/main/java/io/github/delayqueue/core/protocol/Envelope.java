@@ -47,6 +47,26 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
     /** Characters the enqueue script puts before the body: the version, {@code <seq8>} and {@code <enqueued8>}. */
     public static final int PREFIX_LENGTH = 17;
 
+    private static final String WINDOW_AT_HEADERS_START = "{\"" + DEDUP_WINDOW_HEADER + "\":\"";
+
+    /**
+     * Whether a stored envelope certainly carries no dedup window: format 2 with no headers, or with headers that do
+     * not start with the window (where {@code Sends} writes it and {@code includes/remember.lua} looks for it). The
+     * settle script then skips the look-up of the id in the queue's windows hash (an ack of such a delivery is sent as
+     * {@code 'a'}, see settle.lua): a message has an entry there exactly while its envelope carries a window. False
+     * when in doubt (format 1, a body this release does not write).
+     */
+    public static boolean holdsNoDedupWindow(String stored) {
+        if (stored.length() <= PREFIX_LENGTH || stored.charAt(0) != '2') {
+            return false;
+        }
+        if (stored.charAt(PREFIX_LENGTH) == '0') {
+            return true; // "0:": no headers
+        }
+        int colon = stored.indexOf(':', PREFIX_LENGTH);
+        return colon > 0 && !stored.startsWith(WINDOW_AT_HEADERS_START, colon + 1);
+    }
+
     /** The body Java hands to the enqueue script. */
     public static String body(Map<String, String> headers, String payloadJson) {
         if (headers.isEmpty()) {

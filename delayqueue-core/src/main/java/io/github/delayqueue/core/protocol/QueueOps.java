@@ -84,8 +84,17 @@ public final class QueueOps {
         }
     }
 
-    /** One finished delivery to settle, fenced by its member and attempt. */
-    public record Settlement(SettleOp op, String member, int attempt, long delayMs, @Nullable String text) {
+    /**
+     * One finished delivery to settle, fenced by its member and attempt. {@code noDedupWindow}: its envelope carries no
+     * dedup window ({@link Envelope#holdsNoDedupWindow}), so an ack need not look for one to remember.
+     */
+    public record Settlement(SettleOp op, String member, int attempt, long delayMs, @Nullable String text,
+            boolean noDedupWindow) {
+
+        /** A settlement that may carry a dedup window (an ack looks it up). */
+        public Settlement(SettleOp op, String member, int attempt, long delayMs, @Nullable String text) {
+            this(op, member, attempt, delayMs, text, false);
+        }
     }
 
     /** What a dead-letter script call does with the letters it selects; {@link #arg} is its op in dead.lua's arguments. */
@@ -379,7 +388,7 @@ public final class QueueOps {
             // see settle.lua: an ack is one argument; the member goes last because an id may hold ':'
             char code = s.op().code;
             switch (s.op()) {
-                case ACK -> args.add(code + "" + s.attempt() + ":" + s.member());
+                case ACK -> args.add((s.noDedupWindow() ? 'a' : code) + "" + s.attempt() + ":" + s.member());
                 case RETRY -> {
                     args.add(code + "" + s.attempt() + ":" + s.delayMs() + ":" + s.member());
                     args.add(s.text() == null ? "" : s.text());

@@ -52,6 +52,28 @@ class EnvelopeTest {
     }
 
     @Test
+    void anEnvelopeHoldsNoDedupWindowOnlyWhenItsHeadersDoNotStartWithOne() {
+        String prefix = "2" + encode8(42) + encode8(1763900000123L);
+        Map<String, String> windowFirst = new LinkedHashMap<>();
+        windowFirst.put(Envelope.DEDUP_WINDOW_HEADER, "60000");
+        windowFirst.put("tenant", "acme");
+        Map<String, String> expiryOnly = new LinkedHashMap<>();
+        expiryOnly.put(Envelope.EXPIRES_HEADER, "+5000");
+        expiryOnly.put("tenant", "acme");
+
+        assertThat(Envelope.holdsNoDedupWindow(prefix + Envelope.body(Map.of(), "{\"n\":1}"))).isTrue();
+        assertThat(Envelope.holdsNoDedupWindow(prefix + Envelope.body(Map.of("tenant", "acme"), "{}"))).isTrue();
+        assertThat(Envelope.holdsNoDedupWindow(prefix + Envelope.body(expiryOnly, "{}"))).isTrue();
+        // settle.lua then remembers the id: an 'A' ack, not 'a'
+        assertThat(Envelope.holdsNoDedupWindow(prefix + Envelope.body(windowFirst, "{}"))).isFalse();
+        assertThat(Envelope.holdsNoDedupWindow(prefix + Envelope.body(Map.of(Envelope.DEDUP_WINDOW_HEADER, "1"), "1")))
+                .isFalse();
+        // in doubt (format 1, a truncated envelope): looked up
+        assertThat(Envelope.holdsNoDedupWindow("1:00000000002a:1763900000123:" + Envelope.body(Map.of(), "1"))).isFalse();
+        assertThat(Envelope.holdsNoDedupWindow(prefix)).isFalse();
+    }
+
+    @Test
     void base64DigitsKeepNumericOrderAsBytes() {
         long[] numbers = { 0, 1, 63, 64, 65, 4095, 4096, 1763900000123L, (1L << 48) - 1 };
         for (int i = 1; i < numbers.length; i++) {

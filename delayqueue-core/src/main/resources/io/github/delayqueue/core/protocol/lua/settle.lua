@@ -3,6 +3,8 @@
 --       the cap on messages in flight is woken
 -- ARGV: 1 wake channel, then one entry per op (member last: it is the only part that may hold ':'):
 --   "A<attempt>:<member>"                  ack: the message is done and deleted
+--   "a<attempt>:<member>"                  ack of a delivery whose envelope carries no dedup window (the engine
+--                                           read it from the envelope it claimed): its id is not looked up in windows
 --   "R<attempt>:<delay ms>:<member>", text  retry: back to the delayed set in <delay ms>, text its last error
 --   "D<attempt>:<member>", text             dead: to the dead letters with text as the reason
 --   "H<attempt>:<due ms>:<member>"           hand back: never run (the handler executor rejected it), so back
@@ -46,7 +48,7 @@ while j <= #ARGV do
   ops[n] = op
   attempts_sent[n] = string.sub(entry, 2, colon - 1)
   local member
-  if op == 'A' then
+  if op == 'A' or op == 'a' then
     member = string.sub(entry, colon + 1)
     j = j + 1
   elseif op == 'H' or op == 'L' then
@@ -71,13 +73,14 @@ end
 if #members == 0 then return '' end
 local leases = redis.call('ZMSCORE', KEYS[3], unpack(members))
 local attempts = redis.call('HMGET', KEYS[4], unpack(ids))
-local acked_members, acked_ids = {}, {}
+local acked_members, acked_ids, windowed = {}, {}, {}
 for i, member in ipairs(members) do
   local op, attempt, id = ops[i], attempts_sent[i], ids[i]
   if leases[i] and attempts[i] == attempt then
-    if op == 'A' then
+    if op == 'A' or op == 'a' then
       acked_members[#acked_members + 1] = member
       acked_ids[#acked_ids + 1] = id
+      if op == 'A' then windowed[#windowed + 1] = id end
     elseif op == 'R' then
       local due = now + delays[i]
       local expiry = expiry_of(redis.call('HGET', KEYS[1], id))
@@ -111,10 +114,12 @@ for i, member in ipairs(members) do
   end
 end
 if #acked_ids > 0 then
-  remember(queue, acked_ids) -- one HMGET: ids sent with a dedup window stay taken for it
-  -- what forget() does, for the whole batch (the windows of remembered ids are deleted by remember())
+  remember(queue, windowed) -- one HMGET ('A' acks only): ids sent with a dedup window stay taken for it
+  -- what forget() does, for the whole batch (the windows of remembered ids are deleted by remember()), but for the
+  -- delayed set: an acked delivery was current, so its member is in flight, and no script leaves a member in both
+  -- sets (claims, retries and expired leases move it; sends, schedules and requeues write a new sequence number).
+  -- A member put in the delayed set by hand is deleted by the claim that finds its envelope gone.
   redis.call('ZREM', KEYS[3], unpack(acked_members))
-  redis.call('ZREM', KEYS[2], unpack(acked_members))
   redis.call('HDEL', KEYS[1], unpack(acked_ids))
   redis.call('HDEL', KEYS[4], unpack(acked_ids))
   redis.call('HDEL', KEYS[5], unpack(acked_ids))
