@@ -18,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 
 import io.github.delayqueue.core.protocol.ClaimLimits;
 import io.github.delayqueue.core.protocol.GroupLimits;
@@ -289,6 +290,66 @@ class GroupsTest {
         assertThat(client.deadLetters(queue, 10).get(0).reason()).startsWith("expired");
         assertThat(seen).containsExactly("fresh");
         await().atMost(DEADLINE).until(() -> client.stats(queue).pending() == 0 && client.stats(queue).inFlight() == 0);
+    }
+
+    /**
+     * A grouped message whose envelope is gone (deleted by hand, or cancelled by an older release) leaves its group at
+     * the claim that reads it: the group's next message is delivered under a cap of one in flight, and the claim
+     * names no next event in the past (it would otherwise claim nothing and call again at once, for good).
+     */
+    @Test
+    void aGroupedMessageWithoutItsEnvelopeDoesNotBlockItsGroup() {
+        String queue = "group-ghost";
+        DelayQueueClient client = application(queue);
+        Instant due = Instant.now().minusSeconds(1); // due already: a claim in the send's millisecond sees them
+        client.sendAt(queue, "ghost", due, SendOptions.id("ghost").group("G"));
+        client.sendAt(queue, "next", due.plusMillis(1), SendOptions.id("next").group("G"));
+        List<QueueOps> partitionOps = new ArrayList<>();
+        for (int p = 0; p < partitions(); p++) {
+            QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue, p, partitions()));
+            partitionOps.add(ops);
+            redis.redisson().getMap((String) ops.keys().keys().get(0), StringCodec.INSTANCE).fastRemove("ghost");
+        }
+        List<String> claimed = new ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            for (int p = 0; p < partitions(); p++) {
+                QueueOps.ClaimResult result = partitionOps.get(p).claim(10, 60_000, 5, 100, Duration.ofDays(1).toMillis(),
+                        1000, ClaimLimits.NONE, false, GroupLimits.of(null, partitions(), p, partitions()));
+                result.messages().forEach(m -> claimed.add(m.id()));
+                if (round == 2) { // "next" in flight for a minute: nothing due, so no next event before its lease ends
+                    long nowMs = result.serverNowMicros() / 1000;
+                    assertThat(result.nextEventMs()).as("next event of partition %d (now %d)", p, nowMs)
+                            .satisfiesAnyOf(n -> assertThat(n).isEqualTo(-1L), n -> assertThat(n).isGreaterThan(nowMs));
+                }
+            }
+        }
+        assertThat(claimed).containsExactly("next");
+        assertThat(client.stats(queue).pending()).isZero();
+    }
+
+    /**
+     * An older release's claim deletes the groups' marker from the delayed set (docs/guarantees.md, Upgrades): a poller
+     * puts it back within 10 of its poll intervals, with queue limits (here) or without, and the grouped messages go.
+     */
+    @Test
+    void aDeletedGroupsMarkerIsPutBackByThePollers() {
+        String queue = "group-unmarked";
+        DelayQueueClient client = application(queue);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        consume(client, queue, ConsumerOptions.builder().rateLimit(RateLimit.parse("1000/1s"))
+                .maxPollInterval(Duration.ofMillis(200)).build(), (payload, context) -> seen.add(payload));
+        client.send(queue, "started", Duration.ZERO); // its poller has run its first periodic pass
+        await().atMost(DEADLINE).until(() -> seen.contains("started"));
+        client.pause(queue);
+        client.sendAll(queue, List.of(grouped("m1", "G", Duration.ZERO), grouped("m2", "H", Duration.ZERO)));
+        for (int p = 0; p < partitions(); p++) {
+            String delayed = (String) QueueKeys.of(redis.prefix(), queue, p, partitions()).keys().get(1);
+            redis.redisson().getScoredSortedSet(delayed, StringCodec.INSTANCE).remove("|--------\u001f");
+        }
+        client.resume(queue);
+        // 10 poll intervals (2 s) by design; the await's bound is one only a fault crosses
+        await().atMost(DEADLINE).until(() -> seen.size() == 3);
+        assertThat(seen).containsExactlyInAnyOrder("started", "G:m1", "H:m2");
     }
 
     /** Versioned intents (the outbox's writes) carry the group in the message body and find it by id. */

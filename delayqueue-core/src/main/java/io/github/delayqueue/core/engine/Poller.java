@@ -41,7 +41,9 @@ public final class Poller {
      * then once per this many of its longest poll intervals: an instance with limits still running in a rolling deploy
      * rewrites them, and they would otherwise stay in the flow view after it stops. Not on every claim (a queue without
      * limits pays nothing per claim), nor on every idle poll (that would double an idle queue's commands): the view
-     * drops stale limits within 10 poll intervals, 10 s by default, the window the claim rate is counted over.
+     * drops stale limits within 10 poll intervals, 10 s by default, the window the claim rate is counted over. On the
+     * same period every poller (with limits or not) puts the groups' marker back if an older release's claim deleted
+     * it (QueueOps.markGroups): grouped messages then wait at most that long.
      */
     static final int FORGET_LIMITS_EVERY_POLLS = 10;
 
@@ -167,8 +169,12 @@ public final class Poller {
                     partitionCheck.run(); // a PartitionCountException ends the loop: the consumer's failure()
                     checked = true;
                 }
-                if (flow.equals(ClaimLimits.NONE) && (forgotAt == 0 || System.nanoTime() - forgotAt >= forgetEveryNanos)) {
-                    ops.forgetLimits(); // the flow view shows no limits once only consumers without any run
+                if (forgotAt == 0 || System.nanoTime() - forgotAt >= forgetEveryNanos) {
+                    if (flow.equals(ClaimLimits.NONE)) {
+                        ops.forgetLimits(); // the flow view shows no limits once only consumers without any run
+                    } else {
+                        ops.markGroups(); // forgetLimits re-marks the groups too
+                    }
                     forgotAt = System.nanoTime() | 1; // never 0: 0 means not yet
                 }
                 if (settler.unsettled() >= unsettledLimit) {

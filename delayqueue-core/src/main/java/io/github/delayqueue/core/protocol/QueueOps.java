@@ -361,10 +361,20 @@ public final class QueueOps {
     /**
      * Deletes the flow limits the claims recorded in this partition's flow hash and their claim counts (flow.lua's
      * {@code limits} and {@code claims}): a consumer without limits runs, and its claims do not read them (that would
-     * cost every claim of a queue without limits). A claim with limits records its own again.
+     * cost every claim of a queue without limits). A claim with limits records its own again. Also re-marks the
+     * groups as {@link #markGroups()} does.
      */
     public void forgetLimits() {
         scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), "forget-limits");
+    }
+
+    /**
+     * Puts the groups' marker back in the delayed set when groups have pending messages (includes/groups.lua's
+     * group_mark): an older release's claim deletes it, and grouped messages would then wait for the next write to
+     * their groups. Three reads when nothing is to be done; pollers run it now and then, not per claim.
+     */
+    public void markGroups() {
+        scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), "mark-groups");
     }
 
     /** Holds this queue's (partition's) claims for {@code delayMs} on every instance; returns the hold's end (ms, Redis clock). */

@@ -117,6 +117,9 @@ if limit > 0 then
     -- a message past its expiry is never handed out: read from the envelope just fetched (no command for messages
     -- without one), it goes to the dead letters or is deleted, and its slot in the reply stays free (false)
     for i = 1, #members do
+      -- a grouped member without an envelope (deleted by hand, or cancelled by an older release) would stay at its
+      -- group's head for good and keep the group due: it leaves the group (an ungrouped one leaves delayed below)
+      if not envelopes[i] and string.byte(members[i], 1) == 124 then group_forget(queue, members[i], now) end
       local expiry = expiry_of(envelopes[i])
       if expiry and expiry < now then
         local attempts = tonumber(redis.call('HGET', KEYS[4], ids[i]) or '0')
