@@ -223,6 +223,7 @@
         if (r.tab === 'in-flight') table = await inFlightTable(r);
         else if (r.tab === 'dead') table = await deadTable(r);
         else if (r.tab === 'schedules') table = await schedulesTable(r);
+        else if (r.tab === 'groups') table = await groupsTable(r);
         else table = await pendingTable(r);
         const stat = (col, label, value) => el('div', { className: 'stat', 'data-col': col }, el('b', {}, value), el('span', {}, label));
         const toolbar = el('div', { className: 'toolbar' });
@@ -244,7 +245,7 @@
             toolbar,
             el('div', { className: 'tabs' }, tab('pending', 'pending', 'Pending (' + v.pending + ')'),
                 tab('in-flight', 'in-flight', 'In flight (' + v.inFlight + ')'), tab('dead', 'dead', 'Dead letters (' + v.dead + ')'),
-                tab('schedules', 'schedules', 'Schedules')),
+                tab('schedules', 'schedules', 'Schedules'), tab('groups', 'groups', 'Groups')),
             table);
     }
 
@@ -320,6 +321,20 @@
     }
 
     // recurring schedules: spec, zone, next and last tick, paused or not; pause, resume, trigger now
+    // The groups furthest behind of the queue's grouped messages (SendOptions.group): no pages, the oldest due first
+    async function groupsTable(r) {
+        const page = await get(q(r.code) + '/groups');
+        const headers = ['Group', 'Pending', 'In flight', 'Oldest due at', 'Oldest due', 'Next claim'];
+        const rows = page.groups.map(g => el('tr', { 'data-id': g.group },
+            td('group', g.group), td('pending', g.pending, 'num'), td('inFlight', g.inFlight, 'num'),
+            td('oldestDueAt', when(g.oldestDueAt)), td('behind', g.behindMillis == null ? '—' : span(-g.behindMillis)),
+            td('nextClaim', g.nextClaimAt ? span(g.nextClaimInMillis) : 'at its in-flight cap')));
+        return el('div', {}, el('div', { className: 'card' }, el('table', { id: 'groups' },
+            el('thead', {}, el('tr', {}, headers.map(h => el('th', {}, h)))),
+            el('tbody', {}, rows.length ? rows : el('tr', { className: 'empty' },
+                el('td', { colspan: headers.length }, 'No grouped messages pending'))))));
+    }
+
     async function schedulesTable(r) {
         const page = await get(q(r.code) + '/schedules?offset=' + encodeURIComponent(r.offset));
         const path = q(r.code) + '/schedules';

@@ -211,6 +211,16 @@ public final class Benchmarks {
                                 null));
                         break;
                     }
+                    case "groups-fairness": { // GroupsFairness: with groups against the same load without
+                        Measurement with = () -> GroupsFairness.measure(bench, settings.integer("groups-big"),
+                                settings.integer("groups-small"), io.github.delayqueue.core.RateLimit.parse(settings.get("groups-queue-rate")),
+                                io.github.delayqueue.core.RateLimit.parse(settings.get("groups-group-rate")), settings.integer("groups-instances"), true, 600);
+                        Measurement without = () -> GroupsFairness.measure(bench, settings.integer("groups-big"),
+                                settings.integer("groups-small"), io.github.delayqueue.core.RateLimit.parse(settings.get("groups-queue-rate")),
+                                io.github.delayqueue.core.RateLimit.parse(settings.get("groups-group-rate")), settings.integer("groups-instances"), false, 600);
+                        results.add(compare(scenario, "s", true, with, "without-groups", without));
+                        break;
+                    }
                     case "consumers-4": {
                         int n = settings.integer("consumers4-size");
                         results.add(compare(scenario, "s", true, () -> ours.consumers4(n, 600),
@@ -397,6 +407,13 @@ public final class Benchmarks {
             case "rate-limited-drain":
                 return new Target("measured / configured rate 0.98 to 1.0 (to 1.01: the clock reads of the first and last start)",
                         r.ours() >= 0.98 && r.ours() <= 1.01);
+            case "groups-fairness": { // the small groups drain at their own limit whatever the big one does
+                io.github.delayqueue.core.RateLimit group = io.github.delayqueue.core.RateLimit.parse(settings.get("groups-group-rate"));
+                double own = (settings.integer("groups-small") - 1) * group.period().toNanos() / 1e9 / group.permits();
+                long twice = oursDetailSum(r.scenario(), "handled_twice");
+                return new Target("≤ 1.5 × the small groups' own limit time (" + format(own) + " s), none twice (" + twice
+                        + ")", r.ours() <= 1.5 * own && twice == 0);
+            }
             case "end-to-end-rate-cluster":
                 return new Target("6 partitions: each master ±15% of a third of the script calls", clusterEven);
             case "outbox-tx-rate":

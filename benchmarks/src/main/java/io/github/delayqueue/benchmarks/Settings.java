@@ -22,7 +22,7 @@ final class Settings {
      * default run since issue 37: its target is a ratio to burst-drain-1m's rate in the same run.)
      */
     static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate", "end-to-end-rate-cluster",
-            "schedules-100k", "rate-limited-drain", "end-to-end-batch");
+            "schedules-100k", "rate-limited-drain", "end-to-end-batch", "groups-fairness");
 
     /** Flag name to default value and description, in help order. */
     private static final Map<String, String[]> FLAGS = new LinkedHashMap<>();
@@ -78,6 +78,11 @@ final class Settings {
         flag("ratelimit-size", "5000", "rate-limited-drain (only when named): messages due at one instant");
         flag("ratelimit-rate", "100/1s", "rate-limited-drain: the queue's rate limit (<permits>/<period>)");
         flag("ratelimit-instances", "3", "rate-limited-drain: consumer instances, each its own Redisson client");
+        flag("groups-big", "2000", "groups-fairness (only when named): messages of the big group, due first");
+        flag("groups-small", "100", "groups-fairness: messages of each of the two small groups");
+        flag("groups-queue-rate", "200/1s", "groups-fairness: the queue's rate limit (the downstream's capacity)");
+        flag("groups-group-rate", "20/1s", "groups-fairness: the group rate limit, with groups");
+        flag("groups-instances", "3", "groups-fairness: consumer instances, each its own Redisson client");
         flag("outbox-seconds", "10", "outbox-tx-rate: seconds of each of its 3 phases off and 3 on (alternating), in every one of --rounds");
         flag("outbox-threads", "8", "outbox-tx-rate: threads committing transactions");
         flag("postgres-url", "", "outbox-tx-rate: JDBC URL with credentials; default: DELAYQUEUE_POSTGRES_URL, else an embedded PostgreSQL 14");

@@ -32,7 +32,7 @@ class BenchmarksSmokeTest {
 
     /**
      * Every scenario: the default run's (burst-drain-10m and observed-path-cost among them), schedules-100k,
-     * rate-limited-drain and end-to-end-batch (outbox-tx-rate has its own test: it needs a PostgreSQL).
+     * rate-limited-drain, end-to-end-batch and groups-fairness (outbox-tx-rate has its own test: it needs a PostgreSQL).
      */
     private static final List<String> ALL = new ArrayList<>(Settings.ALL_SCENARIOS);
 
@@ -40,6 +40,7 @@ class BenchmarksSmokeTest {
         ALL.add("schedules-100k");
         ALL.add("rate-limited-drain");
         ALL.add("end-to-end-batch");
+        ALL.add("groups-fairness");
     }
 
     private static final String SCENARIOS = String.join(",", ALL);
@@ -57,7 +58,7 @@ class BenchmarksSmokeTest {
                     "--e2e-seconds=1", "--memory-count=1000", "--redisson-consumers=2", "--threads=4",
                     "--under-burst-size=500", "--consumers4-size=1000", "--redisson-consumers4=true",
                     "--burst10m-size=2000", "--path-cost-batches=10", "--schedules-count=200", "--schedules-period-ms=1000", "--schedules-ticks=2",
-                    "--ratelimit-size=30", "--ratelimit-rate=50/1s");
+                    "--ratelimit-size=30", "--ratelimit-rate=50/1s", "--groups-big=20", "--groups-small=3");
         }
         String output = bytes.toString(StandardCharsets.UTF_8);
         System.out.println(output); // kept in the surefire report

@@ -48,6 +48,10 @@ import io.github.delayqueue.core.internal.Checks;
  *   <li>{@code maxInFlight}: at most this many messages of the queue in flight over every instance together,
  *       whatever each one's {@code concurrency} (default 0: no cap). A consumer at the cap sleeps until a
  *       settle frees a place.</li>
+ *   <li>{@code groupRateLimit}, {@code groupMaxInFlight}: the same limits per {@link SendOptions#group group} of
+ *       messages, for every group on its own (default none): one group's burst does not hold back the others, and a
+ *       group at its limit is passed over without reading its messages. Ungrouped messages are not affected; the
+ *       queue-wide limits apply on top. See docs/flow-groups.md.</li>
  *   <li>{@code onExpiry}: what the claim does with a message past its expiry ({@link SendOptions#expiresAt}):
  *       {@link ExpiryAction#DEAD_LETTER} (the default) or {@link ExpiryAction#DROP}.</li>
  * </ul>
@@ -76,6 +80,8 @@ public final class ConsumerOptions {
     private final boolean virtualThreads;
     private final @Nullable RateLimit rateLimit;
     private final int maxInFlight;
+    private final @Nullable RateLimit groupRateLimit;
+    private final int groupMaxInFlight;
     private final ExpiryAction onExpiry;
 
     private ConsumerOptions(Builder b) {
@@ -111,6 +117,9 @@ public final class ConsumerOptions {
         Checks.require(b.maxInFlight >= 0, "maxInFlight must not be negative (0: no cap), was " + b.maxInFlight);
         this.rateLimit = b.rateLimit;
         this.maxInFlight = b.maxInFlight;
+        Checks.require(b.groupMaxInFlight >= 0, "groupMaxInFlight must not be negative (0: no cap), was " + b.groupMaxInFlight);
+        this.groupRateLimit = b.groupRateLimit;
+        this.groupMaxInFlight = b.groupMaxInFlight;
         Checks.require(b.onExpiry != null, "onExpiry must not be null");
         this.onExpiry = b.onExpiry;
     }
@@ -125,7 +134,8 @@ public final class ConsumerOptions {
                 .handlerTimeout(handlerTimeout).maxPollInterval(maxPollInterval).shutdownTimeout(shutdownTimeout)
                 .retry(retry).deadLetterRetention(deadLetterRetention).deadLetterMaxCount(deadLetterMaxCount)
                 .noRetryFor(noRetryFor).errorHandler(errorHandler).interceptors(interceptors).virtualThreads(virtualThreads)
-                .rateLimit(rateLimit).maxInFlight(maxInFlight).onExpiry(onExpiry);
+                .rateLimit(rateLimit).maxInFlight(maxInFlight).groupRateLimit(groupRateLimit).groupMaxInFlight(groupMaxInFlight)
+                .onExpiry(onExpiry);
     }
 
     /** What the claim does with a message past its expiry. */
@@ -197,6 +207,16 @@ public final class ConsumerOptions {
         return maxInFlight;
     }
 
+    /** The rate limit of every {@link SendOptions#group group} on its own, over every instance; null for none. */
+    public @Nullable RateLimit groupRateLimit() {
+        return groupRateLimit;
+    }
+
+    /** The cap on every {@link SendOptions#group group}'s messages in flight over every instance; 0 for none. */
+    public int groupMaxInFlight() {
+        return groupMaxInFlight;
+    }
+
     @Override
     public String toString() {
         return "ConsumerOptions[concurrency=" + concurrency + ", batchSize=" + batchSize + ", visibilityTimeout="
@@ -206,6 +226,8 @@ public final class ConsumerOptions {
                 .toList() + ", errorHandler=" + errorHandler + ", interceptors=" + interceptors.size() + ", virtualThreads="
                 + virtualThreads + (rateLimit == null ? "" : ", rateLimit=" + rateLimit)
                 + (maxInFlight == 0 ? "" : ", maxInFlight=" + maxInFlight)
+                + (groupRateLimit == null ? "" : ", groupRateLimit=" + groupRateLimit)
+                + (groupMaxInFlight == 0 ? "" : ", groupMaxInFlight=" + groupMaxInFlight)
                 + (onExpiry == ExpiryAction.DEAD_LETTER ? "" : ", onExpiry=" + onExpiry) + "]";
     }
 
@@ -226,6 +248,8 @@ public final class ConsumerOptions {
         private boolean virtualThreads = true;
         private @Nullable RateLimit rateLimit;
         private int maxInFlight;
+        private @Nullable RateLimit groupRateLimit;
+        private int groupMaxInFlight;
         private ExpiryAction onExpiry = ExpiryAction.DEAD_LETTER;
 
         private Builder() {
@@ -246,6 +270,25 @@ public final class ConsumerOptions {
         /** The cap on the queue's messages in flight over every instance together; 0 for none (the default). */
         public Builder maxInFlight(int maxInFlight) {
             this.maxInFlight = maxInFlight;
+            return this;
+        }
+
+        /**
+         * The rate limit of every {@link SendOptions#group group} on its own, over every instance together; null for
+         * none (the default). A partitioned queue splits it over its partitions as it does {@link #rateLimit}.
+         */
+        public Builder groupRateLimit(@Nullable RateLimit groupRateLimit) {
+            this.groupRateLimit = groupRateLimit;
+            return this;
+        }
+
+        /**
+         * The cap on every {@link SendOptions#group group}'s messages in flight over every instance together; 0 for
+         * none (the default). A partitioned queue splits it into whole shares as it does {@link #maxInFlight}, so it
+         * must be at least the partition count.
+         */
+        public Builder groupMaxInFlight(int groupMaxInFlight) {
+            this.groupMaxInFlight = groupMaxInFlight;
             return this;
         }
 

@@ -22,6 +22,7 @@ import io.github.delayqueue.core.engine.Threads;
 import io.github.delayqueue.core.internal.Checks;
 import io.github.delayqueue.core.internal.ClientAccess;
 import io.github.delayqueue.core.protocol.ClaimLimits;
+import io.github.delayqueue.core.protocol.GroupLimits;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
 import io.github.delayqueue.core.protocol.Scripts;
@@ -312,6 +313,24 @@ public final class DelayQueueClient {
         return reads.inFlight(queue, offset, limit);
     }
 
+    /**
+     * The groups of the queue's {@link SendOptions#group grouped} messages furthest behind, the oldest due message
+     * first (a group with nothing pending is not listed). Read from the groups index, the earliest next claim time
+     * first, at most {@code limit} (1 to 1000) groups per partition: with more groups waiting than that, those read
+     * are the next to be claimed, not always the oldest. One bounded read per partition, O(limit x log N).
+     */
+    public List<GroupStats> groups(String queue, int limit) {
+        return reads.groups(queue, limit);
+    }
+
+    /**
+     * A page of one {@link SendOptions#group group}'s pending messages in due order: {@code limit} (1 to 1000) from rank
+     * {@code offset}. Grouped messages are not on the {@link #pending} pages. One bounded read per partition.
+     */
+    public MessagePage pendingInGroup(String queue, String group, long offset, int limit) {
+        return reads.pendingInGroup(queue, group, offset, limit);
+    }
+
     /** The live (pending or in-flight) message with this id, or empty. Dead letters are not live: see {@link #deadLetters}. */
     public Optional<QueuedMessage> message(String queue, String id) {
         return reads.message(queue, id);
@@ -409,6 +428,7 @@ public final class DelayQueueClient {
         Checks.notNull(consumerOptions, "consumerOptions");
         options.codec().checkDecodable(payloadType);
         ClaimLimits.of(consumerOptions.rateLimit(), consumerOptions.maxInFlight(), 0, route.count()); // throws if unfit
+        GroupLimits.of(consumerOptions.groupRateLimit(), consumerOptions.groupMaxInFlight(), 0, route.count());
         Function<String, ExecutorService> executors = name -> Threads.handlerExecutor(name, consumerOptions.virtualThreads());
         if (route.count() == 1) {
             return new ConsumerEngine<>(redisson, shared, route.part(0), options.codec(), payloadType, handler,
@@ -447,6 +467,7 @@ public final class DelayQueueClient {
                         + consumerOptions.visibilityTimeout() + "): the first messages of a batch hold their lease meanwhile");
         options.codec().checkDecodable(payloadType);
         ClaimLimits.of(consumerOptions.rateLimit(), consumerOptions.maxInFlight(), 0, route.count()); // throws if unfit
+        GroupLimits.of(consumerOptions.groupRateLimit(), consumerOptions.groupMaxInFlight(), 0, route.count());
         Function<String, ExecutorService> executors = name -> Threads.handlerExecutor(name, consumerOptions.virtualThreads());
         // slots count messages: concurrency batches of batch.size() each
         Slots slots = new Slots(Math.multiplyExact(consumerOptions.concurrency(), batch.size()));

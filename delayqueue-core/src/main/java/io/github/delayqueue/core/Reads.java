@@ -1,5 +1,8 @@
 package io.github.delayqueue.core;
 
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import io.github.delayqueue.core.internal.Checks;
@@ -36,6 +39,31 @@ final class Reads {
         QueueRoute route = queues.route(queue);
         ClientQueues.validateId(id, "");
         return ClientQueues.redis(route, "read '" + id + "' in queue '" + queue + "'", () -> route.of(id).peek(id));
+    }
+
+    List<GroupStats> groups(String queue, int limit) {
+        QueueRoute route = queues.route(queue);
+        Checks.require(limit >= 1 && limit <= DelayQueueClient.DEAD_BATCH, "limit must be between 1 and "
+                + DelayQueueClient.DEAD_BATCH + ", was " + limit);
+        return ClientQueues.redis(route, "read the groups of queue '" + queue + "'", () -> {
+            // a group's messages are spread over the partitions: its figures are summed, its times the earliest
+            Map<String, GroupStats> merged = new LinkedHashMap<>();
+            for (int p = 0; p < route.count(); p++) {
+                for (GroupStats g : route.part(p).groups(limit)) {
+                    merged.merge(g.group(), g, GroupStats::plus);
+                }
+            }
+            return merged.values().stream().sorted(GroupStats.FURTHEST_BEHIND_FIRST).limit(limit).toList();
+        });
+    }
+
+    MessagePage pendingInGroup(String queue, String group, long offset, int limit) {
+        QueueRoute route = queues.route(queue);
+        SendOptions.checkGroup(group, "");
+        Checks.require(offset >= 0, "offset must not be negative, was " + offset);
+        Checks.require(limit >= 1 && limit <= DelayQueueClient.DEAD_BATCH, "limit must be between 1 and " + DelayQueueClient.DEAD_BATCH + ", was " + limit);
+        return ClientQueues.redis(route, "read the pending messages of group '" + group + "' of queue '" + queue + "'",
+                () -> route.groupPage(group, offset, limit));
     }
 
     private MessagePage page(String queue, QueueOps.PageOf set, long offset, int limit) {

@@ -38,7 +38,15 @@ public final class SendOptions {
      */
     public static final String EXPIRES_HEADER = "dq-expires";
 
-    private static final SendOptions NONE = new SendOptions(null, SendMode.IF_ABSENT, Map.of(), null, null, null);
+    /**
+     * The header that carries a message's {@link #group group} in Redis. Reserved like {@link #DEDUP_WINDOW_HEADER}.
+     */
+    public static final String GROUP_HEADER = "dq-group";
+
+    /** The longest {@link #group group} name, in characters. */
+    public static final int MAX_GROUP_LENGTH = 128;
+
+    private static final SendOptions NONE = new SendOptions(null, SendMode.IF_ABSENT, Map.of(), null, null, null, null);
 
     private final @Nullable String id;
     private final SendMode mode;
@@ -46,9 +54,11 @@ public final class SendOptions {
     private final @Nullable Duration dedupWindow;
     private final @Nullable Instant expiresAt;
     private final @Nullable Duration expiresAfter;
+    private final @Nullable String group;
 
     private SendOptions(@Nullable String id, SendMode mode, Map<String, String> headers, @Nullable Duration dedupWindow,
-            @Nullable Instant expiresAt, @Nullable Duration expiresAfter) {
+            @Nullable Instant expiresAt, @Nullable Duration expiresAfter, @Nullable String group) {
+        this.group = group;
         this.id = id;
         this.mode = mode;
         this.headers = headers;
@@ -72,12 +82,12 @@ public final class SendOptions {
 
     /** A copy with the given id ({@code null} means: generate one). */
     public SendOptions withId(@Nullable String id) {
-        return new SendOptions(id, mode, headers, dedupWindow, expiresAt, expiresAfter);
+        return new SendOptions(id, mode, headers, dedupWindow, expiresAt, expiresAfter, group);
     }
 
     /** A copy with the given mode. */
     public SendOptions withMode(SendMode mode) {
-        return new SendOptions(id, Objects.requireNonNull(mode, "mode must not be null"), headers, dedupWindow, expiresAt, expiresAfter);
+        return new SendOptions(id, Objects.requireNonNull(mode, "mode must not be null"), headers, dedupWindow, expiresAt, expiresAfter, group);
     }
 
     /** A copy that replaces a live message with the same id. */
@@ -98,7 +108,7 @@ public final class SendOptions {
         reserved(name);
         Map<String, String> copy = new LinkedHashMap<>(headers);
         copy.put(name, value);
-        return new SendOptions(id, mode, Map.copyOf(copy), dedupWindow, expiresAt, expiresAfter);
+        return new SendOptions(id, mode, Map.copyOf(copy), dedupWindow, expiresAt, expiresAfter, group);
     }
 
     /** A copy with these headers replacing any set before. */
@@ -112,7 +122,7 @@ public final class SendOptions {
             }
             reserved(k);
         });
-        return new SendOptions(id, mode, Map.copyOf(headers), dedupWindow, expiresAt, expiresAfter);
+        return new SendOptions(id, mode, Map.copyOf(headers), dedupWindow, expiresAt, expiresAfter, group);
     }
 
     /**
@@ -133,7 +143,7 @@ public final class SendOptions {
         if (window == null || window.isNegative() || window.compareTo(MAX_DEDUP_WINDOW) > 0 || window.toMillis() < 1) {
             throw new IllegalArgumentException("dedup window must be from 1 ms to " + MAX_DEDUP_WINDOW + ", was " + window);
         }
-        return new SendOptions(id, mode, headers, window, expiresAt, expiresAfter);
+        return new SendOptions(id, mode, headers, window, expiresAt, expiresAfter, group);
     }
 
 
@@ -156,7 +166,7 @@ public final class SendOptions {
         if (expiry == null) {
             throw new IllegalArgumentException("expiry must not be null");
         }
-        return new SendOptions(id, mode, headers, dedupWindow, expiry, null);
+        return new SendOptions(id, mode, headers, dedupWindow, expiry, null, group);
     }
 
     /**
@@ -171,7 +181,7 @@ public final class SendOptions {
         if (afterDue == null || afterDue.isNegative() || afterDue.compareTo(MAX_DEDUP_WINDOW) > 0 || afterDue.toMillis() < 1) {
             throw new IllegalArgumentException("expiresAfter must be from 1 ms to " + MAX_DEDUP_WINDOW + ", was " + afterDue);
         }
-        return new SendOptions(id, mode, headers, dedupWindow, null, afterDue);
+        return new SendOptions(id, mode, headers, dedupWindow, null, afterDue, group);
     }
 
     /** When the message expires, if set by {@link #expiresAt}; else {@code null}. */
@@ -184,7 +194,53 @@ public final class SendOptions {
         return expiresAfter;
     }
 
+    /**
+     * A copy whose message belongs to {@code group} (a tenant, a customer, an endpoint): consumers with
+     * {@link ConsumerOptions.Builder#groupRateLimit group limits} give every group its own rate and in-flight cap, so
+     * one group's burst does not hold back the others, and a {@link SlowDownException} of one of its messages holds
+     * only its group. A group at its limit is passed over without reading its messages. The group is fixed at the
+     * send (identity operations find it from the id) and is not a header handlers see. See docs/flow-groups.md.
+     *
+     * @param group 1 to {@value #MAX_GROUP_LENGTH} characters of printable ASCII (space to {@code ~}) but
+     *              {@code "} and {@code \}, not blank; {@code null} for no group
+     * @throws IllegalArgumentException if {@code group} is blank, too long or holds another character
+     */
+    public SendOptions group(@Nullable String group) {
+        if (group != null) {
+            checkGroup(group, "");
+        }
+        return new SendOptions(id, mode, headers, dedupWindow, expiresAt, expiresAfter, group);
+    }
+
+    /** The message's group, or {@code null} (the default: none). */
+    public @Nullable String group() {
+        return group;
+    }
+
+    /** Checks a group name as {@link #group} does; {@code where} ends the message. */
+    static String checkGroup(@Nullable String group, String where) {
+        if (group == null || group.isBlank()) {
+            throw new IllegalArgumentException("group must not be null or blank" + where);
+        }
+        if (group.length() > MAX_GROUP_LENGTH) {
+            throw new IllegalArgumentException("group must be at most " + MAX_GROUP_LENGTH + " characters, was "
+                    + group.length() + where);
+        }
+        for (int i = 0; i < group.length(); i++) {
+            char c = group.charAt(i);
+            if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+                throw new IllegalArgumentException("group must be printable ASCII without '\"' and '\\' (it is part of "
+                        + "Redis key names and of the stored message), found " + (c < 0x20 || c > 0x7e
+                        ? String.format("U+%04X", (int) c) : "'" + c + "'") + " at index " + i + where);
+            }
+        }
+        return group;
+    }
+
     private static void reserved(String name) {
+        if (GROUP_HEADER.equals(name)) {
+            throw new IllegalArgumentException("header '" + name + "' is reserved: use group");
+        }
         if (DEDUP_WINDOW_HEADER.equals(name)) {
             throw new IllegalArgumentException("header '" + name + "' is reserved: use withDedupWindow");
         }
@@ -211,6 +267,7 @@ public final class SendOptions {
         return "SendOptions[id=" + id + ", mode=" + mode + ", headers=" + headers
                 + (dedupWindow == null ? "" : ", dedupWindow=" + dedupWindow)
                 + (expiresAt == null ? "" : ", expiresAt=" + expiresAt)
-                + (expiresAfter == null ? "" : ", expiresAfter=" + expiresAfter) + "]";
+                + (expiresAfter == null ? "" : ", expiresAfter=" + expiresAfter)
+                + (group == null ? "" : ", group=" + group) + "]";
     }
 }

@@ -95,6 +95,7 @@ final class Sends {
             throw new IllegalArgumentException("body is not a message body this release writes" + where + ": " + e.getMessage(), e);
         }
         checkWindow(m.body(), where);
+        checkGroup(m.body(), where);
         queues.checked(m.due(), where);
         return checkedBytes(m.id(), m.body(), where);
     }
@@ -202,6 +203,28 @@ final class Sends {
         Checks.require(ms >= 1 && ms <= SendOptions.MAX_DEDUP_WINDOW.toMillis(), "body holds a dedup window that is not a "
                 + "whole number of milliseconds from 1 to " + SendOptions.MAX_DEDUP_WINDOW.toMillis() + where);
     }
+
+    /**
+     * A body {@link #prepare} writes holds a group only as a header the scripts read (before the caller's headers, a
+     * valid {@link SendOptions#group} name).
+     */
+    private static void checkGroup(String body, String where) {
+        int colon = body.indexOf(':');
+        int headersEnd = colon < 0 ? 0 : Math.min(body.length(), colon + 1 + Integer.parseInt(body, 0, colon, 10));
+        String headers = colon < 0 ? "" : body.substring(colon + 1, headersEnd);
+        int at = headers.indexOf(GROUP_HEADER_START);
+        if (at < 0) {
+            Checks.require(!headers.contains("\"" + Envelope.GROUP_HEADER + "\""), "body holds a group header that is not a "
+                    + "JSON string" + where);
+            return;
+        }
+        int to = headers.indexOf('"', at + GROUP_HEADER_START.length());
+        Checks.require(to > 0, "body holds a group header that does not end" + where);
+        SendOptions.checkGroup(headers.substring(at + GROUP_HEADER_START.length(), to), " (group header of the body)" + where);
+        Checks.require(headers.indexOf(GROUP_HEADER_START, to) < 0, "body holds two group headers" + where);
+    }
+
+    private static final String GROUP_HEADER_START = "\"" + Envelope.GROUP_HEADER + "\":\"";
 
     /** A format-2 envelope prefix (version, sequence 0, enqueued at 0) to check a body with {@link Envelope#parse}. */
     private static final String RESTORE_PREFIX = "2" + "-".repeat(Envelope.PREFIX_LENGTH - 1);
@@ -334,11 +357,11 @@ final class Sends {
     }
 
     /**
-     * The headers to store: the dedup window first, then the expiry, where the scripts look for them
-     * ({@code includes/remember.lua}, {@code includes/expiry.lua}), then the caller's.
+     * The headers to store: the dedup window first, then the expiry, then the group, where the scripts look for them
+     * ({@code includes/remember.lua}, {@code includes/expiry.lua}, {@code includes/members.lua}), then the caller's.
      */
     private static Map<String, String> withReserved(SendOptions o, @Nullable String expiry) {
-        if (o.dedupWindow() == null && expiry == null) {
+        if (o.dedupWindow() == null && expiry == null && o.group() == null) {
             return o.headers();
         }
         Map<String, String> headers = new java.util.LinkedHashMap<>();
@@ -347,6 +370,9 @@ final class Sends {
         }
         if (expiry != null) {
             headers.put(Envelope.EXPIRES_HEADER, expiry);
+        }
+        if (o.group() != null) {
+            headers.put(Envelope.GROUP_HEADER, o.group());
         }
         headers.putAll(o.headers());
         return headers;

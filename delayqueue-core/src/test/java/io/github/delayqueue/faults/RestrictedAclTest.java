@@ -38,6 +38,9 @@ import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.RetryPolicy;
 import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.SlowDownException;
+import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.SendRequest;
 import io.github.delayqueue.testing.RedisProcesses;
 import io.github.delayqueue.testing.TestRedis;
@@ -249,6 +252,50 @@ class RestrictedAclTest {
             redisson.getKeys().unlinkByPattern(prefix + ":*");
         } finally {
             restricted.shutdown();
+            command("ACL", "DELUSER", user);
+        }
+    }
+
+    /**
+     * Grouped messages (SendOptions.group) need nothing beyond the documented rule set: sends, claims under group
+     * limits, a retry, a group's slow-down hold, reschedule, cancel, stats and the groups read.
+     */
+    @Test
+    void groupsNeedNothingBeyondTheSmallestRuleSet() throws IOException {
+        String user = USER + "-groups";
+        String prefix = TestRedis.uniquePrefix();
+        command(minimalRules(user, prefix));
+        RedissonClient minimal = newClient(user);
+        try {
+            DelayQueueClient restricted = DelayQueueClient.create(minimal, ClientOptions.builder().keyPrefix(prefix).build());
+            String queue = "acl-groups";
+            restricted.send(queue, "later", Duration.ofHours(1), SendOptions.id("later").group("G"));
+            assertThat(restricted.reschedule(queue, "later", Duration.ofHours(2))).isTrue();
+            assertThat(restricted.groups(queue, 10)).extracting(GroupStats::group).containsExactly("G");
+            assertThat(restricted.cancel(queue, "later")).isTrue();
+            AtomicInteger calls = new AtomicInteger();
+            DelayQueueConsumer consumer = restricted.newConsumer(queue, String.class, (payload, context) -> {
+                int call = calls.incrementAndGet();
+                if (call == 1) {
+                    throw new IllegalStateException("first attempt fails");
+                }
+                if (call == 2) {
+                    throw new SlowDownException(Duration.ofMillis(50));
+                }
+            }, ConsumerOptions.builder().maxPollInterval(Duration.ofMillis(100)).groupMaxInFlight(1)
+                    .groupRateLimit(RateLimit.parse("100/1s"))
+                    .retry(new RetryPolicy(3, Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0)).build());
+            consumer.start();
+            try {
+                restricted.send(queue, "x", Duration.ZERO, SendOptions.id("x").group("G"));
+                restricted.send(queue, "y", Duration.ZERO, SendOptions.id("y").group("H"));
+                await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() == 4
+                        && restricted.stats(queue).pending() == 0 && restricted.stats(queue).inFlight() == 0);
+            } finally {
+                consumer.stop();
+            }
+        } finally {
+            minimal.shutdown();
             command("ACL", "DELUSER", user);
         }
     }

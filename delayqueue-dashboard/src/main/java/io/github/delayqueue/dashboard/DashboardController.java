@@ -21,6 +21,8 @@ import io.github.delayqueue.dashboard.DashboardViews.ActionResult;
 import io.github.delayqueue.dashboard.DashboardViews.DeadLetterPageView;
 import io.github.delayqueue.dashboard.DashboardViews.DeadLetterRow;
 import io.github.delayqueue.dashboard.DashboardViews.ErrorView;
+import io.github.delayqueue.dashboard.DashboardViews.GroupPageView;
+import io.github.delayqueue.dashboard.DashboardViews.GroupRow;
 import io.github.delayqueue.dashboard.DashboardViews.SchedulePageView;
 import io.github.delayqueue.dashboard.DashboardViews.ScheduleRow;
 import io.github.delayqueue.dashboard.DashboardViews.MessagePageView;
@@ -212,6 +214,16 @@ final class DashboardController {
         pastTheEnd(queue, set + " messages", page.offset(), page.total(), limit);
         return new MessagePageView(queue.code(), set, page.total(), page.offset(), limit, page.serverTime(),
                 page.messages().stream().map(m -> MessageRow.of(m, page.serverTime())).toList());
+    }
+
+    /** The groups furthest behind of the queue's grouped messages (SendOptions.group; docs/flow-groups.md). */
+    @GetMapping("/api/queues/{code}/groups")
+    GroupPageView groups(@PathVariable String code, @RequestParam(required = false) @Nullable String limit) {
+        DelayQueueCode queue = queue(code);
+        int size = limit(limit);
+        Instant now = this.admin.stats(queue).serverTime();
+        return new GroupPageView(queue.code(), size, now,
+                this.admin.groups(queue, size).stream().map(g -> GroupRow.of(g, now)).toList());
     }
 
     @GetMapping("/api/queues/{code}/dead-letters")

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
@@ -93,6 +94,21 @@ final class DashboardViews {
                     m.dueAt() == null ? null : Duration.between(now, m.dueAt()).toMillis(), m.leaseDeadline(),
                     m.leaseDeadline() == null ? null : Duration.between(now, m.leaseDeadline()).toMillis(), m.attempts(),
                     m.lastError(), m.enqueuedAt());
+        }
+    }
+
+    /** The groups furthest behind of a queue's grouped messages, the oldest due first. */
+    record GroupPageView(String queue, int limit, Instant serverTime, List<GroupRow> groups) {
+    }
+
+    /** One group; {@code behindMillis} and {@code nextClaimInMillis} are against the Redis clock. */
+    record GroupRow(String group, long pending, long inFlight, @Nullable Instant oldestDueAt, @Nullable Long behindMillis,
+            @Nullable Instant nextClaimAt, @Nullable Long nextClaimInMillis) {
+
+        static GroupRow of(GroupStats g, Instant now) {
+            return new GroupRow(g.group(), g.pending(), g.inFlight(), g.oldestDueAt(),
+                    g.oldestDueAt() == null ? null : Duration.between(g.oldestDueAt(), now).toMillis(), g.nextClaimAt(),
+                    g.nextClaimAt() == null ? null : Duration.between(now, g.nextClaimAt()).toMillis());
         }
     }
 

@@ -68,6 +68,27 @@ class DashboardApiTests extends DashboardTestSupport {
     }
 
     @Test
+    void theGroupsTabListsTheGroupsFurthestBehind() {
+        assertThat(json(http().get("/api/queues/REPORTS/groups")).path("groups").size()).isZero();
+        this.template.send(DashQueues.REPORTS, Map.of("report", "g-1"), Duration.ofHours(2),
+                SendOptions.id("g-1").group("tenant-b"));
+        this.template.send(DashQueues.REPORTS, Map.of("report", "g-2"), Duration.ofHours(1),
+                SendOptions.id("g-2").group("tenant-a"));
+        this.template.send(DashQueues.REPORTS, Map.of("report", "g-3"), Duration.ofHours(3),
+                SendOptions.id("g-3").group("tenant-a"));
+        JsonNode page = json(http().get("/api/queues/REPORTS/groups"));
+        assertThat(page.path("groups").valueStream().map(g -> g.path("group").asString())).containsExactly("tenant-a", "tenant-b");
+        JsonNode a = page.path("groups").get(0);
+        assertThat(a.path("pending").asLong()).isEqualTo(2);
+        assertThat(a.path("inFlight").asLong()).isZero();
+        assertThat(a.path("nextClaimInMillis").asLong()).isPositive();
+        assertRefused(http().get("/api/queues/REPORTS/groups?limit=0"), 400, "limit");
+        for (String id : List.of("g-1", "g-2", "g-3")) { // grouped messages are not on the pending page that empties queues
+            this.template.cancel(DashQueues.REPORTS, id);
+        }
+    }
+
+    @Test
     void pendingMessagesComeInDueOrderOnePageAtATime() {
         report("r-c", Duration.ofMinutes(30));
         report("r-a", Duration.ofMinutes(10));

@@ -76,6 +76,18 @@ public @interface DelayHandler {
     String maxInFlight() default "";
 
     /**
+     * Most messages of each group ({@code SendOptions.group}) claimed per period over every instance together, every
+     * group on its own, for example {@code "20/1s"}; replaces {@code delayqueue.queues.<code>.group-rate-limit}.
+     */
+    String groupRateLimit() default "";
+
+    /**
+     * Most messages of each group ({@code SendOptions.group}) in flight over every instance together, for example
+     * {@code "2"}; replaces {@code delayqueue.queues.<code>.group-max-in-flight}.
+     */
+    String groupMaxInFlight() default "";
+
+    /**
      * {@code "true"} makes a handler method a batch handler (as Spring Kafka's {@code @KafkaListener(batch = "true")}):
      * it takes exactly one parameter, {@code List<BatchItem<PayloadType>>}
      * ({@link io.github.delayqueue.core.BatchItem}), and gets up to {@code delayqueue.queues.<code>.batch-size} due

@@ -9,6 +9,7 @@ import java.util.function.Function;
 import org.redisson.client.codec.Codec;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.ImportReport;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.QueueStats;
@@ -37,6 +38,12 @@ public interface DelayQueueAdmin {
 
     /** {@link #stats(DelayQueueCode)} of every declared queue, in {@link #codes()} order. */
     List<QueueStats> stats();
+
+    /**
+     * The groups of the queue's grouped messages ({@code SendOptions.group}) furthest behind, at most {@code limit}
+     * (1 to 1000): see {@code DelayQueueClient.groups}.
+     */
+    List<GroupStats> groups(DelayQueueCode code, int limit);
 
     /** The oldest dead letters of the queue, at most {@code limit} (1 to 1000). */
     List<DeadLetter> deadLetters(DelayQueueCode code, int limit);

@@ -14,6 +14,7 @@ import org.redisson.api.RedissonClient;
 import org.springframework.core.ResolvableType;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
@@ -307,6 +308,9 @@ public final class DelayQueueTester {
             for (int round = 0; round <= MAX_MESSAGES / PAGE && !empty; round++) {
                 List<QueuedMessage> messages = new ArrayList<>(queue.client().pending(queue.name(), 0, PAGE).messages());
                 messages.addAll(queue.client().inFlight(queue.name(), 0, PAGE).messages());
+                for (GroupStats group : queue.client().groups(queue.name(), PAGE)) { // grouped: not on the pending pages
+                    messages.addAll(queue.client().pendingInGroup(queue.name(), group.group(), 0, PAGE).messages());
+                }
                 messages.forEach(message -> queue.client().cancel(queue.name(), message.id()));
                 empty = messages.isEmpty();
             }

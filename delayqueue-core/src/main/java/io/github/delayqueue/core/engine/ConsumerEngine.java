@@ -386,7 +386,14 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
                     return;
                 }
                 if (e instanceof SlowDownException slowDown) {
-                    holdQueue(handed.get(0).claimed, slowDown);
+                    // a batch of one group's messages holds that group; of several groups (or ungrouped), the queue
+                    String group = Envelope.groupOf(handed.get(0).claimed.member());
+                    for (Delivery delivery : handed) {
+                        if (group != null && !group.equals(Envelope.groupOf(delivery.claimed.member()))) {
+                            group = null;
+                        }
+                    }
+                    holdQueue(handed.get(0).claimed, slowDown, group);
                 }
                 for (Delivery delivery : handed) {
                     failedInBatch(delivery, e);
@@ -532,7 +539,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
                     return;
                 }
                 if (e instanceof SlowDownException slowDown) {
-                    holdQueue(claimed, slowDown);
+                    holdQueue(claimed, slowDown, Envelope.groupOf(claimed.member()));
                 }
                 if (e instanceof RetryLaterException later) {
                     log.debug("Queue '{}': message '{}' asked to be retried in {} ms (attempt {} not counted): {}", queue,
@@ -552,16 +559,20 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
     }
 
     /**
-     * Holds the claims of the queue (every partition) for the exception's delay, before the message is settled:
+     * Holds the claims of the queue (every partition), or of the message's group only, for the exception's delay, before the message is settled:
      * a claim anywhere after that sees the hold. If Redis refuses, the message is still retried later.
      */
-    private void holdQueue(QueueOps.Claimed claimed, SlowDownException slowDown) {
+    private void holdQueue(QueueOps.Claimed claimed, SlowDownException slowDown, @Nullable String group) {
         long delayMs = slowDown.delay().toMillis();
-        log.debug("Queue '{}': message '{}' asked to slow down: claims hold for {} ms on every instance", queue,
-                claimed.id(), delayMs);
+        log.debug("Queue '{}': message '{}' asked to slow down: claims{} hold for {} ms on every instance", queue,
+                claimed.id(), group == null ? "" : " of group '" + group + "'", delayMs);
         for (QueueOps part : holdParts) {
             try {
-                part.hold(delayMs);
+                if (group != null) { // a grouped message holds its group only (includes/groups.lua)
+                    part.holdGroup(delayMs, group);
+                } else {
+                    part.hold(delayMs);
+                }
             } catch (RuntimeException e) {
                 log.warn("Queue '{}': could not hold claims for {} ms after a slow-down: {}", part.keys().label(),
                         delayMs, e.toString());

@@ -19,6 +19,7 @@ import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.ExpiryAction;
 import io.github.delayqueue.core.PartitionCountException;
 import io.github.delayqueue.core.protocol.ClaimLimits;
+import io.github.delayqueue.core.protocol.GroupLimits;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
 
@@ -40,7 +41,9 @@ public final class Poller {
      * then once per this many of its longest poll intervals: an instance with limits still running in a rolling deploy
      * rewrites them, and they would otherwise stay in the flow view after it stops. Not on every claim (a queue without
      * limits pays nothing per claim), nor on every idle poll (that would double an idle queue's commands): the view
-     * drops stale limits within 10 poll intervals, 10 s by default, the window the claim rate is counted over.
+     * drops stale limits within 10 poll intervals, 10 s by default, the window the claim rate is counted over. On the
+     * same period every poller (with limits or not) puts the groups' marker back if an older release's claim deleted
+     * it (QueueOps.markGroups): grouped messages then wait at most that long.
      */
     static final int FORGET_LIMITS_EVERY_POLLS = 10;
 
@@ -130,6 +133,7 @@ public final class Poller {
         // and its share of the flow limits; a claim held back by one names when it lets messages go (half the burst
         // free again, the end of a hold) as its next event, or none at the in-flight cap (a settle wakes the poller)
         ClaimLimits flow = ClaimLimits.of(options.rateLimit(), options.maxInFlight(), ops.keys().partition(), partitions);
+        GroupLimits groupFlow = groupLimits();
         // With a backlog, claim at least this many at once (waiting up to BACKLOG_WAIT_MS for free slots):
         // claiming each slot as it frees costs a round trip and a script call per message.
         int minClaim = Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
@@ -165,8 +169,12 @@ public final class Poller {
                     partitionCheck.run(); // a PartitionCountException ends the loop: the consumer's failure()
                     checked = true;
                 }
-                if (flow.equals(ClaimLimits.NONE) && (forgotAt == 0 || System.nanoTime() - forgotAt >= forgetEveryNanos)) {
-                    ops.forgetLimits(); // the flow view shows no limits once only consumers without any run
+                if (forgotAt == 0 || System.nanoTime() - forgotAt >= forgetEveryNanos) {
+                    if (flow.equals(ClaimLimits.NONE)) {
+                        ops.forgetLimits(); // the flow view shows no limits once only consumers without any run
+                    } else {
+                        ops.markGroups(); // forgetLimits re-marks the groups too
+                    }
                     forgotAt = System.nanoTime() | 1; // never 0: 0 means not yet
                 }
                 if (settler.unsettled() >= unsettledLimit) {
@@ -207,7 +215,7 @@ public final class Poller {
                 QueueOps.ClaimResult result;
                 try {
                     result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow,
-                            options.onExpiry() == ExpiryAction.DROP);
+                            options.onExpiry() == ExpiryAction.DROP, groupFlow);
                 } catch (Throwable e) {
                     slots.giveBack(wanted);
                     throw e;
@@ -296,6 +304,12 @@ public final class Poller {
         }
     }
 
+    /** This partition's share of the consumer's limits per group of messages. */
+    private GroupLimits groupLimits() {
+        return GroupLimits.of(options.groupRateLimit(), options.groupMaxInFlight(), ops.keys().partition(),
+                ops.keys().partitions());
+    }
+
     /**
      * A batch consumer's claim found fewer messages than a batch: claims again as more become due (a wake-up, the
      * next due time the claim reported) until the batch is full or {@code batchWait} has passed, holding the
@@ -323,7 +337,7 @@ public final class Poller {
             beforeClaim();
             try {
                 last = ops.claim(wanted - messages.size(), leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead,
-                        flow, options.onExpiry() == ExpiryAction.DROP);
+                        flow, options.onExpiry() == ExpiryAction.DROP, groupLimits());
             } catch (RuntimeException e) {
                 log.debug("Queue '{}': a claim to fill a batch failed; handing over {} messages: {}", queue,
                         messages.size(), e.toString());

@@ -37,6 +37,13 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
      */
     public static final String EXPIRES_HEADER = "dq-expires";
 
+    /**
+     * The header that carries a message's group (fair shares per group, includes/groups.lua), after the dedup window
+     * and the expiry and before the caller's headers; never shown to handlers or in reads. The same name as
+     * {@code SendOptions.GROUP_HEADER}.
+     */
+    public static final String GROUP_HEADER = "dq-group";
+
     /** Characters the enqueue script puts before the body: the version, {@code <seq8>} and {@code <enqueued8>}. */
     public static final int PREFIX_LENGTH = 17;
 
@@ -274,10 +281,12 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
             }
             problem = "the headers are not a JSON object of strings";
             Map<String, String> headers = headersLength == 0 ? Map.of() : readHeaders(stored, lengthEnd + 1, headersEnd);
-            if (headersLength != 0 && (headers.containsKey(DEDUP_WINDOW_HEADER) || headers.containsKey(EXPIRES_HEADER))) {
+            if (headersLength != 0 && (headers.containsKey(DEDUP_WINDOW_HEADER) || headers.containsKey(EXPIRES_HEADER)
+                    || headers.containsKey(GROUP_HEADER))) {
                 headers = new HashMap<>(headers);
                 headers.remove(DEDUP_WINDOW_HEADER);
                 headers.remove(EXPIRES_HEADER);
+                headers.remove(GROUP_HEADER);
                 headers = Map.copyOf(headers);
             }
             return new Envelope(Instant.ofEpochMilli(enqueuedMs), headers, stored.substring(headersEnd));
@@ -287,9 +296,20 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
         }
     }
 
-    /** The message id in a sorted-set member: {@code "~<seq8><id>"}, or {@code "<seq12><id>"} (format 1). */
+    /**
+     * The message id in a sorted-set member: {@code "~<seq8><id>"}, {@code "|<seq8><group>\u001f<id>"} (a grouped
+     * message), or {@code "<seq12><id>"} (format 1).
+     */
     static String idOf(String member) {
-        return member.startsWith("~") ? member.substring(9) : member.substring(12);
+        if (member.startsWith("~")) {
+            return member.substring(9);
+        }
+        return member.startsWith("|") ? member.substring(member.indexOf('\u001f', 9) + 1) : member.substring(12);
+    }
+
+    /** The group of a grouped message's member ({@link #idOf}), or null for an ungrouped one. */
+    public static @Nullable String groupOf(String member) {
+        return member.startsWith("|") ? member.substring(9, member.indexOf('\u001f', 9)) : null;
     }
 
     /** The order-preserving base-64 alphabet of the scripts' {@code encode8}, in ASCII order. */

@@ -301,12 +301,24 @@ public final class QueueOps {
     /** A claim that deletes messages past their expiry when {@code dropExpired}, else dead-letters them. */
     public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
             ClaimLimits flow, boolean dropExpired) {
+        return claim(limit, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow, dropExpired, GroupLimits.NONE);
+    }
+
+    /** A claim that also applies limits per group of messages ({@link GroupLimits}, includes/groups.lua). */
+    public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
+            ClaimLimits flow, boolean dropExpired, GroupLimits groupLimits) {
         long sent = System.nanoTime();
         String[] limits = flow.scriptArgs();
-        List<Object> out = scripts.list(Scripts.Name.CLAIM, flowKeys, keys.wakeChannel(), Integer.toString(limit),
+        Object[] args = {keys.wakeChannel(), Integer.toString(limit),
                 Long.toString(leaseMs), Integer.toString(maxAttempts), Integer.toString(reapLimit),
                 Long.toString(deadRetentionMs), Integer.toString(maxDead), Integer.toString(CLAIM_BYTES), limits[0],
-                limits[1], limits[2], limits[3], dropExpired ? "drop" : "dead");
+                limits[1], limits[2], limits[3], dropExpired ? "drop" : "dead"};
+        if (!groupLimits.none()) { // a consumer without group limits passes nothing more
+            String[] perGroup = groupLimits.scriptArgs();
+            args = java.util.Arrays.copyOf(args, args.length + 3);
+            System.arraycopy(perGroup, 0, args, args.length - 3, 3);
+        }
+        List<Object> out = scripts.list(Scripts.Name.CLAIM, flowKeys, args);
         long received = System.nanoTime();
         // the server read its clock about half a round trip before the reply arrived
         long clockReadAt = received - (received - sent) / 2;
@@ -349,15 +361,33 @@ public final class QueueOps {
     /**
      * Deletes the flow limits the claims recorded in this partition's flow hash and their claim counts (flow.lua's
      * {@code limits} and {@code claims}): a consumer without limits runs, and its claims do not read them (that would
-     * cost every claim of a queue without limits). A claim with limits records its own again.
+     * cost every claim of a queue without limits). A claim with limits records its own again. Also re-marks the
+     * groups as {@link #markGroups()} does.
      */
     public void forgetLimits() {
         scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), "forget-limits");
     }
 
+    /**
+     * Puts the groups' marker back in the delayed set when groups have pending messages (includes/groups.lua's
+     * group_mark): an older release's claim deletes it, and grouped messages would then wait for the next write to
+     * their groups. Three reads when nothing is to be done; pollers run it now and then, not per claim.
+     */
+    public void markGroups() {
+        scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), "mark-groups");
+    }
+
     /** Holds this queue's (partition's) claims for {@code delayMs} on every instance; returns the hold's end (ms, Redis clock). */
     public long hold(long delayMs) {
         return scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), Long.toString(delayMs));
+    }
+
+    /**
+     * Holds the claims of one group of this queue's (partition's) messages for {@code delayMs} on every instance
+     * (a grouped message's {@code SlowDownException}); returns the hold's end (ms, Redis clock).
+     */
+    public long holdGroup(long delayMs, String group) {
+        return scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), Long.toString(delayMs), group);
     }
 
     /** Returns an applied flag per settlement (false: a newer delivery owns the message, or it is gone). */
@@ -468,10 +498,38 @@ public final class QueueOps {
     }
 
     MessagePage page(PageOf set, long offset, int limit) {
-        List<Object> out = scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), set.arg,
-                Long.toString(offset), Integer.toString(limit));
+        return page(offset, limit, set.arg);
+    }
+
+    /** A page by rank of one group's pending messages (peek.lua's {@code group}), in due order. */
+    MessagePage groupPage(String group, long offset, int limit) {
+        return page(offset, limit, "group", group);
+    }
+
+    private MessagePage page(long offset, int limit, String set, String... more) {
+        List<Object> args = new ArrayList<>(List.of(keys.wakeChannel(), set, Long.toString(offset), Integer.toString(limit)));
+        args.addAll(List.of(more));
+        List<Object> out = scripts.list(Scripts.Name.PEEK, keys.keys(), args.toArray());
         return new MessagePage(keys.queue(), number(out.get(1)), offset, Instant.ofEpochMilli(number(out.get(0))),
                 queued(out));
+    }
+
+    /**
+     * The groups of this queue's (partition's) grouped messages, the earliest next claim first (peek.lua's
+     * {@code groups}): at most {@code limit}.
+     */
+    public List<io.github.delayqueue.core.GroupStats> groups(int limit) {
+        List<Object> out = scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), "groups", Integer.toString(limit));
+        List<io.github.delayqueue.core.GroupStats> groups = new ArrayList<>();
+        for (int i = 2; i + 4 < out.size(); i += 5) {
+            String oldest = out.get(i + 3).toString();
+            String next = out.get(i + 4).toString();
+            groups.add(new io.github.delayqueue.core.GroupStats(out.get(i).toString(),
+                    Long.parseLong(out.get(i + 1).toString()), Long.parseLong(out.get(i + 2).toString()),
+                    oldest.isEmpty() ? null : java.time.Instant.ofEpochMilli(Long.parseLong(oldest)),
+                    next.isEmpty() ? null : java.time.Instant.ofEpochMilli(Long.parseLong(next))));
+        }
+        return groups;
     }
 
     public java.util.Optional<QueuedMessage> peek(String id) {

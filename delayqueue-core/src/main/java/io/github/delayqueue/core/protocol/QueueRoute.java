@@ -129,15 +129,29 @@ public final class QueueRoute {
 
     /** A page of pending or in-flight messages: one partition's, or the merge of every partition's first pages. */
     public MessagePage page(QueueOps.PageOf set, long offset, int limit) {
+        return merged(set, offset, limit, (part, from, size) -> part.page(set, from, size));
+    }
+
+    /** A page of one group's pending messages (SendOptions.group) in due order, merged from every partition. */
+    public MessagePage groupPage(String group, long offset, int limit) {
+        return merged(QueueOps.PageOf.PENDING, offset, limit, (part, from, size) -> part.groupPage(group, from, size));
+    }
+
+    /** One partition's page read. */
+    private interface PageRead {
+        MessagePage read(QueueOps part, long offset, int limit);
+    }
+
+    private MessagePage merged(QueueOps.PageOf set, long offset, int limit, PageRead read) {
         if (parts.length == 1) {
-            return parts[0].page(set, offset, limit);
+            return read.read(parts[0], offset, limit);
         }
         int window = window(offset, limit);
         long total = 0;
         Instant time = null;
         List<QueuedMessage> all = new ArrayList<>();
         for (QueueOps part : parts) {
-            MessagePage page = part.page(set, 0, window);
+            MessagePage page = read.read(part, 0, window);
             total += page.total();
             time = time == null ? page.serverTime() : time;
             all.addAll(page.messages());

@@ -225,7 +225,13 @@ public class DelayQueueEndpoint {
         List<DeadLetterDescriptor> deadLetters = this.admin.deadLetters(code, count).stream()
                 .map(this::deadLetter).toList();
         ConsumerDescriptor consumer = this.registry.consumer(code).map(c -> consumer(c, paused)).orElse(null);
-        return new QueueDetailsDescriptor(queue(this.admin.stats(code), paused), consumer, deadLetters);
+        return new QueueDetailsDescriptor(queue(this.admin.stats(code), paused), consumer, deadLetters, groups(code, count));
+    }
+
+    /** The groups furthest behind of a queue's grouped messages (SendOptions.group), as many as dead letters shown. */
+    private List<GroupDescriptor> groups(DelayQueueCode code, int limit) {
+        return this.admin.groups(code, limit).stream().map(g -> new GroupDescriptor(g.group(), g.pending(), g.inFlight(),
+                g.oldestDueAt(), g.nextClaimAt())).toList();
     }
 
     /**
@@ -464,9 +470,24 @@ public class DelayQueueEndpoint {
      * @param queue       the queue's statistics and pause
      * @param consumer    this application's consumer, or {@code null} when it runs none for this queue
      * @param deadLetters the oldest dead letters, first page
+     * @param groups      the groups of its grouped messages furthest behind (empty when it has none)
      */
     public record QueueDetailsDescriptor(QueueDescriptor queue, @Nullable ConsumerDescriptor consumer,
-            List<DeadLetterDescriptor> deadLetters) implements OperationResponseBody {
+            List<DeadLetterDescriptor> deadLetters, List<GroupDescriptor> groups) implements OperationResponseBody {
+    }
+
+    /**
+     * One group of a queue's grouped messages ({@code SendOptions.group}, docs/flow-groups.md).
+     *
+     * @param group       its name
+     * @param pending     its messages waiting
+     * @param inFlight    its messages claimed and not settled (its count against {@code group-max-in-flight})
+     * @param oldestDueAt the due time of its oldest pending message, or {@code null}
+     * @param nextClaimAt when its messages may next be claimed (later than the oldest due time while its rate limit or a
+     *                    slow-down holds it), or {@code null} while it is at its in-flight cap
+     */
+    public record GroupDescriptor(String group, long pending, long inFlight, @Nullable Instant oldestDueAt,
+            @Nullable Instant nextClaimAt) {
     }
 
     /**

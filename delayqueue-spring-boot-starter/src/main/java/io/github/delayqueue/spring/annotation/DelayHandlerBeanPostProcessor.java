@@ -393,13 +393,24 @@ public final class DelayHandlerBeanPostProcessor
                 Set.copyOf(Arrays.asList(annotation.noRetryFor())),
                 errorHandler(annotation, source),
                 attribute(annotation.rateLimit(), "rateLimit", source, RateLimit::parse),
-                attribute(annotation.maxInFlight(), "maxInFlight", source, DelayHandlerBeanPostProcessor::maxInFlight));
+                attribute(annotation.maxInFlight(), "maxInFlight", source, DelayHandlerBeanPostProcessor::maxInFlight),
+                attribute(annotation.groupRateLimit(), "groupRateLimit", source, RateLimit::parse),
+                attribute(annotation.groupMaxInFlight(), "groupMaxInFlight", source,
+                        DelayHandlerBeanPostProcessor::groupMaxInFlight));
     }
 
     private static Integer maxInFlight(String value) {
         int max = Integer.parseInt(value);
         if (max < 1) {
             throw new IllegalArgumentException("maxInFlight must be at least 1, was " + max);
+        }
+        return max;
+    }
+
+    private static Integer groupMaxInFlight(String value) {
+        int max = Integer.parseInt(value);
+        if (max < 1) {
+            throw new IllegalArgumentException("groupMaxInFlight must be at least 1, was " + max);
         }
         return max;
     }
@@ -432,11 +443,11 @@ public final class DelayHandlerBeanPostProcessor
         try {
             return parser.apply(value.trim());
         } catch (RuntimeException e) {
-            if (name.equals("rateLimit") || (name.equals("maxInFlight") && !(e instanceof NumberFormatException))) {
+            if (name.endsWith("ateLimit") || (name.endsWith("axInFlight") && !(e instanceof NumberFormatException))) {
                 throw new DelayQueueConfigurationException("@DelayHandler(" + name + " = \"" + raw + "\") on " + source
                         + ": " + e.getMessage() + ".", "Write rateLimit as <permits>/<period> with permits and period "
                                 + "at least 1 (units ms, s, m, h, d), for example \"200/1s\" or \"10/1m\", and "
-                                + "maxInFlight as an integer of at least 1.", e);
+                                + "maxInFlight as an integer of at least 1 (groupRateLimit and groupMaxInFlight alike).", e);
             }
             throw new DelayQueueConfigurationException("@DelayHandler(" + name + " = \"" + raw + "\") on " + source
                     + ": '" + value + "' is not a valid " + (name.endsWith("Timeout") ? "duration" : "integer") + ".",

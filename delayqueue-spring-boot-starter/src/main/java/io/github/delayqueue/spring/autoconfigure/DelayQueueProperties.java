@@ -427,6 +427,19 @@ public class DelayQueueProperties {
         private @Nullable Integer maxInFlight;
 
         /**
+         * Most messages of each group (SendOptions.group: a tenant, a customer, an endpoint) claimed per period over
+         * every application and instance together, for every group on its own, written as rate-limit is: one group's
+         * burst does not hold back the others. Unset: no limit per group. See docs/flow-groups.md.
+         */
+        private @Nullable String groupRateLimit;
+
+        /**
+         * Most messages of each group (SendOptions.group) in flight over every application and instance together.
+         * Unset: no cap per group. At least the queue's partition count.
+         */
+        private @Nullable Integer groupMaxInFlight;
+
+        /**
          * What the claim does with a message of this queue not handed to a handler by its expiry (sent with
          * SendOptions.expiresAt or expiresAfter): dead-letter (to the dead letters with the cause EXPIRED, the
          * default) or drop (deleted, counted by the metrics).
@@ -481,6 +494,22 @@ public class DelayQueueProperties {
 
         public void setMaxInFlight(@Nullable Integer maxInFlight) {
             this.maxInFlight = maxInFlight;
+        }
+
+        public @Nullable String getGroupRateLimit() {
+            return this.groupRateLimit;
+        }
+
+        public void setGroupRateLimit(@Nullable String groupRateLimit) {
+            this.groupRateLimit = groupRateLimit;
+        }
+
+        public @Nullable Integer getGroupMaxInFlight() {
+            return this.groupMaxInFlight;
+        }
+
+        public void setGroupMaxInFlight(@Nullable Integer groupMaxInFlight) {
+            this.groupMaxInFlight = groupMaxInFlight;
         }
 
         public @Nullable String getKeyPrefix() {

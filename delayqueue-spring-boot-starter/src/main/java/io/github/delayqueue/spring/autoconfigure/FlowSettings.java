@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Checks and parses a queue's flow limits ({@code delayqueue.queues.<code>.rate-limit}, {@code rate-limit-burst},
- * {@code max-in-flight}) at startup, for every key that sets them, whether or not this application consumes the
+ * {@code max-in-flight}, {@code group-rate-limit}, {@code group-max-in-flight}) at startup, for every key that sets them, whether or not this application consumes the
  * queue: a bad value fails startup with a message naming the property, never a consumer later.
  */
 final class FlowSettings {
@@ -53,6 +53,37 @@ final class FlowSettings {
             throw new DelayQueueConfigurationException(prefix + ".rate-limit: " + e.getMessage() + ".", RATE_FIX, e);
         }
         return withBurst(prefix + ".rate-limit-burst", rate, burst);
+    }
+
+    /**
+     * The queue's rate limit per group, or null when it sets none; checks its {@code group-max-in-flight} too.
+     *
+     * @throws DelayQueueConfigurationException for a bad group rate limit or group max-in-flight
+     */
+    static @Nullable RateLimit groupRateLimit(String key, Queue queue) {
+        String prefix = "delayqueue.queues" + (key.contains(".") ? "[" + key + "]" : "." + key);
+        Integer cap = queue.getGroupMaxInFlight();
+        if (cap != null && cap < 1) {
+            throw new DelayQueueConfigurationException(prefix + ".group-max-in-flight is " + cap
+                    + ": it must be at least 1.", "Set " + prefix + ".group-max-in-flight to at least 1, or remove it "
+                            + "for no cap per group.");
+        }
+        Integer partitions = queue.getPartitions();
+        if (cap != null && partitions != null && cap < partitions) {
+            throw new DelayQueueConfigurationException(prefix + ".group-max-in-flight is " + cap + ", below the queue's "
+                    + partitions + " partitions: each partition keeps its share of every group's cap, and a partition "
+                    + "with none would never be drained.", "Set " + prefix + ".group-max-in-flight to at least "
+                            + partitions + ".");
+        }
+        String spec = queue.getGroupRateLimit();
+        if (spec == null || spec.isBlank()) {
+            return null;
+        }
+        try {
+            return RateLimit.parse(spec);
+        } catch (IllegalArgumentException e) {
+            throw new DelayQueueConfigurationException(prefix + ".group-rate-limit: " + e.getMessage() + ".", RATE_FIX, e);
+        }
     }
 
     /** {@code rate} with the queue's burst, if it sets one. */

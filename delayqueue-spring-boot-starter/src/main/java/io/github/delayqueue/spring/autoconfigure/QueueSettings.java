@@ -43,6 +43,8 @@ public final class QueueSettings implements QueueConsumerSettings {
     private final Map<String, Set<Class<? extends Throwable>>> queueNoRetryFor = new LinkedHashMap<>();
     /** The parsed {@code rate-limit} (with its burst) of each queue key that sets it. */
     private final Map<String, RateLimit> queueRateLimits = new LinkedHashMap<>();
+    /** The parsed {@code group-rate-limit} of each queue key that sets it. */
+    private final Map<String, RateLimit> queueGroupRateLimits = new LinkedHashMap<>();
 
     /**
      * @throws DelayQueueConfigurationException if a {@code retry.no-retry-for} entry names no {@link Throwable}
@@ -62,6 +64,10 @@ public final class QueueSettings implements QueueConsumerSettings {
             RateLimit rate = FlowSettings.rateLimit(key, queue);
             if (rate != null) {
                 this.queueRateLimits.put(key, rate);
+            }
+            RateLimit groupRate = FlowSettings.groupRateLimit(key, queue);
+            if (groupRate != null) {
+                this.queueGroupRateLimits.put(key, groupRate);
             }
         });
     }
@@ -205,9 +211,19 @@ public final class QueueSettings implements QueueConsumerSettings {
                     + " partitions: each partition keeps its share of the cap, and a partition with none would never "
                     + "be drained; use at least " + partitions);
         }
+        RateLimit groupRate = handler.groupRateLimit() != null ? handler.groupRateLimit()
+                : key == null ? null : this.queueGroupRateLimits.get(key);
+        int groupMaxInFlight = first(handler.groupMaxInFlight(), first(q.getGroupMaxInFlight(), 0));
+        if (groupMaxInFlight > 0 && groupMaxInFlight < partitions) {
+            throw new IllegalArgumentException("groupMaxInFlight " + groupMaxInFlight + " is below the queue's "
+                    + partitions + " partitions: each partition keeps its share of every group's cap; use at least "
+                    + partitions);
+        }
         return ConsumerOptions.builder()
                 .rateLimit(rate)
                 .maxInFlight(maxInFlight)
+                .groupRateLimit(groupRate)
+                .groupMaxInFlight(groupMaxInFlight)
                 .onExpiry(first(q.getOnExpiry(), ExpiryAction.DEAD_LETTER))
                 .concurrency(first(handler.concurrency(), s.getConcurrency()))
                 .batchSize(s.getBatchSize())

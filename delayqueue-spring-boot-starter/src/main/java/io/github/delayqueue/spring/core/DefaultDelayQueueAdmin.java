@@ -11,6 +11,7 @@ import java.util.function.Function;
 import org.redisson.client.codec.Codec;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.ImportReport;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.QueueStats;
@@ -55,6 +56,12 @@ public final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
     public QueueStats stats(DelayQueueCode code) {
         QueueCatalog.Queue queue = this.catalog.require(code);
         return queue.client().stats(queue.name());
+    }
+
+    @Override
+    public List<GroupStats> groups(DelayQueueCode code, int limit) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().groups(queue.name(), limit);
     }
 
     @Override

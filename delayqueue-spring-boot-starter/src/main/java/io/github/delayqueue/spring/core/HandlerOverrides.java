@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
 public record HandlerOverrides(@Nullable Integer concurrency, @Nullable Integer maxAttempts,
         @Nullable Duration visibilityTimeout, @Nullable Duration handlerTimeout,
         Set<Class<? extends Throwable>> noRetryFor, @Nullable DeliveryErrorHandler errorHandler,
-        @Nullable RateLimit rateLimit, @Nullable Integer maxInFlight) {
+        @Nullable RateLimit rateLimit, @Nullable Integer maxInFlight, @Nullable RateLimit groupRateLimit,
+        @Nullable Integer groupMaxInFlight) {
 
     /** A handler that sets nothing itself: every setting comes from the properties. */
     public static final HandlerOverrides NONE = new HandlerOverrides(null, null, null, null, Set.of(), null);
@@ -32,5 +33,14 @@ public record HandlerOverrides(@Nullable Integer concurrency, @Nullable Integer 
             @Nullable Duration visibilityTimeout, @Nullable Duration handlerTimeout,
             Set<Class<? extends Throwable>> noRetryFor, @Nullable DeliveryErrorHandler errorHandler) {
         this(concurrency, maxAttempts, visibilityTimeout, handlerTimeout, noRetryFor, errorHandler, null, null);
+    }
+
+    /** Without limits per group of the handler's own. */
+    public HandlerOverrides(@Nullable Integer concurrency, @Nullable Integer maxAttempts,
+            @Nullable Duration visibilityTimeout, @Nullable Duration handlerTimeout,
+            Set<Class<? extends Throwable>> noRetryFor, @Nullable DeliveryErrorHandler errorHandler,
+            @Nullable RateLimit rateLimit, @Nullable Integer maxInFlight) {
+        this(concurrency, maxAttempts, visibilityTimeout, handlerTimeout, noRetryFor, errorHandler, rateLimit, maxInFlight,
+                null, null);
     }
 }

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.QueueStats;
@@ -76,6 +77,17 @@ class DelayQueueEndpointTests {
 
         given(this.admin.stats(Queues.WORK)).willReturn(new QueueStats("WORK", 5, 0, 0, 0, NOW.plusSeconds(30), NOW));
         assertThat(endpoint(false).queues().queues().get("WORK").latenessMillis()).isZero(); // nothing due yet
+    }
+
+    @Test
+    void theQueueViewShowsTheGroupsFurthestBehind() {
+        assertThat(endpoint(false).queue("WORK", null).groups()).isEmpty();
+        given(this.admin.groups(Queues.WORK, 20)).willReturn(List.of(
+                new GroupStats("tenant-a", 900, 2, NOW.minusSeconds(30), NOW.plusMillis(50)),
+                new GroupStats("tenant-b", 3, 4, NOW.minusSeconds(1), null)));
+        assertThat(endpoint(false).queue("WORK", null).groups()).containsExactly(
+                new DelayQueueEndpoint.GroupDescriptor("tenant-a", 900, 2, NOW.minusSeconds(30), NOW.plusMillis(50)),
+                new DelayQueueEndpoint.GroupDescriptor("tenant-b", 3, 4, NOW.minusSeconds(1), null));
     }
 
     @Test

@@ -5,7 +5,8 @@
 --       bytes stay within it (at least one is, whatever its size), so one reply cannot hold 100 x 1 MiB,
 --       9-12 flow limits (flow.lua's flow_open: permit interval us, tolerance us, cap in flight, gather us;
 --       0 0 0 0: none), 13 what to do with an expired message (includes/expiry.lua): 'dead' to the dead letters,
---       'drop' deleted
+--       'drop' deleted, 14-16 group limits (includes/groups.lua's group_limits: permit interval us, tolerance us,
+--       cap in flight, per group; absent: none)
 -- First deletes dead letters past their retention or beyond the count (at most DEAD_TRIM per call: a claim
 -- runs at least once per poll interval, so a backlog of old dead letters goes within seconds, and when none
 -- is due for deletion this costs one ZRANGEBYSCORE and one ZCARD), then returns expired leases to the delayed
@@ -28,6 +29,7 @@
 --- @include "flow"
 --- @include "expiry"
 --- @include "remember"
+--- @include "groups"
 local queue = queue_keys(KEYS)
 local now, now_us = clock()
 local limit = tonumber(ARGV[2])
@@ -54,7 +56,7 @@ for _, member in ipairs(expired) do
   else
     redelivered = redelivered + 1
     redis.call('ZREM', KEYS[3], member)
-    redis.call('ZADD', KEYS[2], now, member)
+    if string.byte(member, 1) == 124 then group_pend(queue, member, now, now) else redis.call('ZADD', KEYS[2], now, member) end
   end
 end
 
@@ -93,20 +95,31 @@ if limit > 0 then
   local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit)
   -- variadic ZREM / HMGET / ZADD: a few commands per batch rather than four per message
   local members, ids, scores = {}, {}, {}
+  local grouped = false -- the groups' marker was due (includes/groups.lua): fill the rest of the claim from them
   for k = 1, #due, 2 do
     if bad_score(due[k + 1]) then
       bury_bad_score(due[k], due[k + 1])
+    elseif string.byte(due[k], 1) == 124 then
+      grouped = true
     else
       members[#members + 1] = due[k]
       ids[#ids + 1] = id_of(due[k])
       scores[#scores + 1] = string.format('%d', tonumber(due[k + 1]))
     end
   end
+  local glimits, visits = nil, nil
+  if grouped then
+    glimits = group_limits(ARGV[14], ARGV[15], ARGV[16])
+    visits = group_candidates(queue, glimits, limit - #members, now, now_us, members, ids, scores)
+  end
   if #members > 0 then
     local envelopes = redis.call('HMGET', KEYS[1], unpack(ids))
     -- a message past its expiry is never handed out: read from the envelope just fetched (no command for messages
     -- without one), it goes to the dead letters or is deleted, and its slot in the reply stays free (false)
     for i = 1, #members do
+      -- a grouped member without an envelope (deleted by hand, or cancelled by an older release) would stay at its
+      -- group's head for good and keep the group due: it leaves the group (an ungrouped one leaves delayed below)
+      if not envelopes[i] and string.byte(members[i], 1) == 124 then group_forget(queue, members[i], now) end
       local expiry = expiry_of(envelopes[i])
       if expiry and expiry < now then
         local attempts = tonumber(redis.call('HGET', KEYS[4], ids[i]) or '0')
@@ -164,6 +177,11 @@ if limit > 0 then
       end
       redis.call('HSET', KEYS[4], unpack(counts))
       redis.call('ZADD', KEYS[3], unpack(leases))
+    end
+    if grouped then
+      local taken = {}
+      for _, i in ipairs(live) do taken[#taken + 1] = members[i] end
+      group_claimed(queue, glimits, visits, taken, now)
     end
     flow_took(flow, #live)
   end

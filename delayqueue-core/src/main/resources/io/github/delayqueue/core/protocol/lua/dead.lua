@@ -11,6 +11,7 @@
 --- @include "members"
 --- @include "wake"
 --- @include "dead_letters"
+--- @include "groups"
 local queue = queue_keys(KEYS)
 local now = now_ms()
 local op = ARGV[2]
@@ -48,7 +49,12 @@ for _, key in ipairs(keys) do
           fresh = '1:' .. string.format('%012x', seq) .. string.sub(envelope, 15)
         end
         redis.call('HSET', KEYS[1], id, fresh)
-        redis.call('ZADD', KEYS[2], now, member_of(id, fresh))
+        local member = member_of(id, fresh)
+        if string.byte(member, 1) == 124 then
+          group_pend(queue, member, now, now)
+        else
+          redis.call('ZADD', KEYS[2], now, member)
+        end
       end
       count = count + 1
     end

@@ -16,6 +16,9 @@
 --- @include "wake"
 --- @include "lifecycle"
 --- @include "remember"
+--- @include "groups"
+-- A body with the header "dq-group" (includes/members.lua's group_in) is a grouped message: it goes to its group's
+-- set (includes/groups.lua), not to delayed; a body without headers costs one byte compare more.
 if #ARGV == 5 then
   local id, spec = ARGV[3], ARGV[4]
   local existing = nil
@@ -44,9 +47,14 @@ if #ARGV == 5 then
     forget(queue_keys(KEYS), id, member_of(id, existing))
   end
   redis.call('HSET', KEYS[1], id, envelope)
-  redis.call('ZADD', KEYS[2], due_text, '~' .. s .. id)
+  local group = group_in(ARGV[5], 1)
+  if group then
+    group_pend(queue_keys(KEYS), '|' .. s .. group .. '\31' .. id, due, nil) -- wakes consumers itself
+  else
+    redis.call('ZADD', KEYS[2], due_text, '~' .. s .. id)
+    if ahead == 0 then wake_if_earlier(ARGV[1], due, nil) end
+  end
   note_window(queue_keys(KEYS), id, window)
-  if ahead == 0 then wake_if_earlier(ARGV[1], due, nil) end
   return {1}
 end
 local now, now_us = clock()
@@ -83,7 +91,7 @@ local seq = reserve_sequence(KEYS[9], writes) - 1
 local enqueued = encode8(now)
 local prefix = nil -- the first 7 digits of the sequence number, recomputed every 64 sends
 local earliest = nil
-local scores, envelopes = {}, {}
+local scores, envelopes, grouped = {}, {}, {}
 -- The messages of a batch mostly share one due spec: it is parsed once, and the score is handed to
 -- ZADD as a string, because Redis turns every Lua number argument into a string with a "%.17g" format.
 local last_spec, due, due_text = nil, nil, nil
@@ -105,14 +113,20 @@ for i, id in ipairs(ids) do
     local last = seq % 64
     if prefix == nil or last == 0 then prefix = string.sub(encode8(seq), 1, 7) end
     local s = prefix .. string.sub(DIGITS64, last + 1, last + 1)
-    scores[#scores + 1] = due_text
-    scores[#scores + 1] = '~' .. s .. id
+    local group = group_in(body, 1)
+    if group then
+      grouped[#grouped + 1] = { '|' .. s .. group .. '\31' .. id, due }
+    else
+      scores[#scores + 1] = due_text
+      scores[#scores + 1] = '~' .. s .. id
+    end
     envelopes[#envelopes + 1] = id
     envelopes[#envelopes + 1] = '2' .. s .. enqueued .. body
     if earliest == nil or due < earliest then earliest = due end
   end
 end
-redis.call('ZADD', KEYS[2], unpack(scores))
+if #scores > 0 then redis.call('ZADD', KEYS[2], unpack(scores)) end
 redis.call('HSET', KEYS[1], unpack(envelopes))
+for _, g in ipairs(grouped) do group_pend(queue, g[1], g[2], nil) end
 wake_if_earlier(ARGV[1], earliest, old_head)
 return result

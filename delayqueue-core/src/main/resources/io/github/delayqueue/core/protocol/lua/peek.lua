@@ -1,13 +1,19 @@
 -- Reads a page of pending or in-flight messages, or one message by its id.
 -- KEYS: the standard layout (includes/keys.lua)
--- ARGV: 1 wake channel (unused), 2 what: 'delayed' or 'inflight' (a page by rank: 3 offset, 4 limit) or
---       'id' (one message: 3 its id).
+-- ARGV: 1 wake channel (unused), 2 what: 'delayed' or 'inflight' (a page by rank: 3 offset, 4 limit), 'group' (a page
+--       by rank of one group's pending messages, includes/groups.lua: 3 offset, 4 limit, 5 the group) or
+--       'id' (one message: 3 its id), or 'groups' (the groups of grouped messages, includes/groups.lua: 3 limit).
+-- For 'groups' returns: the Redis time (ms), the number of groups with pending messages, then five fields per group,
+--          the earliest next claim time first (groups at their in-flight cap last): group, pending, in flight, oldest
+--          due time ('' if none pending), next claim time ('' at the cap).
 -- Returns: the Redis time (ms), the size of the set read ('' for 'id'), then five fields per message:
 --          id, state ('d' pending, 'i' in flight), score (due time, or lease deadline in flight), attempts (''
 --          before the first claim), envelope, last error ('' if none). A member whose envelope is gone is skipped.
 -- Read-only; touches at most 'limit' messages (the caller bounds it to 1,000).
 --- @include "clock"
 --- @include "members"
+--- @include "keys"
+--- @include "groups"
 local out = { string.format('%d', now_ms()) }
 
 local function add(id, state, score)
@@ -27,7 +33,12 @@ if ARGV[2] == 'id' then
   local envelope = redis.call('HGET', KEYS[1], id)
   if not envelope then return out end
   local member = member_of(id, envelope)
-  local score = redis.call('ZSCORE', KEYS[2], member)
+  local score
+  if string.byte(member, 1) == 124 then
+    score = group_pending_due(queue_keys(KEYS), member)
+  else
+    score = redis.call('ZSCORE', KEYS[2], member)
+  end
   if score then
     add(id, 'd', score)
   else
@@ -37,10 +48,30 @@ if ARGV[2] == 'id' then
   return out
 end
 
+if ARGV[2] == 'groups' then
+  local base = group_base(queue_keys(KEYS))
+  out[2] = redis.call('ZCARD', base .. 'groups')
+  local page = redis.call('ZRANGE', base .. 'groups', 0, tonumber(ARGV[3]) - 1, 'WITHSCORES')
+  for i = 1, #page, 2 do
+    local group = page[i]
+    local head = head_score(base .. 'g:' .. group .. ':p')
+    out[#out + 1] = group
+    out[#out + 1] = redis.call('ZCARD', base .. 'g:' .. group .. ':p')
+    out[#out + 1] = redis.call('ZCARD', base .. 'g:' .. group .. ':i')
+    out[#out + 1] = head and string.format('%d', head) or ''
+    out[#out + 1] = tonumber(page[i + 1]) < CAPPED and page[i + 1] or ''
+  end
+  return out
+end
+
 local key = KEYS[2]
 local state = 'd'
 if ARGV[2] == 'inflight' then key = KEYS[3]; state = 'i' end
+if ARGV[2] == 'group' then key = group_base(queue_keys(KEYS)) .. 'g:' .. ARGV[5] .. ':p' end
 out[2] = redis.call('ZCARD', key)
+-- the groups' marker (includes/groups.lua) is in delayed but is no message: not counted, and skipped below (add()
+-- finds no envelope for it), so a page that holds it is one message shorter
+if state == 'd' and redis.call('ZSCORE', key, GROUPS_MARK) then out[2] = out[2] - 1 end
 local offset = tonumber(ARGV[3])
 local page = redis.call('ZRANGE', key, offset, offset + tonumber(ARGV[4]) - 1, 'WITHSCORES')
 for i = 1, #page, 2 do

@@ -5,17 +5,26 @@
 --- @include "clock"
 --- @include "members"
 --- @include "wake"
+--- @include "keys"
+--- @include "groups"
 local id = ARGV[2]
 local envelope = redis.call('HGET', KEYS[1], id)
 if not envelope then return 0 end
 local member = member_of(id, envelope)
-if not redis.call('ZSCORE', KEYS[2], member) then return 0 end
+local grouped = string.byte(member, 1) == 124 -- pending in its group's set (includes/groups.lua)
+if grouped then
+  if not group_pending_due(queue_keys(KEYS), member) then return 0 end
+elseif not redis.call('ZSCORE', KEYS[2], member) then return 0 end
 local due
 if string.sub(ARGV[3], 1, 1) == '@' then
   due = tonumber(string.sub(ARGV[3], 2))
 else
   local _, now_us = clock()
   due = delay_base(now_us) + tonumber(string.sub(ARGV[3], 2))
+end
+if grouped then
+  group_move(queue_keys(KEYS), member, due) -- wakes consumers itself
+  return 1
 end
 local old_head = head_score(KEYS[2])
 redis.call('ZADD', KEYS[2], 'XX', due, member)

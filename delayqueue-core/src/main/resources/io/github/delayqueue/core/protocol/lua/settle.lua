@@ -19,7 +19,8 @@
 -- An ack or dead letter of a message sent with a dedup window remembers its id for the window (includes/remember.lua).
 -- A retry or later (R, L) due after the message's expiry (includes/expiry.lua) is not run: the message goes back to
 -- the delayed set just after its expiry, where the next claim expires it by the queue's policy (one HGET of the
--- envelope per such op; acks and dead letters read nothing more).
+-- envelope per such op; acks and dead letters read nothing more). A grouped message (includes/groups.lua) goes back
+-- to its group's set, and any settle of one frees its place against its group's in-flight cap.
 --- @include "clock"
 --- @include "keys"
 --- @include "members"
@@ -28,6 +29,7 @@
 --- @include "flow"
 --- @include "remember"
 --- @include "expiry"
+--- @include "groups"
 local queue = queue_keys(KEYS)
 local now = now_ms()
 local old_head = head_score(KEYS[2])
@@ -84,7 +86,7 @@ for i, member in ipairs(members) do
       local expiry = expiry_of(redis.call('HGET', KEYS[1], id))
       if expiry and due > expiry then due = expiry + 1 end
       redis.call('ZREM', KEYS[3], member)
-      redis.call('ZADD', KEYS[2], due, member)
+      if string.byte(member, 1) == 124 then group_pend(queue, member, due, now) else redis.call('ZADD', KEYS[2], due, member) end
       redis.call('HSET', KEYS[5], id, texts[i])
       if earliest == nil or due < earliest then earliest = due end
     elseif op == 'H' or op == 'L' then
@@ -95,7 +97,7 @@ for i, member in ipairs(members) do
         if expiry and due > expiry then due = expiry + 1 end
       end
       redis.call('ZREM', KEYS[3], member)
-      redis.call('ZADD', KEYS[2], due, member)
+      if string.byte(member, 1) == 124 then group_pend(queue, member, due, now) else redis.call('ZADD', KEYS[2], due, member) end
       local previous = tonumber(attempt) - 1
       if previous > 0 then
         redis.call('HSET', KEYS[4], id, string.format('%d', previous))
@@ -121,6 +123,10 @@ if #acked_ids > 0 then
   redis.call('HDEL', KEYS[1], unpack(acked_ids))
   redis.call('HDEL', KEYS[4], unpack(acked_ids))
   redis.call('HDEL', KEYS[5], unpack(acked_ids))
+  -- grouped messages (includes/groups.lua) also leave their group's in-flight set: one byte compare per ack otherwise
+  for _, member in ipairs(acked_members) do
+    if string.byte(member, 1) == 124 then group_forget(queue, member, now) end
+  end
 end
 if earliest ~= nil then wake_if_earlier(ARGV[1], earliest, old_head) end
 if KEYS[11] then flow_freed(KEYS[11], ARGV[1], now) end

@@ -4,19 +4,37 @@
 -- Returns: now, pending, due now, in flight, dead, next due ('' if none), then the flow state (flow.lua's flow_view):
 --          the limits the claims apply ('' none), the claim rate per second ('' when not counted), the due messages
 --          the limits or a hold hold back now (0 while paused), the end of an active hold ('' none).
+-- Grouped messages (includes/groups.lua) count as pending from the group-flow hash's counter; as due now, those of
+-- at most the first 100 groups whose turn has come (a read bounded like a claim); the next due time is the earliest
+-- of the ungrouped messages and the groups' next claim times (the head of delayed, which holds the groups' marker).
 --- @include "clock"
 --- @include "wake"
 --- @include "flow"
+--- @include "keys"
+--- @include "groups"
 local now, now_us = clock()
 local next_due = head_score(KEYS[2])
-local ready = redis.call('ZCOUNT', KEYS[2], '-inf', now)
+local pending, ready = redis.call('ZCARD', KEYS[2]), redis.call('ZCOUNT', KEYS[2], '-inf', now)
+local grouped = tonumber(redis.call('HGET', group_base(queue_keys(KEYS)) .. 'group-flow', 'pending') or '0')
+local mark = redis.call('ZSCORE', KEYS[2], GROUPS_MARK)
+if grouped > 0 or mark then
+  local base = group_base(queue_keys(KEYS))
+  if mark then
+    pending = pending - 1
+    if tonumber(mark) <= now then ready = ready - 1 end
+  end
+  pending = pending + grouped
+  for _, group in ipairs(redis.call('ZRANGEBYSCORE', base .. 'groups', '-inf', now, 'LIMIT', 0, 100)) do
+    ready = ready + redis.call('ZCOUNT', base .. 'g:' .. group .. ':p', '-inf', now)
+  end
+end
 local limits, rate, room, hold = flow_view(KEYS[11], KEYS[3], now, now_us)
 -- a paused queue hands nothing out whatever the limits: the pause holds its due messages, not a limit
 local throttled = 0
 if room >= 0 and ready > room and redis.call('HEXISTS', KEYS[10], 'since') == 0 then throttled = ready - room end
 return {
   string.format('%d', now),
-  redis.call('ZCARD', KEYS[2]),
+  pending,
   ready,
   redis.call('ZCARD', KEYS[3]),
   redis.call('ZCARD', KEYS[6]),

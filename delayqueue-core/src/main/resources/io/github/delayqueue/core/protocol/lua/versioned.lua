@@ -21,6 +21,7 @@
 --- @include "wake"
 --- @include "lifecycle"
 --- @include "remember"
+--- @include "groups"
 local queue = queue_keys(KEYS)
 local now, now_us = clock()
 local keep = tonumber(ARGV[2])
@@ -59,7 +60,12 @@ while j <= #ARGV do
         local due = due_of(ARGV[j + 4])
         local s = encode8(reserve_sequence(KEYS[9], 1))
         redis.call('HSET', KEYS[1], id, '2' .. s .. encode8(now) .. ARGV[j + 5])
-        redis.call('ZADD', KEYS[2], string.format('%d', due), '~' .. s .. id)
+        local group = group_in(ARGV[j + 5], 1)
+        if group then
+          group_pend(queue, '|' .. s .. group .. '\31' .. id, due, nil)
+        else
+          redis.call('ZADD', KEYS[2], string.format('%d', due), '~' .. s .. id)
+        end
         note_window(queue, id, window)
         if earliest == nil or due < earliest then earliest = due end
         result[#result + 1] = 1
@@ -73,7 +79,10 @@ while j <= #ARGV do
       end
     elseif op == 'R' then
       local member = envelope and member_of(id, envelope)
-      if member and redis.call('ZSCORE', KEYS[2], member) then
+      if member and string.byte(member, 1) == 124 and group_pending_due(queue, member) then
+        group_move(queue, member, due_of(ARGV[j + 3]))
+        result[#result + 1] = 1
+      elseif member and redis.call('ZSCORE', KEYS[2], member) then
         local due = due_of(ARGV[j + 3])
         redis.call('ZADD', KEYS[2], 'XX', string.format('%d', due), member)
         if earliest == nil or due < earliest then earliest = due end

@@ -1,5 +1,7 @@
 -- A message's life cycle: a live message is its envelope in messages and its member in delayed (pending) or
--- inflight (claimed, under a lease), with its attempts and last error beside it. `keys` is queue_keys(KEYS).
+-- inflight (claimed, under a lease), with its attempts and last error beside it (a grouped message is pending in its
+-- group's set instead of delayed: includes/groups.lua). `keys` is queue_keys(KEYS).
+--- @include "groups"
 
 -- Deletes every trace of a live message.
 local function forget(keys, id, member)
@@ -9,6 +11,7 @@ local function forget(keys, id, member)
   redis.call('HDEL', keys.attempts, id)
   redis.call('HDEL', keys.errors, id)
   redis.call('HDEL', keys.windows, id)
+  if string.byte(member, 1) == 124 then group_forget(keys, member, nil) end
 end
 
 -- A delivery is current only while its member is in flight and its attempt number is the latest.

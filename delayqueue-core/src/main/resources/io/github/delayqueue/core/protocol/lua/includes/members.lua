@@ -23,13 +23,39 @@ local function encode8(n)
     byte(DIGITS64, d5 + 1), byte(DIGITS64, d6 + 1), byte(DIGITS64, d7 + 1), byte(DIGITS64, d8 + 1))
 end
 
+-- A grouped message (SendOptions.group, includes/groups.lua) is the member "|<seq8><group>\31<id>": the group is
+-- read from the member alone (settles and expired leases need no lookup); neither a group nor an id holds a
+-- control character. '|' sorts before '~', but grouped members live only in their group's set and in flight.
 local function id_of(member)
   if string.byte(member, 1) == 126 then return string.sub(member, 10) end
+  if string.byte(member, 1) == 124 then return string.sub(member, (string.find(member, '\31', 10, true) or #member) + 1) end
   return string.sub(member, 13)
 end
 
+-- The group a format-2 envelope's body carries (the header "dq-group", written by Java after the dedup window and
+-- the expiry and before the caller's headers, of printable ASCII without quotes or backslashes), or nil. `at` is
+-- where the body "<length>:{...}<payload>" starts. A body without headers costs one byte compare.
+local GROUP_HEADER = '"dq-group":"'
+local function group_in(text, at)
+  if string.byte(text, at) == 48 then return nil end -- '0:' no headers
+  local colon = string.find(text, ':', at, true)
+  if not colon then return nil end
+  local length = tonumber(string.sub(text, at, colon - 1))
+  if not length then return nil end
+  local headers = string.sub(text, colon + 1, colon + length)
+  local k = string.find(headers, GROUP_HEADER, 1, true)
+  if not k then return nil end
+  local to = string.find(headers, '"', k + #GROUP_HEADER, true)
+  if not to then return nil end
+  return string.sub(headers, k + #GROUP_HEADER, to - 1)
+end
+
 local function member_of(id, envelope)
-  if string.byte(envelope, 1) == 50 then return '~' .. string.sub(envelope, 2, 9) .. id end
+  if string.byte(envelope, 1) == 50 then
+    local group = group_in(envelope, 18)
+    if group then return '|' .. string.sub(envelope, 2, 9) .. group .. '\31' .. id end
+    return '~' .. string.sub(envelope, 2, 9) .. id
+  end
   return string.sub(envelope, 3, 14) .. id
 end
 

@@ -1,0 +1,150 @@
+package io.github.delayqueue.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import io.github.delayqueue.core.protocol.ClaimLimits;
+import io.github.delayqueue.core.protocol.GroupLimits;
+import io.github.delayqueue.core.protocol.QueueKeys;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.Scripts;
+import io.github.delayqueue.testing.RedisProcesses;
+import io.github.delayqueue.testing.TestRedis;
+
+/**
+ * A group at its limit is passed over without reading its messages: a claim costs the same Redis commands with
+ * 100,000 of the group's messages due as with 10. Counted by INFO commandstats on a Redis server of this test's own
+ * (no other test's commands in the count), in commands rather than time, so a loaded machine cannot make it flaky.
+ */
+class GroupsCostTest {
+
+    private static final GroupLimits ONE_PER_HOUR = GroupLimits.of(RateLimit.parse("1/1h"), 0, 0, 1);
+    private static final GroupLimits ONE_IN_FLIGHT = GroupLimits.of(null, 1, 0, 1);
+
+    @Test
+    void aClaimPassesOverAGroupAtItsLimitWhateverItsBacklog() {
+        try (RedisProcesses servers = new RedisProcesses()) {
+            int port = TestRedis.freePort();
+            servers.start(port, false);
+            Config config = new Config();
+            config.useSingleServer().setAddress("redis://127.0.0.1:" + port).setPingConnectionInterval(0);
+            RedissonClient redisson = Redisson.create(config);
+            try {
+                DelayQueueClient client = DelayQueueClient.create(redisson, ClientOptions.builder()
+                        .keyPrefix(TestRedis.uniquePrefix()).build());
+                String prefix = client.options().keyPrefix();
+                for (GroupLimits limits : List.of(ONE_PER_HOUR, ONE_IN_FLIGHT)) {
+                    TreeMap<String, Long> small = claimCommands(client, redisson, port, prefix, "small-" + limits.maxInFlight(), 10, limits);
+                    TreeMap<String, Long> big = claimCommands(client, redisson, port, prefix, "big-" + limits.maxInFlight(), 100_000, limits);
+                    // the same commands, the same number of times: nothing per message of the group at its limit
+                    assertThat(big).as("claim with a group of 100,000 at its limit (%s)", limits).isEqualTo(small);
+                }
+            } finally {
+                redisson.shutdown();
+            }
+        }
+    }
+
+    /**
+     * A queue without groups pays nothing for them: an ungrouped send, claim and ack run exactly the Redis commands they
+     * ran before groups existed (the maps below, counted the same way on the release before groups), by name and
+     * number, for a queue already holding a message. Groups' own upkeep runs on the pollers' periodic pass
+     * (QueueOps.markGroups), not here.
+     */
+    @Test
+    void anUngroupedSendClaimAndAckRunTheCommandsTheyRanBeforeGroups() {
+        try (RedisProcesses servers = new RedisProcesses()) {
+            int port = TestRedis.freePort();
+            servers.start(port, false);
+            Config config = new Config();
+            config.useSingleServer().setAddress("redis://127.0.0.1:" + port).setPingConnectionInterval(0);
+            RedissonClient redisson = Redisson.create(config);
+            try {
+                DelayQueueClient client = DelayQueueClient.create(redisson, ClientOptions.builder()
+                        .keyPrefix(TestRedis.uniquePrefix()).build());
+                QueueOps ops = new QueueOps(new Scripts(redisson), QueueKeys.of(client.options().keyPrefix(), "plain"));
+                client.sendAt("plain", "warm", Instant.now().minusSeconds(1)); // the scripts loaded, the queue not empty
+                RedisProcesses.call(port, "CONFIG", "RESETSTAT");
+                client.sendAt("plain", "x", Instant.now().minusSeconds(1));
+                TreeMap<String, Long> send = commands(String.valueOf(RedisProcesses.call(port, "INFO", "commandstats")));
+                RedisProcesses.call(port, "CONFIG", "RESETSTAT");
+                List<QueueOps.Claimed> claimed = ops.claim(10, 60_000, 5, 100, Duration.ofDays(1).toMillis(), 1000).messages();
+                TreeMap<String, Long> claim = commands(String.valueOf(RedisProcesses.call(port, "INFO", "commandstats")));
+                assertThat(claimed).hasSize(2);
+                List<QueueOps.Settlement> acks = new ArrayList<>();
+                for (QueueOps.Claimed message : claimed) {
+                    acks.add(new QueueOps.Settlement(QueueOps.SettleOp.ACK, message.member(), message.attempt(), 0, null, true));
+                }
+                RedisProcesses.call(port, "CONFIG", "RESETSTAT");
+                ops.settle(acks);
+                TreeMap<String, Long> ack = commands(String.valueOf(RedisProcesses.call(port, "INFO", "commandstats")));
+                // counted by this test's own code on main @ 3d43f9b (the release before groups): the same maps
+                assertThat(send).hasToString("{hexists=1, hset=1, incrby=1, time=1, zadd=1, zcount=1}");
+                assertThat(claim).hasToString("{hexists=1, hget=1, hmget=2, hset=1, time=1, zadd=1, zcard=1, zmscore=1, "
+                        + "zrange=2, zrangebyscore=4, zrem=1}");
+                assertThat(ack).hasToString("{hdel=4, hmget=1, time=1, zmscore=1, zrange=1, zrem=1}");
+            } finally {
+                redisson.shutdown();
+            }
+        }
+    }
+
+    /**
+     * Sends {@code backlog} messages of group G, all due; a first claim takes one and puts G at its limit; then a
+     * message of group H is sent and one claim is counted: the commands it ran, by name.
+     */
+    private static TreeMap<String, Long> claimCommands(DelayQueueClient client, RedissonClient redisson, int port,
+            String prefix, String queue, int backlog, GroupLimits limits) {
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < backlog; i++) {
+            // due a second ago: a claim in the millisecond of the send would not see it due yet (never early)
+            batch.add(SendRequest.at("g", Instant.now().minusSeconds(1), SendOptions.none().group("G")));
+            if (batch.size() == 10_000 || i == backlog - 1) {
+                client.sendAll(queue, batch);
+                batch.clear();
+            }
+        }
+        QueueOps ops = new QueueOps(new Scripts(redisson), QueueKeys.of(prefix, queue));
+        assertThat(claim(ops, limits).messages()).hasSize(1); // G at its limit: an hour to its next permit, or its cap
+        client.sendAt(queue, "h", Instant.now().minusSeconds(1), SendOptions.none().group("H"));
+        RedisProcesses.call(port, "CONFIG", "RESETSTAT");
+        QueueOps.ClaimResult measured = claim(ops, limits);
+        TreeMap<String, Long> calls = commands(String.valueOf(RedisProcesses.call(port, "INFO", "commandstats")));
+        assertThat(measured.messages()).extracting(QueueOps.Claimed::envelope).allMatch(e -> e.endsWith("\"h\""));
+        assertThat(measured.messages()).hasSize(1);
+        assertThat(client.stats(queue).pending()).isEqualTo(backlog - 1);
+        return calls;
+    }
+
+    private static QueueOps.ClaimResult claim(QueueOps ops, GroupLimits limits) {
+        return ops.claim(100, 60_000, 5, 100, Duration.ofDays(1).toMillis(), 1000, ClaimLimits.NONE, false, limits);
+    }
+
+    /** The calls of every command INFO commandstats lists, but the test's own (CONFIG, INFO) and the script call's. */
+    private static TreeMap<String, Long> commands(String info) {
+        TreeMap<String, Long> calls = new TreeMap<>();
+        for (String line : info.split("\r?\n")) {
+            if (!line.startsWith("cmdstat_")) {
+                continue;
+            }
+            String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+            if (name.startsWith("config") || name.equals("info") || name.startsWith("eval") || name.startsWith("script")
+                    || name.equals("ping")) {
+                continue;
+            }
+            int at = line.indexOf("calls=") + "calls=".length();
+            calls.put(name, Long.parseLong(line, at, line.indexOf(',', at), 10));
+        }
+        return calls;
+    }
+}
