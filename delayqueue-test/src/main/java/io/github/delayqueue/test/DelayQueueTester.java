@@ -277,8 +277,9 @@ public final class DelayQueueTester {
     }
 
     /**
-     * Deletes every live message and dead letter of every declared queue, and the ids remembered after delivery
-     * ({@code SendOptions.withDedupWindow}), for a test that starts afresh in a
+     * Deletes every live message (grouped ones included) and dead letter of every declared queue, the ids remembered
+     * after delivery ({@code SendOptions.withDedupWindow}) and the flow state of the queue and its groups (rates and
+     * holds), for a test that starts afresh in a
      * context it shares with other tests. Handlers already running are not stopped (their results are ignored,
      * since their messages are gone): call {@link #awaitIdle()} first. Each queue's key prefix of this test context
      * is deleted anyway when the context closes.
