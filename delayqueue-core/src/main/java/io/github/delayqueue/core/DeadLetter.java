@@ -19,7 +19,15 @@ import org.jspecify.annotations.Nullable;
  *                   delivered by its expiry
  * @param deadAt     when it died (Redis clock)
  * @param enqueuedAt when it was first sent (Redis clock), or {@code null} if the envelope is unreadable
+ * @param group      its {@link SendOptions#group group}, or {@code null} when it had none (or the envelope is
+ *                   unreadable)
  */
 public record DeadLetter(String key, String id, String payload, Map<String, String> headers, int attempts, String reason,
-        Instant deadAt, @Nullable Instant enqueuedAt) {
+        Instant deadAt, @Nullable Instant enqueuedAt, @Nullable String group) {
+
+    /** A dead letter without a group (the constructor of releases before groups). */
+    public DeadLetter(String key, String id, String payload, Map<String, String> headers, int attempts, String reason,
+            Instant deadAt, @Nullable Instant enqueuedAt) {
+        this(key, id, payload, headers, attempts, reason, deadAt, enqueuedAt, null);
+    }
 }

@@ -317,7 +317,9 @@ public final class DelayQueueClient {
      * The groups of the queue's {@link SendOptions#group grouped} messages furthest behind, the oldest due message
      * first (a group with nothing pending is not listed). Read from the groups index, the earliest next claim time
      * first, at most {@code limit} (1 to 1000) groups per partition: with more groups waiting than that, those read
-     * are the next to be claimed, not always the oldest. One bounded read per partition, O(limit x log N).
+     * are the next to be claimed, not always the oldest. On a partitioned queue a group's figures are summed over the
+     * partitions where it is among those {@code limit}: with more groups than that, a group's counts may leave out its
+     * messages in the other partitions. One bounded read per partition, O(limit x log N).
      */
     public List<GroupStats> groups(String queue, int limit) {
         return reads.groups(queue, limit);

@@ -9,10 +9,12 @@ import org.jspecify.annotations.Nullable;
  *
  * @param queue      the queue name
  * @param pending    messages waiting for their due time or for a consumer (includes {@code ready})
- * @param ready      pending messages already due (a backlog when it stays above zero)
+ * @param ready      pending messages already due (a backlog when it stays above zero), including grouped messages
+ *                   their group's limit or hold holds back (counted over the first 100 groups, a bounded read)
  * @param inFlight   messages claimed by a consumer and not yet settled
  * @param dead       dead letters
- * @param nextDueAt  due time of the earliest pending message, or {@code null} when none
+ * @param nextDueAt  due time of the earliest pending message (for a grouped message, when its group may next be
+ *                   claimed: not before its group's next permit or the end of its hold), or {@code null} when none
  * @param serverTime the Redis server's clock when the snapshot was taken
  * @param flow       the queue's flow control over every instance: limits, claim rate, throttled backlog, hold
  *                   ({@link QueueFlow#NONE} when given {@code null})

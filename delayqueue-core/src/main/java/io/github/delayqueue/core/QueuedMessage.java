@@ -22,10 +22,18 @@ import org.jspecify.annotations.Nullable;
  * @param enqueuedAt    when it was sent (Redis clock), or {@code null} if the stored envelope cannot be read
  * @param headers       headers sent with it
  * @param payload       the payload as stored (JSON), or the raw stored envelope if it cannot be read
+ * @param group         its {@link SendOptions#group group}, or {@code null} when it has none (or its envelope cannot
+ *                      be read)
  */
 public record QueuedMessage(String id, State state, @Nullable Instant dueAt, @Nullable Instant leaseDeadline,
         int attempts, @Nullable String lastError, @Nullable Instant enqueuedAt, Map<String, String> headers,
-        String payload) {
+        String payload, @Nullable String group) {
+
+    /** A message without a group (the constructor of releases before groups). */
+    public QueuedMessage(String id, State state, @Nullable Instant dueAt, @Nullable Instant leaseDeadline, int attempts,
+            @Nullable String lastError, @Nullable Instant enqueuedAt, Map<String, String> headers, String payload) {
+        this(id, state, dueAt, leaseDeadline, attempts, lastError, enqueuedAt, headers, payload, null);
+    }
 
     /** Where a live message is. */
     public enum State {

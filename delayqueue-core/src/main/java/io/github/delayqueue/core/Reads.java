@@ -46,7 +46,8 @@ final class Reads {
         Checks.require(limit >= 1 && limit <= DelayQueueClient.DEAD_BATCH, "limit must be between 1 and "
                 + DelayQueueClient.DEAD_BATCH + ", was " + limit);
         return ClientQueues.redis(route, "read the groups of queue '" + queue + "'", () -> {
-            // a group's messages are spread over the partitions: its figures are summed, its times the earliest
+            // a group's messages are spread over the partitions: its figures are summed, its times the earliest, over
+            // the partitions that list it among their first `limit` (partial for a group listed by only some)
             Map<String, GroupStats> merged = new LinkedHashMap<>();
             for (int p = 0; p < route.count(); p++) {
                 for (GroupStats g : route.part(p).groups(limit)) {

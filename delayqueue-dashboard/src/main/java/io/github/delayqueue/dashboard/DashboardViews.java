@@ -87,13 +87,13 @@ final class DashboardViews {
     /** A live message without its payload; {@code dueInMillis} and {@code leaseInMillis} are against the Redis clock. */
     record MessageRow(String id, String state, @Nullable Instant dueAt, @Nullable Long dueInMillis,
             @Nullable Instant leaseDeadline, @Nullable Long leaseInMillis, int attempts, @Nullable String lastError,
-            @Nullable Instant enqueuedAt) {
+            @Nullable Instant enqueuedAt, @Nullable String group) {
 
         static MessageRow of(QueuedMessage m, Instant now) {
             return new MessageRow(m.id(), m.state().name(), m.dueAt(),
                     m.dueAt() == null ? null : Duration.between(now, m.dueAt()).toMillis(), m.leaseDeadline(),
                     m.leaseDeadline() == null ? null : Duration.between(now, m.leaseDeadline()).toMillis(), m.attempts(),
-                    m.lastError(), m.enqueuedAt());
+                    m.lastError(), m.enqueuedAt(), m.group());
         }
     }
 
@@ -118,10 +118,10 @@ final class DashboardViews {
 
     /** A dead letter; payload and headers only when the dashboard shows payloads. */
     record DeadLetterRow(String key, String id, int attempts, String reason, Instant deadAt, @Nullable Instant enqueuedAt,
-            @Nullable Payload content) {
+            @Nullable String group, @Nullable Payload content) {
 
         static DeadLetterRow of(DeadLetter d, int maxBytes, boolean showPayloads) {
-            return new DeadLetterRow(d.key(), d.id(), d.attempts(), d.reason(), d.deadAt(), d.enqueuedAt(),
+            return new DeadLetterRow(d.key(), d.id(), d.attempts(), d.reason(), d.deadAt(), d.enqueuedAt(), d.group(),
                     showPayloads ? Payload.of(d.payload(), d.headers(), maxBytes) : null);
         }
     }

@@ -41,9 +41,12 @@ public interface DelayQueueAdmin {
 
     /**
      * The groups of the queue's grouped messages ({@code SendOptions.group}) furthest behind, at most {@code limit}
-     * (1 to 1000): see {@code DelayQueueClient.groups}.
+     * (1 to 1000): see {@code DelayQueueClient.groups}. A default method, so that implementations written before
+     * groups existed still compile: they list none.
      */
-    List<GroupStats> groups(DelayQueueCode code, int limit);
+    default List<GroupStats> groups(DelayQueueCode code, int limit) {
+        return List.of();
+    }
 
     /** The oldest dead letters of the queue, at most {@code limit} (1 to 1000). */
     List<DeadLetter> deadLetters(DelayQueueCode code, int limit);

@@ -4,6 +4,7 @@ import java.lang.reflect.Type;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -11,6 +12,7 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 import org.springframework.core.ResolvableType;
 
 import io.github.delayqueue.core.DeadLetter;
@@ -55,6 +57,8 @@ public final class DelayQueueTester {
     public static final int MAX_MESSAGES = 10_000;
 
     private static final int PAGE = 1000;
+    /** The groups index's member in delayed (includes/groups.lua GROUPS_MARK): never a message. */
+    private static final String GROUPS_MARK = "|--------\u001f";
 
     private static final Duration POLL = Duration.ofMillis(20);
 
@@ -273,8 +277,9 @@ public final class DelayQueueTester {
     }
 
     /**
-     * Deletes every live message and dead letter of every declared queue, and the ids remembered after delivery
-     * ({@code SendOptions.withDedupWindow}), for a test that starts afresh in a
+     * Deletes every live message (grouped ones included) and dead letter of every declared queue, the ids remembered
+     * after delivery ({@code SendOptions.withDedupWindow}) and the flow state of the queue and its groups (rates and
+     * holds), for a test that starts afresh in a
      * context it shares with other tests. Handlers already running are not stopped (their results are ignored,
      * since their messages are gone): call {@link #awaitIdle()} first. Each queue's key prefix of this test context
      * is deleted anyway when the context closes.
@@ -308,9 +313,7 @@ public final class DelayQueueTester {
             for (int round = 0; round <= MAX_MESSAGES / PAGE && !empty; round++) {
                 List<QueuedMessage> messages = new ArrayList<>(queue.client().pending(queue.name(), 0, PAGE).messages());
                 messages.addAll(queue.client().inFlight(queue.name(), 0, PAGE).messages());
-                for (GroupStats group : queue.client().groups(queue.name(), PAGE)) { // grouped: not on the pending pages
-                    messages.addAll(queue.client().pendingInGroup(queue.name(), group.group(), 0, PAGE).messages());
-                }
+                messages.addAll(grouped(queue, PAGE));
                 messages.forEach(message -> queue.client().cancel(queue.name(), message.id()));
                 empty = messages.isEmpty();
             }
@@ -320,7 +323,7 @@ public final class DelayQueueTester {
                         + "sending to it (call awaitIdle() first), or it holds more than DelayQueueTester handles");
             }
             queue.client().purgeAllDeadLetters(queue.name());
-            forgetRememberedIds(prefix(queue), queue.name());
+            forgetState(prefix(queue), queue.name());
         }
     }
 
@@ -329,17 +332,25 @@ public final class DelayQueueTester {
     }
 
     /**
-     * Deletes the keys of ids remembered after delivery, {@code <prefix>:{<queue>}:remembered:<id>} (and those of
-     * the queue's partitions, tagged {@code {<queue>#...}}), by SCAN: fine for a test's Redis; the engine never scans.
+     * Deletes what outlives the queue's messages, in the queue's keys and those of its partitions (tagged
+     * {@code {<queue>#...}}), by SCAN (fine for a test's Redis; the engine never scans): the ids remembered after
+     * delivery ({@code remembered:<id>}), the flow state of the queue ({@code flow}: its rate, its hold) and of its
+     * groups ({@code group-flow}, {@code group-idle}), and the groups' marker in {@code delayed} (includes/groups.lua).
      */
-    private void forgetRememberedIds(String prefix, String queue) {
+    private void forgetState(String prefix, String queue) {
         RedissonClient client = this.redisson.get();
         if (client == null) {
             return;
         }
         String escaped = prefix.replaceAll("([*?\\[\\]\\\\])", "\\\\$1"); // a queue name holds no glob character
-        client.getKeys().unlinkByPattern(escaped + ":{" + queue + "}:remembered:*");
-        client.getKeys().unlinkByPattern(escaped + ":{" + queue + "#*}:remembered:*");
+        for (String tag : List.of("{" + queue + "}", "{" + queue + "#*}")) {
+            String base = escaped + ":" + tag + ":";
+            client.getKeys().unlinkByPattern(base + "remembered:*");
+            client.getKeys().unlinkByPattern(base + "group-*"); // group-flow, group-idle
+            client.getKeys().unlinkByPattern(base + "flow");
+            client.getKeys().getKeysStreamByPattern(base + "delayed")
+                    .forEach(delayed -> client.getScoredSortedSet(delayed, StringCodec.INSTANCE).remove(GROUPS_MARK));
+        }
     }
 
     // ---- internals
@@ -375,7 +386,13 @@ public final class DelayQueueTester {
         for (QueuedMessage message : page(queue, true)) {
             targets.add(new Run.Target(queue, message.id(), message.enqueuedAt()));
         }
-        List<QueuedMessage> pending = page(queue, false);
+        List<QueuedMessage> pending = new ArrayList<>(page(queue, false));
+        pending.addAll(grouped(queue, MAX_MESSAGES + 1 - pending.size()));
+        if (pending.size() > MAX_MESSAGES) {
+            throw new IllegalStateException("Queue " + queue.name() + " holds more than " + MAX_MESSAGES
+                    + " pending messages; DelayQueueTester reads at most " + MAX_MESSAGES + " at once");
+        }
+        pending.sort(Comparator.comparing(QueuedMessage::dueAt, Comparator.nullsFirst(Comparator.naturalOrder())));
         Instant horizon = within == null ? null : queue.client().stats(queue.name()).serverTime().plus(within);
         for (QueuedMessage message : pending) {
             if (horizon != null && message.dueAt() != null && message.dueAt().isAfter(horizon)) {
@@ -384,6 +401,27 @@ public final class DelayQueueTester {
             targets.add(new Run.Target(queue, message.id(), message.enqueuedAt()));
         }
         return targets;
+    }
+
+    /**
+     * The queue's pending {@code SendOptions.group grouped} messages (not on the pending pages), of its first
+     * {@value #PAGE} groups, at most {@code most} (at least 1).
+     */
+    private static List<QueuedMessage> grouped(QueueCatalog.Queue queue, int most) {
+        List<QueuedMessage> messages = new ArrayList<>();
+        for (GroupStats group : queue.client().groups(queue.name(), PAGE)) {
+            for (long offset = 0; offset < group.pending() && messages.size() < most; offset += PAGE) { // most: a bound
+                List<QueuedMessage> page = queue.client().pendingInGroup(queue.name(), group.group(), offset, PAGE).messages();
+                messages.addAll(page);
+                if (page.size() < PAGE) {
+                    break;
+                }
+            }
+            if (messages.size() >= most) {
+                break;
+            }
+        }
+        return messages.size() > most ? messages.subList(0, most) : messages;
     }
 
     /** Every in-flight or pending message of the queue, bounded by {@link #MAX_MESSAGES}. */

@@ -17,7 +17,12 @@ import tools.jackson.databind.json.JsonMapper;
  * hex and decimal numbers, is still read, so an upgrade never strands pending messages. Format 2 is 12
  * bytes shorter, which puts a 100-byte payload into a smaller allocation class in Redis.
  */
-public record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload) {
+public record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload, @Nullable String group) {
+
+    /** An envelope of an ungrouped message. */
+    public Envelope(Instant enqueuedAt, Map<String, String> headers, String payload) {
+        this(enqueuedAt, headers, payload, null);
+    }
 
     private static final JsonMapper HEADERS_JSON = JsonMapper.builder().build();
     private static final TypeReference<Map<String, String>> HEADERS_TYPE = new TypeReference<>() {
@@ -281,6 +286,7 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
             }
             problem = "the headers are not a JSON object of strings";
             Map<String, String> headers = headersLength == 0 ? Map.of() : readHeaders(stored, lengthEnd + 1, headersEnd);
+            String group = headers.get(GROUP_HEADER);
             if (headersLength != 0 && (headers.containsKey(DEDUP_WINDOW_HEADER) || headers.containsKey(EXPIRES_HEADER)
                     || headers.containsKey(GROUP_HEADER))) {
                 headers = new HashMap<>(headers);
@@ -289,7 +295,7 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
                 headers.remove(GROUP_HEADER);
                 headers = Map.copyOf(headers);
             }
-            return new Envelope(Instant.ofEpochMilli(enqueuedMs), headers, stored.substring(headersEnd));
+            return new Envelope(Instant.ofEpochMilli(enqueuedMs), headers, stored.substring(headersEnd), group);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("corrupt envelope (format " + (v2 ? 2 : 1) + ", " + stored.length()
                     + " characters): " + problem + (e instanceof JacksonException ? ": " + Unreadable.describe(e) : ""), e);

@@ -557,7 +557,7 @@ public final class QueueOps {
                     pending ? score : null, pending ? null : score, attempts.isEmpty() ? 0 : parseIntOr(attempts, 0),
                     error.isEmpty() ? null : error, envelope == null ? null : envelope.enqueuedAt(),
                     envelope == null ? java.util.Map.of() : envelope.headers(),
-                    envelope == null ? stored : envelope.payload()));
+                    envelope == null ? stored : envelope.payload(), envelope == null ? null : envelope.group()));
         }
         return messages;
     }
@@ -599,7 +599,8 @@ public final class QueueOps {
         Instant died = Instant.ofEpochMilli((long) Double.parseDouble(deadAt));
         try {
             Envelope envelope = Envelope.parse(stored);
-            return new DeadLetter(shown, id, envelope.payload(), envelope.headers(), attempts, text, died, envelope.enqueuedAt());
+            return new DeadLetter(shown, id, envelope.payload(), envelope.headers(), attempts, text, died, envelope.enqueuedAt(),
+                    envelope.group());
         } catch (IllegalArgumentException e) {
             return new DeadLetter(shown, id, stored, java.util.Map.of(), attempts, text, died, null);
         }

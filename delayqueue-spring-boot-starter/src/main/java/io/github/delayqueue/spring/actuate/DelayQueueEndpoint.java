@@ -399,7 +399,7 @@ public class DelayQueueEndpoint {
 
     private DeadLetterDescriptor deadLetter(DeadLetter d) {
         return new DeadLetterDescriptor(d.key(), d.id(), d.attempts(), d.reason(), d.deadAt(), d.enqueuedAt(),
-                this.showPayloads ? d.payload() : null, this.showPayloads ? d.headers() : null);
+                this.showPayloads ? d.payload() : null, this.showPayloads ? d.headers() : null, d.group());
     }
 
     /**
@@ -474,6 +474,12 @@ public class DelayQueueEndpoint {
      */
     public record QueueDetailsDescriptor(QueueDescriptor queue, @Nullable ConsumerDescriptor consumer,
             List<DeadLetterDescriptor> deadLetters, List<GroupDescriptor> groups) implements OperationResponseBody {
+
+        /** Without groups, as before they were listed (the constructor of earlier releases). */
+        public QueueDetailsDescriptor(QueueDescriptor queue, @Nullable ConsumerDescriptor consumer,
+                List<DeadLetterDescriptor> deadLetters) {
+            this(queue, consumer, deadLetters, List.of());
+        }
     }
 
     /**
@@ -501,9 +507,17 @@ public class DelayQueueEndpoint {
      * @param enqueuedAt when it was first sent, or {@code null} if unreadable
      * @param payload    the payload JSON, or {@code null} unless {@code delayqueue.endpoint.show-payloads=true}
      * @param headers    the headers, or {@code null} unless {@code delayqueue.endpoint.show-payloads=true}
+     * @param group      its group ({@code SendOptions.group}), or {@code null} when it had none
      */
     public record DeadLetterDescriptor(String key, String id, int attempts, String reason, Instant deadAt,
-            @Nullable Instant enqueuedAt, @Nullable String payload, @Nullable Map<String, String> headers) {
+            @Nullable Instant enqueuedAt, @Nullable String payload, @Nullable Map<String, String> headers,
+            @Nullable String group) {
+
+        /** A dead letter without a group (the constructor of releases before groups). */
+        public DeadLetterDescriptor(String key, String id, int attempts, String reason, Instant deadAt,
+                @Nullable Instant enqueuedAt, @Nullable String payload, @Nullable Map<String, String> headers) {
+            this(key, id, attempts, reason, deadAt, enqueuedAt, payload, headers, null);
+        }
     }
 
     /**

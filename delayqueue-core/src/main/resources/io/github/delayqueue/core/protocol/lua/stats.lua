@@ -5,15 +5,19 @@
 --          the limits the claims apply ('' none), the claim rate per second ('' when not counted), the due messages
 --          the limits or a hold hold back now (0 while paused), the end of an active hold ('' none).
 -- Grouped messages (includes/groups.lua) count as pending from the group-flow hash's counter; as due now, those of
--- at most the first 100 groups whose turn has come (a read bounded like a claim); the next due time is the earliest
--- of the ungrouped messages and the groups' next claim times (the head of delayed, which holds the groups' marker).
+-- the first 100 groups by rank (a read bounded like a claim), whether or not a group limit or hold lets them be
+-- claimed yet; the next due time is the earliest of the ungrouped messages (delayed without the groups' marker,
+-- which may stand at a sweep time) and the groups' next claim times (the index's first score below CAPPED).
 --- @include "clock"
 --- @include "wake"
 --- @include "flow"
 --- @include "keys"
 --- @include "groups"
 local now, now_us = clock()
-local next_due = head_score(KEYS[2])
+local next_due = nil
+local head = redis.call('ZRANGE', KEYS[2], 0, 1, 'WITHSCORES')
+if head[1] == GROUPS_MARK then head = {head[3], head[4]} end
+if head[2] then next_due = tonumber(head[2]) end
 local pending, ready = redis.call('ZCARD', KEYS[2]), redis.call('ZCOUNT', KEYS[2], '-inf', now)
 local grouped = tonumber(redis.call('HGET', group_base(queue_keys(KEYS)) .. 'group-flow', 'pending') or '0')
 local mark = redis.call('ZSCORE', KEYS[2], GROUPS_MARK)
@@ -24,8 +28,12 @@ if grouped > 0 or mark then
     if tonumber(mark) <= now then ready = ready - 1 end
   end
   pending = pending + grouped
-  for _, group in ipairs(redis.call('ZRANGEBYSCORE', base .. 'groups', '-inf', now, 'LIMIT', 0, 100)) do
-    ready = ready + redis.call('ZCOUNT', base .. 'g:' .. group .. ':p', '-inf', now)
+  local groups = redis.call('ZRANGE', base .. 'groups', 0, 99, 'WITHSCORES')
+  for i = 1, #groups, 2 do
+    ready = ready + redis.call('ZCOUNT', base .. 'g:' .. groups[i] .. ':p', '-inf', now)
+  end
+  if groups[2] and tonumber(groups[2]) < CAPPED and (next_due == nil or tonumber(groups[2]) < next_due) then
+    next_due = tonumber(groups[2])
   end
 end
 local limits, rate, room, hold = flow_view(KEYS[11], KEYS[3], now, now_us)
