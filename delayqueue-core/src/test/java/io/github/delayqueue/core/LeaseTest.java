@@ -262,4 +262,41 @@ class LeaseTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).inFlight() == 0);
         assertThat(client.stats(queue).pending()).isZero();
     }
+
+    /**
+     * settle.lua deletes the last error only for acks of attempt 2 or later (issue 37): an error is written by a retry,
+     * which counts an attempt that no later op takes back (a hand-back returns only the claim's own count), so a
+     * delivery after a retry is attempt 2 or more, and its ack must still leave no error behind.
+     */
+    @Test
+    void anAckAfterARetryAndAHandBackLeavesNoLastErrorBehind() {
+        String queue = "errors";
+        client.send(queue, "job", Duration.ZERO, SendOptions.id("e:1"));
+        awaitDue(queue, 1);
+        QueueOps ops = ops(queue);
+        var errors = redis.redisson().getMap(QueueKeys.of(redis.prefix(), queue).keys().get(4).toString(), StringCodec.INSTANCE);
+        QueueOps.Claimed first = ops.claim(1, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages().get(0);
+        assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.RETRY, first.member(), 1, 0, "boom", true))))
+                .containsExactly(true);
+        assertThat(errors.containsKey("e:1")).isTrue();
+        QueueOps.Claimed second = claimOne(ops);
+        assertThat(second.attempt()).isEqualTo(2);
+        assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.HAND_BACK, second.member(), 2, 0, null, true))))
+                .containsExactly(true);
+        QueueOps.Claimed third = claimOne(ops);
+        assertThat(third.attempt()).isEqualTo(2);
+        assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.ACK, third.member(), 2, 0, null, true))))
+                .containsExactly(true);
+        assertThat(errors.isExists()).as("the errors hash").isFalse();
+        assertThat(client.stats(queue).pending() + client.stats(queue).inFlight()).isZero();
+    }
+
+    private QueueOps.Claimed claimOne(QueueOps ops) {
+        List<QueueOps.Claimed> got = new CopyOnWriteArrayList<>();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            got.addAll(ops.claim(1, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages());
+            return !got.isEmpty();
+        });
+        return got.get(0);
+    }
 }

@@ -71,7 +71,7 @@ end
 if #members == 0 then return '' end
 local leases = redis.call('ZMSCORE', KEYS[3], unpack(members))
 local attempts = redis.call('HMGET', KEYS[4], unpack(ids))
-local acked_members, acked_ids, windowed = {}, {}, {}
+local acked_members, acked_ids, windowed, retried = {}, {}, {}, {}
 for i, member in ipairs(members) do
   local op, attempt, id = ops[i], attempts_sent[i], ids[i]
   if leases[i] and attempts[i] == attempt then
@@ -79,6 +79,9 @@ for i, member in ipairs(members) do
       acked_members[#acked_members + 1] = member
       acked_ids[#acked_ids + 1] = id
       if op == 'A' then windowed[#windowed + 1] = id end
+      -- a last error exists only after a retry (R), which counts an attempt that no later op takes back: so only
+      -- a delivery of attempt 2 or later can have one
+      if attempt ~= '1' then retried[#retried + 1] = id end
     elseif op == 'R' then
       local due = now + delays[i]
       local expiry = expiry_of(redis.call('HGET', KEYS[1], id))
@@ -120,7 +123,7 @@ if #acked_ids > 0 then
   redis.call('ZREM', KEYS[3], unpack(acked_members))
   redis.call('HDEL', KEYS[1], unpack(acked_ids))
   redis.call('HDEL', KEYS[4], unpack(acked_ids))
-  redis.call('HDEL', KEYS[5], unpack(acked_ids))
+  if #retried > 0 then redis.call('HDEL', KEYS[5], unpack(retried)) end
 end
 if earliest ~= nil then wake_if_earlier(ARGV[1], earliest, old_head) end
 if KEYS[11] then flow_freed(KEYS[11], ARGV[1], now) end
