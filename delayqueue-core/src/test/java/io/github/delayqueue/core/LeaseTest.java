@@ -299,4 +299,31 @@ class LeaseTest {
         });
         return got.get(0);
     }
+
+    /**
+     * settle.lua reads the delayed set's head only when an op moves a member back there (issue 37: acks and dead letters
+     * need no head), and before that write: a retry due before the head wakes sleeping consumers, one due after it not.
+     */
+    @Test
+    void aRetryWakesConsumersOnlyWhenDueBeforeTheHead() throws Exception {
+        String queue = "wake";
+        client.send(queue, "job", Duration.ZERO, SendOptions.id("w:1"));
+        awaitDue(queue, 1);
+        QueueOps ops = ops(queue);
+        QueueOps.Claimed first = ops.claim(1, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages().get(0);
+        client.send(queue, "later", Duration.ofHours(1), SendOptions.id("w:2"));
+        List<String> published = new CopyOnWriteArrayList<>();
+        var channel = redis.redisson().getTopic(QueueKeys.of(redis.prefix(), queue).wakeChannel(), StringCodec.INSTANCE);
+        channel.addListener(String.class, (name, message) -> published.add(message));
+
+        assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.RETRY, first.member(), 1, 0, "x", true))))
+                .containsExactly(true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> published.size() == 1);
+        QueueOps.Claimed second = claimOne(ops);
+        assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.RETRY, second.member(), 2,
+                Duration.ofHours(2).toMillis(), "x", true)))).containsExactly(true);
+        channel.publish("marker"); // after the settle on the same server: delivered after any wake-up it published
+        await().atMost(Duration.ofSeconds(10)).until(() -> published.contains("marker"));
+        assertThat(published).hasSize(2).endsWith("marker");
+    }
 }

@@ -30,7 +30,7 @@
 --- @include "expiry"
 local queue = queue_keys(KEYS)
 local now = now_ms()
-local old_head = head_score(KEYS[2])
+local old_head, head_read = nil, false -- the delayed head before this call's writes: read at the first (R, H, L)
 local earliest = nil
 local result = {}
 -- The fences of the whole batch are read with two variadic commands (ZMSCORE, HMGET), and acks are
@@ -87,6 +87,7 @@ for i, member in ipairs(members) do
       local expiry = expiry_of(redis.call('HGET', KEYS[1], id))
       if expiry and due > expiry then due = expiry + 1 end
       redis.call('ZREM', KEYS[3], member)
+      if not head_read then old_head, head_read = head_score(KEYS[2]), true end
       redis.call('ZADD', KEYS[2], due, member)
       redis.call('HSET', KEYS[5], id, texts[i])
       if earliest == nil or due < earliest then earliest = due end
@@ -98,6 +99,7 @@ for i, member in ipairs(members) do
         if expiry and due > expiry then due = expiry + 1 end
       end
       redis.call('ZREM', KEYS[3], member)
+      if not head_read then old_head, head_read = head_score(KEYS[2]), true end
       redis.call('ZADD', KEYS[2], due, member)
       local previous = tonumber(attempt) - 1
       if previous > 0 then
