@@ -262,4 +262,68 @@ class LeaseTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).inFlight() == 0);
         assertThat(client.stats(queue).pending()).isZero();
     }
+
+    /**
+     * settle.lua deletes the last error only for acks of attempt 2 or later (issue 37): an error is written by a retry,
+     * which counts an attempt that no later op takes back (a hand-back returns only the claim's own count), so a
+     * delivery after a retry is attempt 2 or more, and its ack must still leave no error behind.
+     */
+    @Test
+    void anAckAfterARetryAndAHandBackLeavesNoLastErrorBehind() {
+        String queue = "errors";
+        client.send(queue, "job", Duration.ZERO, SendOptions.id("e:1"));
+        awaitDue(queue, 1);
+        QueueOps ops = ops(queue);
+        var errors = redis.redisson().getMap(QueueKeys.of(redis.prefix(), queue).keys().get(4).toString(), StringCodec.INSTANCE);
+        QueueOps.Claimed first = ops.claim(1, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages().get(0);
+        assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.RETRY, first.member(), 1, 0, "boom", true))))
+                .containsExactly(true);
+        assertThat(errors.containsKey("e:1")).isTrue();
+        QueueOps.Claimed second = claimOne(ops);
+        assertThat(second.attempt()).isEqualTo(2);
+        assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.HAND_BACK, second.member(), 2, 0, null, true))))
+                .containsExactly(true);
+        QueueOps.Claimed third = claimOne(ops);
+        assertThat(third.attempt()).isEqualTo(2);
+        assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.ACK, third.member(), 2, 0, null, true))))
+                .containsExactly(true);
+        assertThat(errors.isExists()).as("the errors hash").isFalse();
+        assertThat(client.stats(queue).pending() + client.stats(queue).inFlight()).isZero();
+    }
+
+    private QueueOps.Claimed claimOne(QueueOps ops) {
+        List<QueueOps.Claimed> got = new CopyOnWriteArrayList<>();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            got.addAll(ops.claim(1, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages());
+            return !got.isEmpty();
+        });
+        return got.get(0);
+    }
+
+    /**
+     * settle.lua reads the delayed set's head only when an op moves a member back there (issue 37: acks and dead letters
+     * need no head), and before that write: a retry due before the head wakes sleeping consumers, one due after it not.
+     */
+    @Test
+    void aRetryWakesConsumersOnlyWhenDueBeforeTheHead() throws Exception {
+        String queue = "wake";
+        client.send(queue, "job", Duration.ZERO, SendOptions.id("w:1"));
+        awaitDue(queue, 1);
+        QueueOps ops = ops(queue);
+        QueueOps.Claimed first = ops.claim(1, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages().get(0);
+        client.send(queue, "later", Duration.ofHours(1), SendOptions.id("w:2"));
+        List<String> published = new CopyOnWriteArrayList<>();
+        var channel = redis.redisson().getTopic(QueueKeys.of(redis.prefix(), queue).wakeChannel(), StringCodec.INSTANCE);
+        channel.addListener(String.class, (name, message) -> published.add(message));
+
+        assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.RETRY, first.member(), 1, 0, "x", true))))
+                .containsExactly(true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> published.size() == 1);
+        QueueOps.Claimed second = claimOne(ops);
+        assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.RETRY, second.member(), 2,
+                Duration.ofHours(2).toMillis(), "x", true)))).containsExactly(true);
+        channel.publish("marker"); // after the settle on the same server: delivered after any wake-up it published
+        await().atMost(Duration.ofSeconds(10)).until(() -> published.contains("marker"));
+        assertThat(published).hasSize(2).endsWith("marker");
+    }
 }

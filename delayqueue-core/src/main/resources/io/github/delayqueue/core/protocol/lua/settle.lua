@@ -32,7 +32,7 @@
 --- @include "groups"
 local queue = queue_keys(KEYS)
 local now = now_ms()
-local old_head = head_score(KEYS[2])
+local old_head, head_read = nil, false -- the delayed head before this call's writes: read at the first (R, H, L)
 local earliest = nil
 local result = {}
 -- The fences of the whole batch are read with two variadic commands (ZMSCORE, HMGET), and acks are
@@ -73,7 +73,7 @@ end
 if #members == 0 then return '' end
 local leases = redis.call('ZMSCORE', KEYS[3], unpack(members))
 local attempts = redis.call('HMGET', KEYS[4], unpack(ids))
-local acked_members, acked_ids, windowed = {}, {}, {}
+local acked_members, acked_ids, windowed, retried = {}, {}, {}, {}
 for i, member in ipairs(members) do
   local op, attempt, id = ops[i], attempts_sent[i], ids[i]
   if leases[i] and attempts[i] == attempt then
@@ -81,11 +81,15 @@ for i, member in ipairs(members) do
       acked_members[#acked_members + 1] = member
       acked_ids[#acked_ids + 1] = id
       if op == 'A' then windowed[#windowed + 1] = id end
+      -- a last error exists only after a retry (R), which counts an attempt that no later op takes back: so only
+      -- a delivery of attempt 2 or later can have one
+      if attempt ~= '1' then retried[#retried + 1] = id end
     elseif op == 'R' then
       local due = now + delays[i]
       local expiry = expiry_of(redis.call('HGET', KEYS[1], id))
       if expiry and due > expiry then due = expiry + 1 end
       redis.call('ZREM', KEYS[3], member)
+      if not head_read then old_head, head_read = head_score(KEYS[2]), true end
       if string.byte(member, 1) == 124 then group_pend(queue, member, due, now) else redis.call('ZADD', KEYS[2], due, member) end
       redis.call('HSET', KEYS[5], id, texts[i])
       if earliest == nil or due < earliest then earliest = due end
@@ -97,6 +101,7 @@ for i, member in ipairs(members) do
         if expiry and due > expiry then due = expiry + 1 end
       end
       redis.call('ZREM', KEYS[3], member)
+      if not head_read then old_head, head_read = head_score(KEYS[2]), true end
       if string.byte(member, 1) == 124 then group_pend(queue, member, due, now) else redis.call('ZADD', KEYS[2], due, member) end
       local previous = tonumber(attempt) - 1
       if previous > 0 then
@@ -122,7 +127,7 @@ if #acked_ids > 0 then
   redis.call('ZREM', KEYS[3], unpack(acked_members))
   redis.call('HDEL', KEYS[1], unpack(acked_ids))
   redis.call('HDEL', KEYS[4], unpack(acked_ids))
-  redis.call('HDEL', KEYS[5], unpack(acked_ids))
+  if #retried > 0 then redis.call('HDEL', KEYS[5], unpack(retried)) end
   -- grouped messages (includes/groups.lua) also leave their group's in-flight set: one byte compare per ack otherwise
   for _, member in ipairs(acked_members) do
     if string.byte(member, 1) == 124 then group_forget(queue, member, now) end
