@@ -33,71 +33,47 @@ class GroupsCostTest {
 
     @Test
     void aClaimPassesOverAGroupAtItsLimitWhateverItsBacklog() {
-        try (RedisProcesses servers = new RedisProcesses()) {
-            int port = TestRedis.freePort();
-            servers.start(port, false);
-            Config config = new Config();
-            config.useSingleServer().setAddress("redis://127.0.0.1:" + port).setPingConnectionInterval(0);
-            RedissonClient redisson = Redisson.create(config);
-            try {
-                DelayQueueClient client = DelayQueueClient.create(redisson, ClientOptions.builder()
-                        .keyPrefix(TestRedis.uniquePrefix()).build());
-                String prefix = client.options().keyPrefix();
-                for (GroupLimits limits : List.of(ONE_PER_HOUR, ONE_IN_FLIGHT)) {
-                    TreeMap<String, Long> small = claimCommands(client, redisson, port, prefix, "small-" + limits.maxInFlight(), 10, limits);
-                    TreeMap<String, Long> big = claimCommands(client, redisson, port, prefix, "big-" + limits.maxInFlight(), 100_000, limits);
-                    // the same commands, the same number of times: nothing per message of the group at its limit
-                    assertThat(big).as("claim with a group of 100,000 at its limit (%s)", limits).isEqualTo(small);
-                }
-            } finally {
-                redisson.shutdown();
+        onOwnServer((port, redisson, client) -> {
+            String prefix = client.options().keyPrefix();
+            for (GroupLimits limits : List.of(ONE_PER_HOUR, ONE_IN_FLIGHT)) {
+                TreeMap<String, Long> small = claimCommands(client, redisson, port, prefix, "small-" + limits.maxInFlight(),
+                        10, limits);
+                TreeMap<String, Long> big = claimCommands(client, redisson, port, prefix, "big-" + limits.maxInFlight(),
+                        100_000, limits);
+                // the same commands, the same number of times: nothing per message of the group at its limit
+                assertThat(big).as("claim with a group of 100,000 at its limit (%s)", limits).isEqualTo(small);
             }
-        }
+        });
     }
 
     /**
      * A queue without groups pays nothing for them: an ungrouped send, claim and ack run exactly the Redis commands they
      * ran before groups existed (the maps below, counted the same way on the release before groups; the ack runs two
-     * fewer since), by name and number, for a queue already holding a message. Groups' own upkeep runs on the pollers' periodic pass
-     * (QueueOps.markGroups), not here.
+     * fewer since), by name and number, for a queue already holding a message. Groups' own upkeep runs on the pollers'
+     * periodic pass (QueueOps.markGroups), not here.
      */
     @Test
     void anUngroupedSendClaimAndAckRunTheCommandsTheyRanBeforeGroups() {
-        try (RedisProcesses servers = new RedisProcesses()) {
-            int port = TestRedis.freePort();
-            servers.start(port, false);
-            Config config = new Config();
-            config.useSingleServer().setAddress("redis://127.0.0.1:" + port).setPingConnectionInterval(0);
-            RedissonClient redisson = Redisson.create(config);
-            try {
-                DelayQueueClient client = DelayQueueClient.create(redisson, ClientOptions.builder()
-                        .keyPrefix(TestRedis.uniquePrefix()).build());
-                QueueOps ops = new QueueOps(new Scripts(redisson), QueueKeys.of(client.options().keyPrefix(), "plain"));
-                client.sendAt("plain", "warm", Instant.now().minusSeconds(1)); // the scripts loaded, the queue not empty
-                RedisProcesses.call(port, "CONFIG", "RESETSTAT");
-                client.sendAt("plain", "x", Instant.now().minusSeconds(1));
-                TreeMap<String, Long> send = commands(String.valueOf(RedisProcesses.call(port, "INFO", "commandstats")));
-                RedisProcesses.call(port, "CONFIG", "RESETSTAT");
-                List<QueueOps.Claimed> claimed = ops.claim(10, 60_000, 5, 100, Duration.ofDays(1).toMillis(), 1000).messages();
-                TreeMap<String, Long> claim = commands(String.valueOf(RedisProcesses.call(port, "INFO", "commandstats")));
-                assertThat(claimed).hasSize(2);
-                List<QueueOps.Settlement> acks = new ArrayList<>();
-                for (QueueOps.Claimed message : claimed) {
-                    acks.add(new QueueOps.Settlement(QueueOps.SettleOp.ACK, message.member(), message.attempt(), 0, null, true));
-                }
-                RedisProcesses.call(port, "CONFIG", "RESETSTAT");
-                ops.settle(acks);
-                TreeMap<String, Long> ack = commands(String.valueOf(RedisProcesses.call(port, "INFO", "commandstats")));
-                // counted by this test's own code on main @ 3d43f9b (the release before groups): the same maps
-                assertThat(send).hasToString("{hexists=1, hset=1, incrby=1, time=1, zadd=1, zcount=1}");
-                assertThat(claim).hasToString("{hexists=1, hget=1, hmget=2, hset=1, time=1, zadd=1, zcard=1, zmscore=1, "
-                        + "zrange=2, zrangebyscore=4, zrem=1}");
-                // before groups the ack also ran an HDEL of the last error and a ZRANGE of the head: both cut since (issue 37)
-                assertThat(ack).hasToString("{hdel=3, hmget=1, time=1, zmscore=1, zrem=1}");
-            } finally {
-                redisson.shutdown();
+        onOwnServer((port, redisson, client) -> {
+            QueueOps ops = new QueueOps(new Scripts(redisson), QueueKeys.of(client.options().keyPrefix(), "plain"));
+            client.sendAt("plain", "warm", Instant.now().minusSeconds(1)); // the scripts loaded, the queue not empty
+            TreeMap<String, Long> send = counted(port, () -> client.sendAt("plain", "x", Instant.now().minusSeconds(1)));
+            List<QueueOps.Claimed> claimed = new ArrayList<>();
+            TreeMap<String, Long> claim = counted(port, () -> claimed.addAll(
+                    ops.claim(10, 60_000, 5, 100, Duration.ofDays(1).toMillis(), 1000).messages()));
+            assertThat(claimed).hasSize(2);
+            List<QueueOps.Settlement> acks = new ArrayList<>();
+            for (QueueOps.Claimed message : claimed) {
+                acks.add(new QueueOps.Settlement(QueueOps.SettleOp.ACK, message.member(), message.attempt(), 0, null, true));
             }
-        }
+            TreeMap<String, Long> ack = counted(port, () -> ops.settle(acks));
+            // counted by this test's own code on main @ 3d43f9b (the release before groups): the same maps
+            assertThat(send).hasToString("{hexists=1, hset=1, incrby=1, time=1, zadd=1, zcount=1}");
+            assertThat(claim).hasToString("{hexists=1, hget=1, hmget=2, hset=1, time=1, zadd=1, zcard=1, zmscore=1, "
+                    + "zrange=2, zrangebyscore=4, zrem=1}");
+            // before groups the ack also ran an HDEL of the last error and a ZRANGE of the head: both cut since (issue 37)
+            assertThat(ack).hasToString("{hdel=3, hmget=1, time=1, zmscore=1, zrem=1}");
+        });
     }
 
     /**
@@ -118,13 +94,40 @@ class GroupsCostTest {
         QueueOps ops = new QueueOps(new Scripts(redisson), QueueKeys.of(prefix, queue));
         assertThat(claim(ops, limits).messages()).hasSize(1); // G at its limit: an hour to its next permit, or its cap
         client.sendAt(queue, "h", Instant.now().minusSeconds(1), SendOptions.none().group("H"));
-        RedisProcesses.call(port, "CONFIG", "RESETSTAT");
-        QueueOps.ClaimResult measured = claim(ops, limits);
-        TreeMap<String, Long> calls = commands(String.valueOf(RedisProcesses.call(port, "INFO", "commandstats")));
-        assertThat(measured.messages()).extracting(QueueOps.Claimed::envelope).allMatch(e -> e.endsWith("\"h\""));
-        assertThat(measured.messages()).hasSize(1);
+        List<QueueOps.Claimed> measured = new ArrayList<>();
+        TreeMap<String, Long> calls = counted(port, () -> measured.addAll(claim(ops, limits).messages()));
+        assertThat(measured).extracting(QueueOps.Claimed::envelope).allMatch(e -> e.endsWith("\"h\""));
+        assertThat(measured).hasSize(1);
         assertThat(client.stats(queue).pending()).isEqualTo(backlog - 1);
         return calls;
+    }
+
+    /** A body run against a Redis server of the test's own (no other test's commands in its counts). */
+    private interface OnServer {
+        void run(int port, RedissonClient redisson, DelayQueueClient client);
+    }
+
+    private static void onOwnServer(OnServer body) {
+        try (RedisProcesses servers = new RedisProcesses()) {
+            int port = TestRedis.freePort();
+            servers.start(port, false);
+            Config config = new Config();
+            config.useSingleServer().setAddress("redis://127.0.0.1:" + port).setPingConnectionInterval(0);
+            RedissonClient redisson = Redisson.create(config);
+            try {
+                body.run(port, redisson, DelayQueueClient.create(redisson, ClientOptions.builder()
+                        .keyPrefix(TestRedis.uniquePrefix()).build()));
+            } finally {
+                redisson.shutdown();
+            }
+        }
+    }
+
+    /** The commands {@code action} made the server run, by name (statistics reset just before it). */
+    private static TreeMap<String, Long> counted(int port, Runnable action) {
+        RedisProcesses.call(port, "CONFIG", "RESETSTAT");
+        action.run();
+        return commands(String.valueOf(RedisProcesses.call(port, "INFO", "commandstats")));
     }
 
     private static QueueOps.ClaimResult claim(QueueOps ops, GroupLimits limits) {
