@@ -211,7 +211,12 @@ class ListenerTest {
         start(client, queue, String.class, (payload, context) -> {
             started.countDown();
             release.await(30, TimeUnit.SECONDS);
-        }, ConsumerOptions.builder().maxPollInterval(Duration.ofSeconds(30)).build());
+        }, ConsumerOptions.builder().maxPollInterval(Duration.ofSeconds(30))
+                // one slot, held by the blocked handler, so this consumer's poller cannot take the expired lease back
+                // itself before the claim below (with free slots, a wake-up that arrives during a claim makes it
+                // claim again at once: CI's failure of 2026-11-27); a long lease, so the lease keeper (every third
+                // of it) does not extend the lease between its expiry and the claim
+                .concurrency(1).visibilityTimeout(Duration.ofMinutes(5)).build());
         client.send(queue, "slow", Duration.ZERO, SendOptions.id("slow"));
         assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
 
@@ -220,6 +225,9 @@ class ListenerTest {
         redis.redisson().getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE,
                 "for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do redis.call('ZADD', KEYS[1], 1, m) end return 1",
                 RScript.ReturnType.LONG, List.of(inflight));
+        // a wake-up now (as the send's own can arrive late, during a claim) must not let this consumer claim it
+        redis.redisson().getTopic(QueueKeys.of(redis.prefix(), queue).wakeChannel(), StringCodec.INSTANCE).publish("0");
+        Thread.sleep(200);
         assertThat(ops.claim(1, 60_000, 5, 100, 60_000, 1_000).messages()).extracting(QueueOps.Claimed::attempt)
                 .containsExactly(2);
         release.countDown(); // the first handler returns: its ack is stale
