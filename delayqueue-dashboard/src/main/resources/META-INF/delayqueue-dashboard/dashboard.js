@@ -303,13 +303,16 @@
         return messageTable(r, page, ['Id', 'Due at', 'Due in', 'Attempts', 'Last error', 'Sent', ''], rows, 'No pending messages');
     }
 
+    // In flight and dead letters show each message's group (SendOptions.group; — without one), as text like every
+    // user string. Pending has no such column: its page lists ungrouped messages only (grouped ones wait in their
+    // group's set, listed on the Groups tab).
     async function inFlightTable(r) {
         const page = await get(q(r.code) + '/in-flight?offset=' + encodeURIComponent(r.offset));
         const rows = page.messages.map(m => el('tr', { 'data-id': m.id },
-            td('id', m.id), td('leaseDeadline', when(m.leaseDeadline)), td('leaseIn', span(m.leaseInMillis)),
+            td('id', m.id), td('group', m.group), td('leaseDeadline', when(m.leaseDeadline)), td('leaseIn', span(m.leaseInMillis)),
             td('attempts', m.attempts, 'num'), td('lastError', m.lastError, 'wrap'), td('enqueuedAt', when(m.enqueuedAt)),
             actionButtons(r.code, m, ['payload', 'cancel'])));
-        return messageTable(r, page, ['Id', 'Lease deadline', 'Lease ends', 'Attempt', 'Last error', 'Sent', ''], rows,
+        return messageTable(r, page, ['Id', 'Group', 'Lease deadline', 'Lease ends', 'Attempt', 'Last error', 'Sent', ''], rows,
             'No messages in flight');
     }
 
@@ -375,10 +378,10 @@
                     onclick: () => act('Delete dead letter ' + d.id + '? This cannot be undone.', path + '/delete', { keys: [d.key] }) }, 'Delete'));
             }
             return el('tr', { 'data-id': d.id, 'data-key': d.key },
-                td('id', d.id), td('attempts', d.attempts, 'num'), td('reason', d.reason, 'wrap'), td('deadAt', when(d.deadAt)),
+                td('id', d.id), td('group', d.group), td('attempts', d.attempts, 'num'), td('reason', d.reason, 'wrap'), td('deadAt', when(d.deadAt)),
                 td('enqueuedAt', when(d.enqueuedAt)), cell);
         });
-        const headers = ['Id', 'Attempts', 'Reason', 'Died', 'Sent', ''];
+        const headers = ['Id', 'Group', 'Attempts', 'Reason', 'Died', 'Sent', ''];
         const toolbar = el('div', { className: 'toolbar' });
         if (settings.actionsEnabled && page.total > 0) {
             toolbar.append(el('button', { 'data-action': 'requeue-all',
