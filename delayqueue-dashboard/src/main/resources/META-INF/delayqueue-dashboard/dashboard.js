@@ -233,7 +233,8 @@
                 : el('button', { 'data-action': 'pause', onclick: () => act('Pause queue ' + v.code + '? Nothing is delivered until it is resumed.', q(v.code) + '/pause') }, 'Pause queue'));
         }
         const tab = (id, name, label) => el('a', { id: 'tab-' + id, href: link(v.code, name), className: r.tab === name ? 'active' : null }, label);
-        document.getElementById('view').replaceChildren(
+        // without flow control flowPanel is null: the DOM's replaceChildren would show it as the text "null"
+        document.getElementById('view').replaceChildren(...[
             el('p', {}, el('a', { href: '#/' }, '← Overview')),
             el('h1', { id: 'view-title' }, 'Queue ', v.code, ' ',
                 v.paused ? el('span', { className: 'badge paused', id: 'paused' }, 'paused') : null),
@@ -246,7 +247,7 @@
             el('div', { className: 'tabs' }, tab('pending', 'pending', 'Pending (' + v.pending + ')'),
                 tab('in-flight', 'in-flight', 'In flight (' + v.inFlight + ')'), tab('dead', 'dead', 'Dead letters (' + v.dead + ')'),
                 tab('schedules', 'schedules', 'Schedules'), tab('groups', 'groups', 'Groups')),
-            table);
+            table].filter(child => child !== null));
     }
 
     // The queue's flow control as Redis holds it (every instance together); nothing for a queue without any.

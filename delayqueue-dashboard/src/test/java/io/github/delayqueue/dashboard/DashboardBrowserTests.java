@@ -142,6 +142,8 @@ class DashboardBrowserTests extends DashboardTestSupport {
             browser.open(base() + "#/queues/REPORTS/pending");
             browser.waitForText(By.id("view-title"), "Queue REPORTS");
             assertThat(browser.driver.findElements(By.id("flow"))).isEmpty();
+            // no flow panel leaves nothing in its place (the page once showed the word "null" there)
+            assertThat(browser.textOf(By.id("view"))).doesNotContainPattern("(?m)^null$");
         } finally {
             this.slow.release();
         }
