@@ -233,7 +233,8 @@
                 : el('button', { 'data-action': 'pause', onclick: () => act('Pause queue ' + v.code + '? Nothing is delivered until it is resumed.', q(v.code) + '/pause') }, 'Pause queue'));
         }
         const tab = (id, name, label) => el('a', { id: 'tab-' + id, href: link(v.code, name), className: r.tab === name ? 'active' : null }, label);
-        document.getElementById('view').replaceChildren(
+        // without flow control flowPanel is null: the DOM's replaceChildren would show it as the text "null"
+        document.getElementById('view').replaceChildren(...[
             el('p', {}, el('a', { href: '#/' }, '← Overview')),
             el('h1', { id: 'view-title' }, 'Queue ', v.code, ' ',
                 v.paused ? el('span', { className: 'badge paused', id: 'paused' }, 'paused') : null),
@@ -246,7 +247,7 @@
             el('div', { className: 'tabs' }, tab('pending', 'pending', 'Pending (' + v.pending + ')'),
                 tab('in-flight', 'in-flight', 'In flight (' + v.inFlight + ')'), tab('dead', 'dead', 'Dead letters (' + v.dead + ')'),
                 tab('schedules', 'schedules', 'Schedules'), tab('groups', 'groups', 'Groups')),
-            table);
+            table].filter(child => child !== null));
     }
 
     // The queue's flow control as Redis holds it (every instance together); nothing for a queue without any.
@@ -303,13 +304,16 @@
         return messageTable(r, page, ['Id', 'Due at', 'Due in', 'Attempts', 'Last error', 'Sent', ''], rows, 'No pending messages');
     }
 
+    // In flight and dead letters show each message's group (SendOptions.group; — without one), as text like every
+    // user string. Pending has no such column: its page lists ungrouped messages only (grouped ones wait in their
+    // group's set, listed on the Groups tab).
     async function inFlightTable(r) {
         const page = await get(q(r.code) + '/in-flight?offset=' + encodeURIComponent(r.offset));
         const rows = page.messages.map(m => el('tr', { 'data-id': m.id },
-            td('id', m.id), td('leaseDeadline', when(m.leaseDeadline)), td('leaseIn', span(m.leaseInMillis)),
+            td('id', m.id), td('group', m.group), td('leaseDeadline', when(m.leaseDeadline)), td('leaseIn', span(m.leaseInMillis)),
             td('attempts', m.attempts, 'num'), td('lastError', m.lastError, 'wrap'), td('enqueuedAt', when(m.enqueuedAt)),
             actionButtons(r.code, m, ['payload', 'cancel'])));
-        return messageTable(r, page, ['Id', 'Lease deadline', 'Lease ends', 'Attempt', 'Last error', 'Sent', ''], rows,
+        return messageTable(r, page, ['Id', 'Group', 'Lease deadline', 'Lease ends', 'Attempt', 'Last error', 'Sent', ''], rows,
             'No messages in flight');
     }
 
@@ -375,10 +379,10 @@
                     onclick: () => act('Delete dead letter ' + d.id + '? This cannot be undone.', path + '/delete', { keys: [d.key] }) }, 'Delete'));
             }
             return el('tr', { 'data-id': d.id, 'data-key': d.key },
-                td('id', d.id), td('attempts', d.attempts, 'num'), td('reason', d.reason, 'wrap'), td('deadAt', when(d.deadAt)),
+                td('id', d.id), td('group', d.group), td('attempts', d.attempts, 'num'), td('reason', d.reason, 'wrap'), td('deadAt', when(d.deadAt)),
                 td('enqueuedAt', when(d.enqueuedAt)), cell);
         });
-        const headers = ['Id', 'Attempts', 'Reason', 'Died', 'Sent', ''];
+        const headers = ['Id', 'Group', 'Attempts', 'Reason', 'Died', 'Sent', ''];
         const toolbar = el('div', { className: 'toolbar' });
         if (settings.actionsEnabled && page.total > 0) {
             toolbar.append(el('button', { 'data-action': 'requeue-all',

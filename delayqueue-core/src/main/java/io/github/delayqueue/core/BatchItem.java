@@ -2,7 +2,7 @@ package io.github.delayqueue.core;
 
 /**
  * One message of a batch handed to a {@link BatchMessageHandler}: its payload and its own context (id, attempt,
- * headers, due time).
+ * headers, due time, group).
  *
  * @param <T> the payload type
  */

@@ -39,7 +39,9 @@ public final class SendOptions {
     public static final String EXPIRES_HEADER = "dq-expires";
 
     /**
-     * The header that carries a message's {@link #group group} in Redis. Reserved like {@link #DEDUP_WINDOW_HEADER}.
+     * The header that carries a message's {@link #group group} in Redis. Reserved like {@link #DEDUP_WINDOW_HEADER}:
+     * it is never among the headers a handler or a read sees ({@link MessageContext#group()},
+     * {@link QueuedMessage#group()} and {@link DeadLetter#group()} name the group instead).
      */
     public static final String GROUP_HEADER = "dq-group";
 
@@ -199,7 +201,8 @@ public final class SendOptions {
      * {@link ConsumerOptions.Builder#groupRateLimit group limits} give every group its own rate and in-flight cap, so
      * one group's burst does not hold back the others, and a {@link SlowDownException} of one of its messages holds
      * only its group. A group at its limit is passed over without reading its messages. The group is fixed at the
-     * send (identity operations find it from the id) and is not a header handlers see. See docs/flow-groups.md.
+     * send (identity operations find it from the id) and is not a header: handlers read it from
+     * {@link MessageContext#group()}. See docs/flow-groups.md.
      *
      * @param group 1 to {@value #MAX_GROUP_LENGTH} characters of printable ASCII (space to {@code ~}) but
      *              {@code "} and {@code \}, not blank; {@code null} for no group

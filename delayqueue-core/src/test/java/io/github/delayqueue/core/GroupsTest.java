@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -385,6 +386,66 @@ class GroupsTest {
                 .containsExactly(VersionedIntent.Outcome.APPLIED);
         assertThat(client.groups(queue, 10)).isEmpty();
         assertThat(client.stats(queue).pending()).isZero();
+    }
+
+    /**
+     * A handler reads its message's group from {@link MessageContext#group()} ({@code null} without one), a single
+     * handler and each item of a batch alike, and so do the interceptors; the reserved header the group travels in
+     * is not among the headers. A message whose payload does not decode reaches the interceptors with its group too
+     * (their {@code afterDelivery} context is then built from the claimed member alone).
+     */
+    @Test
+    void handlersAndInterceptorsReadTheGroupFromTheContext() {
+        String queue = "group-context";
+        String batchQueue = "group-context-batch";
+        String badQueue = "group-context-undecodable";
+        DelayQueueClient client = application(queue);
+        Map<String, MessageContext> handled = new ConcurrentHashMap<>();
+        Map<String, MessageContext> after = new ConcurrentHashMap<>();
+        Map<String, MessageContext> undecodable = new ConcurrentHashMap<>();
+        DeliveryInterceptor recorder = new DeliveryInterceptor() {
+            @Override
+            public void undecodable(MessageContext context) {
+                undecodable.put(context.id(), context);
+            }
+
+            @Override
+            public void afterDelivery(MessageContext context, DeliveryOutcome outcome, Throwable error, Duration time) {
+                after.put(context.id(), context);
+            }
+        };
+        ConsumerOptions options = ConsumerOptions.builder().interceptors(List.of(recorder)).build();
+        consume(client, queue, options, (payload, context) -> handled.put(context.id(), context));
+        DelayQueueConsumer batch = client.newBatchConsumer(batchQueue, String.class,
+                items -> items.forEach(item -> handled.put(item.id(), item.context())), BatchOptions.of(10), options);
+        consumers.add(batch);
+        batch.start();
+        DelayQueueConsumer bad = client.newConsumer(badQueue, Integer.class, (payload, context) -> {
+            throw new AssertionError("a string does not decode as an Integer");
+        }, options);
+        consumers.add(bad);
+        bad.start();
+
+        client.send(queue, "g", Duration.ZERO, SendOptions.id("one-grouped").group("tenant-42").header("h", "v"));
+        client.send(queue, "u", Duration.ZERO, SendOptions.id("one-plain").header("h", "v"));
+        client.sendAll(batchQueue, List.of(grouped("batch-a", "A", Duration.ZERO), grouped("batch-b", "B", Duration.ZERO),
+                SendRequest.of("u", Duration.ZERO, SendOptions.id("batch-plain"))));
+        client.send(badQueue, "not a number", Duration.ZERO, SendOptions.id("bad-grouped").group("tenant-7"));
+        await().atMost(DEADLINE).until(() -> handled.size() == 5 && after.size() == 6);
+
+        Map<String, String> groups = new HashMap<>();
+        handled.forEach((id, context) -> groups.put(id, context.group()));
+        Map<String, String> expected = new HashMap<>(Map.of("one-grouped", "tenant-42", "batch-a", "A", "batch-b", "B"));
+        expected.put("one-plain", null);
+        expected.put("batch-plain", null);
+        assertThat(groups).isEqualTo(expected);
+        assertThat(handled.get("one-grouped").headers()).as("no dq-group header").isEqualTo(Map.of("h", "v"));
+        assertThat(handled.get("one-plain").headers()).isEqualTo(Map.of("h", "v"));
+        handled.forEach((id, context) -> assertThat(after.get(id)).as(id).isEqualTo(context));
+        assertThat(undecodable.get("bad-grouped").group()).isEqualTo("tenant-7");
+        assertThat(after.get("bad-grouped").group()).isEqualTo("tenant-7");
+        assertThat(after.get("bad-grouped").enqueuedAt()).as("built from the member: no envelope read").isNull();
+        assertThat(client.deadLetters(badQueue, 10)).singleElement().extracting(DeadLetter::group).isEqualTo("tenant-7");
     }
 
     @Test

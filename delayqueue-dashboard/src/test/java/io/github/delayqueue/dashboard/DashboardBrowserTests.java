@@ -142,6 +142,8 @@ class DashboardBrowserTests extends DashboardTestSupport {
             browser.open(base() + "#/queues/REPORTS/pending");
             browser.waitForText(By.id("view-title"), "Queue REPORTS");
             assertThat(browser.driver.findElements(By.id("flow"))).isEmpty();
+            // no flow panel leaves nothing in its place (the page once showed the word "null" there)
+            assertThat(browser.textOf(By.id("view"))).doesNotContainPattern("(?m)^null$");
         } finally {
             this.slow.release();
         }
@@ -177,6 +179,36 @@ class DashboardBrowserTests extends DashboardTestSupport {
         assertThat(this.admin.stats(DashQueues.EMAILS).dead()).isZero();
         browser.wait.until(d -> rowIds("dead-letters").isEmpty());
         assertThat(this.emails.delivered).doesNotContain(new Email("full@example.com", "second"));
+    }
+
+    /**
+     * A grouped message's group (SendOptions.group) shows in the In flight and Dead letters rows, as text: a group
+     * that looks like markup shows as written and adds no element. An ungrouped message's group shows "—".
+     */
+    @Test
+    void theGroupOfAMessageInFlightAndOfADeadLetterIsShownAsText() {
+        this.slow.hold();
+        try {
+            this.template.send(DashQueues.SLOW, "hold", Duration.ZERO, SendOptions.id("held-g").group("<b>tenant-42</b>"));
+            await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.SLOW).inFlight() == 1);
+            browser.open(base() + "#/queues/SLOW/in-flight");
+            browser.waitForText(By.cssSelector("#messages tr[data-id='held-g'] td[data-col='group']"), "<b>tenant-42</b>");
+            assertThat(browser.driver.findElements(By.cssSelector("#messages td b"))).isEmpty();
+            assertThat(browser.textOf(By.cssSelector("#messages thead th:nth-child(2)"))).isEqualToIgnoringCase("Group");
+        } finally {
+            this.slow.release();
+        }
+
+        this.emails.failFor.add("full@example.com");
+        this.template.send(DashQueues.EMAILS, new Email("full@example.com", "grouped"), Duration.ZERO,
+                SendOptions.id("dl-g").group("<i>tenant-7</i>"));
+        this.template.send(DashQueues.EMAILS, new Email("full@example.com", "plain"), Duration.ZERO, SendOptions.id("dl-u"));
+        await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.EMAILS).dead() == 2);
+        browser.open(base() + "#/queues/EMAILS/dead");
+        browser.waitForText(By.cssSelector("#dead-letters tr[data-id='dl-g'] td[data-col='group']"), "<i>tenant-7</i>");
+        assertThat(browser.textOf(By.cssSelector("#dead-letters tr[data-id='dl-u'] td[data-col='group']"))).isEqualTo("—");
+        assertThat(browser.driver.findElements(By.cssSelector("#dead-letters td i"))).isEmpty();
+        assertThat(browser.textOf(By.cssSelector("#dead-letters thead th:nth-child(2)"))).isEqualToIgnoringCase("Group");
     }
 
     @Test

@@ -92,13 +92,22 @@ public final class DelayQueueTester {
     // ---- what was sent
 
     /**
-     * The queue's pending messages in due order (those already due first), payloads decoded with the payload type
-     * of the queue's {@code @DelayHandler}. Empty when nothing is pending, for example after a send inside a
-     * transaction that rolled back. A snapshot, read in pages of 1000; in-flight messages are not included.
+     * The queue's pending messages in due order (those already due first), {@code SendOptions.group grouped} ones
+     * included ({@link ScheduledMessage#group()} names their group), payloads decoded with the payload type of the
+     * queue's {@code @DelayHandler}. Empty when nothing is pending, for example after a send inside a transaction
+     * that rolled back. A snapshot; in-flight messages are not included.
+     *
+     * <p>Grouped messages wait in their group's set, not on the queue's pending pages
+     * ({@code DelayQueueClient.pending} lists ungrouped ones only), so this reads the queue's pages (1000 messages
+     * each), then the groups index and each group's pending messages ({@code DelayQueueClient.pendingInGroup}), and
+     * merges them by due time: a queue that never used groups costs one read of its (empty) groups index more, a
+     * grouped one a read per group. Both are bounded by what a test may hold: at most {@value #MAX_MESSAGES}
+     * messages, and fewer than 1000 groups with pending messages (more throw rather than list a part).
      *
      * @throws IllegalArgumentException if the queue has no {@code @DelayHandler} in this application, so no payload
      *                                  type is declared: use {@link #pending(DelayQueueCode, Class)}
-     * @throws IllegalStateException    if the queue holds more than {@value #MAX_MESSAGES} pending messages
+     * @throws IllegalStateException    if the queue holds more than {@value #MAX_MESSAGES} pending messages, or
+     *                                  pending messages in 1000 groups or more
      * @throws AssertionError           if a payload does not decode
      */
     public List<ScheduledMessage<Object>> pending(DelayQueueCode code) {
@@ -151,6 +160,7 @@ public final class DelayQueueTester {
      * @throws AssertionError        if one ends in the dead letters or is not handled within the timeout (listing
      *                               them all)
      * @throws IllegalStateException if no consumer of the queue runs, or it holds more than {@value #MAX_MESSAGES}
+     *                               pending messages, or pending messages in 1000 groups or more
      */
     public List<String> runAll(DelayQueueCode code) {
         QueueCatalog.Queue queue = queue(code);
@@ -164,7 +174,9 @@ public final class DelayQueueTester {
      * Messages due later stay as they are. Returns the ids run, in the order they were handled.
      *
      * @throws AssertionError        if one ends in the dead letters or is not handled within the timeout
-     * @throws IllegalStateException if no consumer of the queue runs in this application
+     * @throws IllegalStateException if no consumer of the queue runs in this application, or the queue holds more
+     *                               than {@value #MAX_MESSAGES} pending messages, or pending messages in 1000 groups
+     *                               or more
      */
     public List<String> runDueWithin(DelayQueueCode code, Duration duration) {
         QueueCatalog.Queue queue = queue(code);
@@ -313,7 +325,7 @@ public final class DelayQueueTester {
             for (int round = 0; round <= MAX_MESSAGES / PAGE && !empty; round++) {
                 List<QueuedMessage> messages = new ArrayList<>(queue.client().pending(queue.name(), 0, PAGE).messages());
                 messages.addAll(queue.client().inFlight(queue.name(), 0, PAGE).messages());
-                messages.addAll(grouped(queue, PAGE));
+                messages.addAll(grouped(queue, PAGE, false));
                 messages.forEach(message -> queue.client().cancel(queue.name(), message.id()));
                 empty = messages.isEmpty();
             }
@@ -383,18 +395,11 @@ public final class DelayQueueTester {
     /** The queue's in-flight messages and its pending ones (due within {@code within}, or all), in due order. */
     private List<Run.Target> targets(QueueCatalog.Queue queue, @Nullable Duration within) {
         List<Run.Target> targets = new ArrayList<>();
-        for (QueuedMessage message : page(queue, true)) {
+        for (QueuedMessage message : inFlight(queue)) {
             targets.add(new Run.Target(queue, message.id(), message.enqueuedAt()));
         }
-        List<QueuedMessage> pending = new ArrayList<>(page(queue, false));
-        pending.addAll(grouped(queue, MAX_MESSAGES + 1 - pending.size()));
-        if (pending.size() > MAX_MESSAGES) {
-            throw new IllegalStateException("Queue " + queue.name() + " holds more than " + MAX_MESSAGES
-                    + " pending messages; DelayQueueTester reads at most " + MAX_MESSAGES + " at once");
-        }
-        pending.sort(Comparator.comparing(QueuedMessage::dueAt, Comparator.nullsFirst(Comparator.naturalOrder())));
         Instant horizon = within == null ? null : queue.client().stats(queue.name()).serverTime().plus(within);
-        for (QueuedMessage message : pending) {
+        for (QueuedMessage message : allPending(queue).messages()) {
             if (horizon != null && message.dueAt() != null && message.dueAt().isAfter(horizon)) {
                 break;
             }
@@ -403,13 +408,59 @@ public final class DelayQueueTester {
         return targets;
     }
 
+    /** A queue's pending messages, grouped ones included, in due order; {@code serverTime} the Redis clock's. */
+    private record Pending(List<QueuedMessage> messages, Instant serverTime) {
+    }
+
     /**
-     * The queue's pending {@code SendOptions.group grouped} messages (not on the pending pages), of its first
-     * {@value #PAGE} groups, at most {@code most} (at least 1).
+     * Every pending message of the queue, ungrouped (its pending pages) and grouped (its groups' pages), in due order
+     * (equal due times: the ungrouped first, each set in its own order).
+     *
+     * @throws IllegalStateException if they are more than {@value #MAX_MESSAGES}, or in {@value #PAGE} groups or more
      */
-    private static List<QueuedMessage> grouped(QueueCatalog.Queue queue, int most) {
+    private static Pending allPending(QueueCatalog.Queue queue) {
         List<QueuedMessage> messages = new ArrayList<>();
-        for (GroupStats group : queue.client().groups(queue.name(), PAGE)) {
+        Instant serverTime = null;
+        long offset = 0;
+        while (true) {
+            MessagePage page = queue.client().pending(queue.name(), offset, PAGE);
+            serverTime = serverTime == null ? page.serverTime() : serverTime;
+            if (page.total() > MAX_MESSAGES) {
+                throw tooMany(queue);
+            }
+            messages.addAll(page.messages());
+            if (page.messages().size() < PAGE) {
+                break;
+            }
+            offset += page.messages().size();
+        }
+        messages.addAll(grouped(queue, MAX_MESSAGES + 1 - messages.size(), true));
+        if (messages.size() > MAX_MESSAGES) {
+            throw tooMany(queue);
+        }
+        messages.sort(Comparator.comparing(QueuedMessage::dueAt, Comparator.nullsFirst(Comparator.naturalOrder())));
+        return new Pending(messages, serverTime);
+    }
+
+    private static IllegalStateException tooMany(QueueCatalog.Queue queue) {
+        return new IllegalStateException("Queue " + queue.name() + " holds more than " + MAX_MESSAGES
+                + " pending messages; DelayQueueTester reads at most " + MAX_MESSAGES + " at once");
+    }
+
+    /**
+     * The queue's pending {@code SendOptions.group grouped} messages (not on the pending pages), at most {@code most}
+     * (at least 1). The groups are listed by {@code DelayQueueClient.groups}, at most {@value #PAGE} per partition:
+     * with {@code all}, a listing that may have left groups out throws; without, those of the groups listed (for
+     * reset, which deletes them and lists again).
+     */
+    private static List<QueuedMessage> grouped(QueueCatalog.Queue queue, int most, boolean all) {
+        List<QueuedMessage> messages = new ArrayList<>();
+        List<GroupStats> groups = queue.client().groups(queue.name(), PAGE);
+        if (all && groups.size() >= PAGE) {
+            throw new IllegalStateException("Queue " + queue.name() + " holds pending messages in " + groups.size()
+                    + " groups or more; DelayQueueTester reads the messages of at most " + (PAGE - 1) + " groups");
+        }
+        for (GroupStats group : groups) {
             for (long offset = 0; offset < group.pending() && messages.size() < most; offset += PAGE) { // most: a bound
                 List<QueuedMessage> page = queue.client().pendingInGroup(queue.name(), group.group(), offset, PAGE).messages();
                 messages.addAll(page);
@@ -424,17 +475,15 @@ public final class DelayQueueTester {
         return messages.size() > most ? messages.subList(0, most) : messages;
     }
 
-    /** Every in-flight or pending message of the queue, bounded by {@link #MAX_MESSAGES}. */
-    private static List<QueuedMessage> page(QueueCatalog.Queue queue, boolean inFlight) {
+    /** Every in-flight message of the queue, bounded by {@link #MAX_MESSAGES}. */
+    private static List<QueuedMessage> inFlight(QueueCatalog.Queue queue) {
         List<QueuedMessage> messages = new ArrayList<>();
         long offset = 0;
         while (true) {
-            MessagePage page = inFlight ? queue.client().inFlight(queue.name(), offset, PAGE)
-                    : queue.client().pending(queue.name(), offset, PAGE);
+            MessagePage page = queue.client().inFlight(queue.name(), offset, PAGE);
             if (page.total() > MAX_MESSAGES) {
-                throw new IllegalStateException("Queue " + queue.name() + " holds " + page.total() + " "
-                        + (inFlight ? "in-flight" : "pending") + " messages; DelayQueueTester reads at most "
-                        + MAX_MESSAGES + " at once");
+                throw new IllegalStateException("Queue " + queue.name() + " holds " + page.total()
+                        + " in-flight messages; DelayQueueTester reads at most " + MAX_MESSAGES + " at once");
             }
             messages.addAll(page.messages());
             if (page.messages().size() < PAGE) {
@@ -445,26 +494,16 @@ public final class DelayQueueTester {
     }
 
     private <T> List<ScheduledMessage<T>> read(QueueCatalog.Queue queue, Type decodeAs, Class<T> as) {
-        List<ScheduledMessage<T>> messages = new ArrayList<>();
-        long offset = 0;
-        while (true) {
-            MessagePage page = queue.client().pending(queue.name(), offset, PAGE);
-            if (page.total() > MAX_MESSAGES) {
-                throw new IllegalStateException("Queue " + queue.name() + " holds " + page.total()
-                        + " pending messages; DelayQueueTester lists at most " + MAX_MESSAGES);
-            }
-            for (QueuedMessage message : page.messages()) {
-                Instant dueAt = message.dueAt() != null ? message.dueAt() : page.serverTime();
-                T payload = as.cast(decode(queue, message.id(), message.payload(), decodeAs));
-                messages.add(new ScheduledMessage<>(message.id(), payload, message.headers(), dueAt,
-                        Duration.between(page.serverTime(), dueAt), message.attempts(), message.lastError(),
-                        message.enqueuedAt()));
-            }
-            if (page.messages().size() < PAGE) {
-                return messages;
-            }
-            offset += page.messages().size();
+        Pending pending = allPending(queue);
+        List<ScheduledMessage<T>> messages = new ArrayList<>(pending.messages().size());
+        for (QueuedMessage message : pending.messages()) {
+            Instant dueAt = message.dueAt() != null ? message.dueAt() : pending.serverTime();
+            T payload = as.cast(decode(queue, message.id(), message.payload(), decodeAs));
+            messages.add(new ScheduledMessage<>(message.id(), payload, message.headers(), dueAt,
+                    Duration.between(pending.serverTime(), dueAt), message.attempts(), message.lastError(),
+                    message.enqueuedAt(), message.group()));
         }
+        return messages;
     }
 
     private Object decode(QueueCatalog.Queue queue, String id, String json, Type type) {

@@ -21,12 +21,19 @@ import org.jspecify.annotations.Nullable;
  * @param lastError  the last handler error of a message waiting for a retry ({@code ExceptionClass: message}), or
  *                   {@code null}
  * @param enqueuedAt when it was sent (Redis clock), or {@code null} if the stored envelope cannot be read
+ * @param group      its {@code SendOptions.group group}, or {@code null} for a message sent without one
  * @param <T>        the payload type
  */
 public record ScheduledMessage<T>(String id, T payload, Map<String, String> headers, Instant dueAt, Duration dueIn,
-        int attempts, @Nullable String lastError, @Nullable Instant enqueuedAt) {
+        int attempts, @Nullable String lastError, @Nullable Instant enqueuedAt, @Nullable String group) {
 
     public ScheduledMessage {
         headers = Map.copyOf(headers);
+    }
+
+    /** A message without a group (the constructor of releases before {@link #group()}). */
+    public ScheduledMessage(String id, T payload, Map<String, String> headers, Instant dueAt, Duration dueIn,
+            int attempts, @Nullable String lastError, @Nullable Instant enqueuedAt) {
+        this(id, payload, headers, dueAt, dueIn, attempts, lastError, enqueuedAt, null);
     }
 }

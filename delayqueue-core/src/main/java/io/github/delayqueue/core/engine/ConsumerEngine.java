@@ -309,7 +309,8 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
             return null;
         }
         delivery.context = new MessageContext(queue, claimed.id(), claimed.attempt(),
-                Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers());
+                Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers(),
+                Envelope.groupOf(claimed.member()));
         return payload;
     }
 
@@ -499,7 +500,8 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
                 return;
             }
             MessageContext context = new MessageContext(queue, claimed.id(), claimed.attempt(),
-                    Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers());
+                    Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers(),
+                    Envelope.groupOf(claimed.member()));
             try {
                 payload = codec.decode(envelope.payload(), payloadType);
             } catch (RuntimeException e) { // a codec's message may quote the payload: only type, path and position
@@ -675,7 +677,8 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
             return;
         }
         MessageContext shown = context != null ? context : new MessageContext(queue, delivery.claimed.id(),
-                delivery.claimed.attempt(), Instant.ofEpochMilli(delivery.claimed.dueMs()), null, Map.of());
+                delivery.claimed.attempt(), Instant.ofEpochMilli(delivery.claimed.dueMs()), null, Map.of(),
+                Envelope.groupOf(delivery.claimed.member()));
         Duration handlerTime = Duration.ofNanos(System.nanoTime() - delivery.startNanos);
         for (DeliveryInterceptor interceptor : interceptors) {
             try {
@@ -698,7 +701,8 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         MessageContext context = delivery.context;
         if (context == null) { // still decoding: a context of what is known
             context = new MessageContext(queue, delivery.claimed.id(), delivery.claimed.attempt(),
-                    Instant.ofEpochMilli(delivery.claimed.dueMs()), null, Map.of());
+                    Instant.ofEpochMilli(delivery.claimed.dueMs()), null, Map.of(),
+                    Envelope.groupOf(delivery.claimed.member()));
         }
         TimeoutException timeout = new TimeoutException("handler timed out after " + options.handlerTimeout());
         timeout.setStackTrace(new StackTraceElement[0]); // the lease keeper's stack says nothing about the handler
