@@ -59,6 +59,16 @@ local function member_of(id, envelope)
   return string.sub(envelope, 3, 14) .. id
 end
 
+-- Whether `member` carries the sequence number of `envelope`, the stored envelope of its id (member_of's inverse, for
+-- the sequence alone: a claim's check per message, two short substrings). Every script writes a member and its
+-- envelope together, so a member that fails this is a stray: written by hand or left by an older release (a cancel
+-- that kept the member), naming a later message of the same id.
+local function same_sequence(member, envelope)
+  local first = string.byte(member, 1)
+  if first == 126 or first == 124 then return string.sub(member, 2, 9) == string.sub(envelope, 2, 9) end
+  return string.sub(member, 1, 12) == string.sub(envelope, 3, 14)
+end
+
 -- Reserves n sequence numbers from the queue's sequence key; returns the first
 local function reserve_sequence(sequence, n)
   return redis.call('INCRBY', sequence, n) - n + 1

@@ -1,0 +1,146 @@
+package io.github.delayqueue.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.redisson.api.RScoredSortedSet;
+import org.redisson.client.codec.StringCodec;
+
+import io.github.delayqueue.core.protocol.QueueKeys;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.Scripts;
+import io.github.delayqueue.testing.RedisContext;
+import io.github.delayqueue.testing.RedisExtension;
+
+/**
+ * Fences between a message's member and its envelope, and between two deliveries of one message: a member whose sequence
+ * number is not its envelope's is never delivered, and a settle sent again (its first run's reply lost) cannot take
+ * the lease of the delivery that came after it.
+ */
+@ExtendWith(RedisExtension.class)
+class FenceTest {
+
+    private static final long KEEP_DEAD_MS = Duration.ofDays(14).toMillis();
+
+    private final RedisContext redis;
+    private DelayQueueClient client;
+
+    FenceTest(RedisContext redis) {
+        this.redis = redis;
+    }
+
+    @BeforeEach
+    void setUp() {
+        client = redis.client();
+    }
+
+    private QueueOps ops(String queue) {
+        return new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+    }
+
+    private RScoredSortedSet<String> zset(String key) {
+        return redis.redisson().getScoredSortedSet(key, StringCodec.INSTANCE);
+    }
+
+    /**
+     * A member "~<seq8><id>" left in the delayed set with an older sequence number than its id's envelope (no script
+     * writes one; a hand edit, or another tool, can) names the id, so a claim would fetch the live envelope by it and
+     * deliver the message at the stray's due time, an hour early. The claim drops it instead: the message stays
+     * pending at its own due time, unattempted.
+     */
+    @Test
+    void aStrayMemberWithAnotherSequenceNumberDoesNotDeliverTheMessageEarly() {
+        String queue = "stray";
+        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        RScoredSortedSet<String> delayed = zset(keys.keys().get(1).toString());
+        String stray = "~00000001" + "s:1"; // an older sequence number than any send of this queue
+        delayed.add(Instant.now().minusSeconds(60).toEpochMilli(), stray);
+        client.send(queue, "later", Duration.ofHours(1), SendOptions.id("s:1"));
+        String real = delayed.valueRange(0, -1).stream().filter(m -> !m.equals(stray)).findFirst().orElseThrow();
+        double due = delayed.getScore(real);
+
+        QueueOps.ClaimResult result = ops(queue).claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE);
+
+        assertThat(result.messages()).as("delivered an hour early").isEmpty();
+        assertThat(delayed.valueRange(0, -1)).as("the stray dropped, the message kept").containsExactly(real);
+        assertThat(delayed.getScore(real)).isEqualTo(due);
+        assertThat(redis.redisson().getMap(keys.keys().get(3).toString(), StringCodec.INSTANCE).isExists())
+                .as("attempts").isFalse();
+        QueueStats stats = client.stats(queue);
+        assertThat(stats.pending()).isEqualTo(1);
+        assertThat(stats.inFlight()).isZero();
+        assertThat(client.deadLetters(queue, 10)).isEmpty();
+    }
+
+    /**
+     * The same for a grouped message: a stray member "|<seq8><group>\31<id>" in the group's pending set beside the
+     * real one (both due) is dropped from the group, and the message is delivered once, under its real member.
+     */
+    @Test
+    void aStrayGroupedMemberIsDroppedAndTheMessageDeliveredOnce() {
+        String queue = "stray-grouped";
+        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        String messages = keys.keys().get(0).toString();
+        RScoredSortedSet<String> pending = zset(messages.substring(0, messages.length() - "messages".length()) + "g:G:p");
+        client.sendAt(queue, "now", Instant.now().minusSeconds(1), SendOptions.id("g:1").group("G"));
+        String real = pending.first();
+        String stray = "|00000001G\u001fg:1";
+        pending.add(Instant.now().minusSeconds(60).toEpochMilli(), stray);
+
+        List<QueueOps.Claimed> claimed = ops(queue).claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();
+
+        assertThat(claimed).extracting(QueueOps.Claimed::member).containsExactly(real);
+        assertThat(claimed.get(0).attempt()).isEqualTo(1);
+        assertThat(pending.isExists()).as("the group's pending set").isFalse();
+        assertThat(ops(queue).settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.ACK, real, 1, 0, null))))
+                .containsExactly(true);
+        QueueStats stats = client.stats(queue);
+        assertThat(stats.pending() + stats.inFlight()).isZero();
+    }
+
+    /**
+     * A hand-back or later returns the claim's attempt (attempts k - 1), so the next claim is attempt k again. If the
+     * same op runs a second time after that claim (the Settler sends a failed batch again, Redisson sends a command
+     * again when its reply has not come: the first run may have applied), it must be stale, not pull the new delivery
+     * out of flight (its ack then stale, the message run a third time).
+     */
+    @ParameterizedTest
+    @EnumSource(value = QueueOps.SettleOp.class, names = { "HAND_BACK", "LATER" })
+    void aHandBackOrLaterSentAgainCannotTakeTheNextDeliverysLease(QueueOps.SettleOp op) {
+        String queue = "again-" + op;
+        client.sendAt(queue, "job", Instant.now().minusSeconds(1), SendOptions.id("a:1"));
+        QueueOps ops = ops(queue);
+        QueueOps.Claimed first = claimOne(ops);
+        long delay = op == QueueOps.SettleOp.HAND_BACK ? first.dueMs() : 0;
+        QueueOps.Settlement back = new QueueOps.Settlement(op, first.member(), first.attempt(), delay, null, true);
+        assertThat(ops.settle(List.of(back))).containsExactly(true);
+        QueueOps.Claimed second = claimOne(ops);
+        assertThat(second.attempt()).as("the attempt not counted").isEqualTo(1);
+
+        assertThat(ops.settle(List.of(back))).as("the same op sent again").containsExactly(false);
+
+        assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.ACK, second.member(), second.attempt(),
+                0, null, true)))).as("the second delivery's ack").containsExactly(true);
+        QueueStats stats = client.stats(queue);
+        assertThat(stats.pending() + stats.inFlight()).isZero();
+    }
+
+    private QueueOps.Claimed claimOne(QueueOps ops) {
+        List<QueueOps.Claimed> got = new CopyOnWriteArrayList<>();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            got.addAll(ops.claim(1, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages());
+            return !got.isEmpty();
+        });
+        return got.get(0);
+    }
+}
