@@ -12,7 +12,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.redisson.api.RScoredSortedSet;
 import org.redisson.client.codec.StringCodec;
 
@@ -112,13 +112,26 @@ class FenceTest {
      * A hand-back or later returns the claim's attempt (attempts k - 1), so the next claim is attempt k again. If the
      * same op runs a second time after that claim (the Settler sends a failed batch again, Redisson sends a command
      * again when its reply has not come: the first run may have applied), it must be stale, not pull the new delivery
-     * out of flight (its ack then stale, the message run a third time).
+     * out of flight (its ack then stale, the message run a third time). For an ungrouped message, a grouped one, and
+     * one stored by release 0.1 (envelope format 1).
      */
     @ParameterizedTest
-    @EnumSource(value = QueueOps.SettleOp.class, names = { "HAND_BACK", "LATER" })
-    void aHandBackOrLaterSentAgainCannotTakeTheNextDeliverysLease(QueueOps.SettleOp op) {
-        String queue = "again-" + op;
-        client.sendAt(queue, "job", Instant.now().minusSeconds(1), SendOptions.id("a:1"));
+    @CsvSource({ "HAND_BACK,plain", "LATER,plain", "HAND_BACK,grouped", "LATER,grouped", "HAND_BACK,format1",
+            "LATER,format1" })
+    void aHandBackOrLaterSentAgainCannotTakeTheNextDeliverysLease(QueueOps.SettleOp op, String kind) {
+        String queue = "again-" + op + "-" + kind;
+        String base = redis.prefix() + ":{" + queue + "}:";
+        switch (kind) {
+            case "grouped" -> client.sendAt(queue, "job", Instant.now().minusSeconds(1), SendOptions.id("a:1").group("G"));
+            case "format1" -> { // as release 0.1 wrote it (EnvelopeFormat1CompatibilityTest)
+                long now = Instant.now().toEpochMilli();
+                redis.redisson().getMap(base + "messages", StringCodec.INSTANCE).put("a:1",
+                        "1:00000000002a:" + now + ":0:\"job\"");
+                zset(base + "delayed").add(now - 1000, "00000000002a" + "a:1");
+                redis.redisson().getAtomicLong(base + "sequence").set(100);
+            }
+            default -> client.sendAt(queue, "job", Instant.now().minusSeconds(1), SendOptions.id("a:1"));
+        }
         QueueOps ops = ops(queue);
         QueueOps.Claimed first = claimOne(ops);
         long delay = op == QueueOps.SettleOp.HAND_BACK ? first.dueMs() : 0;
@@ -126,6 +139,11 @@ class FenceTest {
         assertThat(ops.settle(List.of(back))).containsExactly(true);
         QueueOps.Claimed second = claimOne(ops);
         assertThat(second.attempt()).as("the attempt not counted").isEqualTo(1);
+        if (op == QueueOps.SettleOp.HAND_BACK) {
+            assertThat(second.dueMs()).as("back at its due time").isEqualTo(first.dueMs());
+        }
+        assertThat(second.envelope()).as("the envelope but for its sequence number")
+                .endsWith(first.envelope().substring(kind.equals("format1") ? 14 : 9));
 
         assertThat(ops.settle(List.of(back))).as("the same op sent again").containsExactly(false);
 
@@ -133,6 +151,8 @@ class FenceTest {
                 0, null, true)))).as("the second delivery's ack").containsExactly(true);
         QueueStats stats = client.stats(queue);
         assertThat(stats.pending() + stats.inFlight()).isZero();
+        assertThat(zset(base + "g:G:i").isExists()).as("the group's in-flight set").isFalse();
+        assertThat(zset(base + "g:G:p").isExists()).as("the group's pending set").isFalse();
     }
 
     private QueueOps.Claimed claimOne(QueueOps ops) {

@@ -11,6 +11,12 @@
 --                                           to the delayed set at its due time and the attempt not counted
 --   "L<attempt>:<delay ms>:<member>"         later: the handler asked for it again in <delay ms>; not a failure,
 --                                           so the attempt is not counted and no error is recorded
+--   H and L give the attempt back, so the next claim is attempt <attempt> again: they put the message back under a
+--   new sequence number (its envelope rewritten, includes/members.lua's renumbered), so that the next delivery's
+--   member is not this one, and this op sent again (its reply lost: the Settler resends a failed batch, Redisson a
+--   command whose reply did not come) is stale rather than taking that delivery's lease. The price: one HGET of the
+--   envelope (H; L reads it anyway) and one HSET per op, one INCRBY per call, and the message's place among messages
+--   due at the same millisecond is that of a send at the hand-back.
 -- Returns: one string with a flag character per op: 1 applied, 0 stale (lease lost to a newer delivery, or
 --          message gone). One reply of N bytes rather than N integer replies, each decoded and boxed by the client.
 -- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
@@ -73,6 +79,7 @@ end
 if #members == 0 then return '' end
 local leases = redis.call('ZMSCORE', KEYS[3], unpack(members))
 local attempts = redis.call('HMGET', KEYS[4], unpack(ids))
+local seq = nil -- the last sequence number taken for the H and L ops that apply, reserved with one INCRBY
 local acked_members, acked_ids, windowed, retried = {}, {}, {}, {}
 for i, member in ipairs(members) do
   local op, attempt, id = ops[i], attempts_sent[i], ids[i]
@@ -95,14 +102,35 @@ for i, member in ipairs(members) do
       if earliest == nil or due < earliest then earliest = due end
     elseif op == 'H' or op == 'L' then
       local due = delays[i]
+      local envelope = redis.call('HGET', KEYS[1], id)
       if op == 'L' then
         due = now + due
-        local expiry = expiry_of(redis.call('HGET', KEYS[1], id))
+        local expiry = expiry_of(envelope)
         if expiry and due > expiry then due = expiry + 1 end
       end
       redis.call('ZREM', KEYS[3], member)
       if not head_read then old_head, head_read = head_score(KEYS[2]), true end
-      if string.byte(member, 1) == 124 then group_pend(queue, member, due, now) else redis.call('ZADD', KEYS[2], due, member) end
+      -- back under a new member (see the header); without an envelope (deleted by hand) the claim drops the member
+      local back = member
+      if envelope then
+        if seq == nil then
+          local n = 0
+          for k = i, #members do
+            if (ops[k] == 'H' or ops[k] == 'L') and leases[k] and attempts[k] == attempts_sent[k] then n = n + 1 end
+          end
+          seq = reserve_sequence(KEYS[9], n) - 1
+        end
+        seq = seq + 1
+        local fresh = renumbered(envelope, seq)
+        redis.call('HSET', KEYS[1], id, fresh)
+        back = member_of(id, fresh)
+      end
+      if string.byte(member, 1) == 124 then
+        if back ~= member then redis.call('ZREM', group_base(queue) .. 'g:' .. group_of(member) .. ':i', member) end
+        group_pend(queue, back, due, now)
+      else
+        redis.call('ZADD', KEYS[2], due, back)
+      end
       local previous = tonumber(attempt) - 1
       if previous > 0 then
         redis.call('HSET', KEYS[4], id, string.format('%d', previous))
