@@ -155,6 +155,37 @@ class FenceTest {
         assertThat(zset(base + "g:G:p").isExists()).as("the group's pending set").isFalse();
     }
 
+    /** The same in one settle call of several ops: a hand-back, an ack and a later, sent again after the next claim. */
+    @Test
+    void aBatchWithHandBacksAndLatersSentAgainIsStaleForEachOfThem() {
+        String queue = "again-batch";
+        for (String id : List.of("b:1", "b:2", "b:3")) {
+            client.sendAt(queue, id, Instant.now().minusSeconds(1), SendOptions.id(id));
+        }
+        QueueOps ops = ops(queue);
+        List<QueueOps.Claimed> first = ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();
+        assertThat(first).extracting(QueueOps.Claimed::id).containsExactly("b:1", "b:2", "b:3");
+        List<QueueOps.Settlement> batch = List.of(
+                new QueueOps.Settlement(QueueOps.SettleOp.HAND_BACK, first.get(0).member(), 1, first.get(0).dueMs(), null, true),
+                new QueueOps.Settlement(QueueOps.SettleOp.ACK, first.get(1).member(), 1, 0, null, true),
+                new QueueOps.Settlement(QueueOps.SettleOp.LATER, first.get(2).member(), 1, 0, null, true));
+        assertThat(ops.settle(batch)).containsExactly(true, true, true);
+        List<QueueOps.Claimed> second = new CopyOnWriteArrayList<>();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            second.addAll(ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages());
+            return second.size() >= 2;
+        });
+        assertThat(second).extracting(QueueOps.Claimed::id).containsExactly("b:1", "b:3");
+        assertThat(second).extracting(QueueOps.Claimed::attempt).containsExactly(1, 1);
+
+        assertThat(ops.settle(batch)).as("the batch sent again").containsExactly(false, false, false);
+
+        assertThat(ops.settle(second.stream().map(c -> new QueueOps.Settlement(QueueOps.SettleOp.ACK, c.member(),
+                c.attempt(), 0, null, true)).toList())).containsExactly(true, true);
+        QueueStats stats = client.stats(queue);
+        assertThat(stats.pending() + stats.inFlight()).isZero();
+    }
+
     private QueueOps.Claimed claimOne(QueueOps ops) {
         List<QueueOps.Claimed> got = new CopyOnWriteArrayList<>();
         await().atMost(Duration.ofSeconds(10)).until(() -> {

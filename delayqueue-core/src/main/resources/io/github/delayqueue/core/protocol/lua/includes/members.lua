@@ -86,3 +86,15 @@ local function renumbered(envelope, seq)
   if string.byte(envelope, 1) == 50 then return '2' .. encode8(seq) .. string.sub(envelope, 10) end
   return '1:' .. string.format('%012x', seq) .. string.sub(envelope, 15)
 end
+
+-- renumbered() for a message in flight under `member`, with `s8` = encode8(seq) (a caller renumbering several takes
+-- consecutive numbers and encodes them as enqueue.lua's batch path does): its envelope and member, the member cut from
+-- the old one rather than read back from the envelope's headers (member_of), when both are format 2
+local function renumber(id, member, envelope, seq, s8)
+  local first = string.byte(member, 1)
+  if string.byte(envelope, 1) == 50 and (first == 126 or first == 124) then
+    return '2' .. s8 .. string.sub(envelope, 10), string.sub(member, 1, 1) .. s8 .. string.sub(member, 10)
+  end
+  local fresh = renumbered(envelope, seq)
+  return fresh, member_of(id, fresh)
+end
