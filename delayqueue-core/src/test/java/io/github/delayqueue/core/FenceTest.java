@@ -83,6 +83,31 @@ class FenceTest {
     }
 
     /**
+     * A stray member in flight (an older release's claim, which did not check, took one) whose lease expires on the
+     * last attempt leaves; the message it named is not dead-lettered with it, and stays pending at its own due time.
+     */
+    @Test
+    void aStrayMemberWhoseLeaseExpiredOnTheLastAttemptDoesNotBuryTheMessage() {
+        String queue = "stray-expired";
+        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        client.send(queue, "later", Duration.ofHours(1), SendOptions.id("s:2"));
+        RScoredSortedSet<String> delayed = zset(keys.keys().get(1).toString());
+        RScoredSortedSet<String> inflight = zset(keys.keys().get(2).toString());
+        String real = delayed.first();
+        String stray = "~00000001" + "s:2";
+        inflight.add(Instant.now().minusSeconds(60).toEpochMilli(), stray);
+        redis.redisson().getMap(keys.keys().get(3).toString(), StringCodec.INSTANCE).put("s:2", "5");
+
+        QueueOps.ClaimResult result = ops(queue).claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE);
+
+        assertThat(result.messages()).isEmpty();
+        assertThat(client.deadLetters(queue, 10)).as("dead letters").isEmpty();
+        assertThat(inflight.isExists()).as("in flight").isFalse();
+        assertThat(delayed.valueRange(0, -1)).containsExactly(real);
+        assertThat(client.stats(queue).pending()).isEqualTo(1);
+    }
+
+    /**
      * The same for a grouped message: a stray member "|<seq8><group>\31<id>" in the group's pending set beside the
      * real one (both due) is dropped from the group, and the message is delivered once, under its real member.
      */
