@@ -117,9 +117,20 @@ if limit > 0 then
     -- a message past its expiry is never handed out: read from the envelope just fetched (no command for messages
     -- without one), it goes to the dead letters or is deleted, and its slot in the reply stays free (false)
     for i = 1, #members do
+      -- a stray member (includes/members.lua's stray: another sequence number than its id's envelope, so not that
+      -- message's member) is not delivered: it would hand out the message at the stray's due time, early, or twice.
+      -- It leaves delayed below, or its group's set here (not counted: no script wrote it); the real member is
+      -- untouched. One compare of two 8-byte substrings per message, no command.
+      if envelopes[i] and stray(members[i], envelopes[i]) then
+        envelopes[i] = false
+        if string.byte(members[i], 1) == 124 then
+          redis.call('ZREM', group_base(queue) .. 'g:' .. group_of(members[i]) .. ':p', members[i])
+        end
       -- a grouped member without an envelope (deleted by hand, or cancelled by an older release) would stay at its
       -- group's head for good and keep the group due: it leaves the group (an ungrouped one leaves delayed below)
-      if not envelopes[i] and string.byte(members[i], 1) == 124 then group_forget(queue, members[i], now) end
+      elseif not envelopes[i] and string.byte(members[i], 1) == 124 then
+        group_forget(queue, members[i], now)
+      end
       local expiry = expiry_of(envelopes[i])
       if expiry and expiry < now then
         local attempts = tonumber(redis.call('HGET', KEYS[4], ids[i]) or '0')

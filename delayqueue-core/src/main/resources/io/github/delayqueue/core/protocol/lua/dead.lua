@@ -41,13 +41,7 @@ for _, key in ipairs(keys) do
       delete_dead(queue, { key })
       if op == 'requeue' and envelope then
         -- a new sequence number in the envelope's own format; the rest (enqueued time, body) is kept
-        local seq = reserve_sequence(KEYS[9], 1)
-        local fresh
-        if string.byte(envelope, 1) == 50 then
-          fresh = '2' .. encode8(seq) .. string.sub(envelope, 10)
-        else
-          fresh = '1:' .. string.format('%012x', seq) .. string.sub(envelope, 15)
-        end
+        local fresh = renumbered(envelope, reserve_sequence(KEYS[9], 1))
         redis.call('HSET', KEYS[1], id, fresh)
         local member = member_of(id, fresh)
         if string.byte(member, 1) == 124 then

@@ -11,6 +11,13 @@
 --                                           to the delayed set at its due time and the attempt not counted
 --   "L<attempt>:<delay ms>:<member>"         later: the handler asked for it again in <delay ms>; not a failure,
 --                                           so the attempt is not counted and no error is recorded
+--   H and L give the attempt back, so the next claim is attempt <attempt> again: they put the message back under a
+--   new sequence number (its envelope rewritten, includes/members.lua's renumbered), so that the next delivery's
+--   member is not this one, and this op sent again (its reply lost: the Settler resends a failed batch, Redisson a
+--   command whose reply did not come) is stale rather than taking that delivery's lease. The price: one HMGET of
+--   their envelopes, one INCRBY and one HSET per call (no more command per op: an L read its envelope before, one
+--   HGET per op), the envelopes copied in Lua, and the message's place among messages due at the same millisecond is
+--   that of a send at the hand-back.
 -- Returns: one string with a flag character per op: 1 applied, 0 stale (lease lost to a newer delivery, or
 --          message gone). One reply of N bytes rather than N integer replies, each decoded and boxed by the client.
 -- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
@@ -39,6 +46,7 @@ local result = {}
 -- deleted with variadic commands at the end: a batch holds at most one current delivery per id and
 -- every op touches only its own id, so reading the fences up front is the same as reading them one by one.
 local ops, attempts_sent, delays, texts, members, ids = {}, {}, {}, {}, {}, {}
+local backs = {} -- the H and L ops (see the header), by position: nothing more for a batch without one
 local j = 2
 while j <= #ARGV do
   local entry = ARGV[j]
@@ -55,6 +63,7 @@ while j <= #ARGV do
     local second = string.find(entry, ':', colon + 1, true)
     delays[n] = tonumber(string.sub(entry, colon + 1, second - 1))
     member = string.sub(entry, second + 1)
+    backs[#backs + 1] = n
     j = j + 1
   else
     if op == 'R' then
@@ -73,6 +82,24 @@ end
 if #members == 0 then return '' end
 local leases = redis.call('ZMSCORE', KEYS[3], unpack(members))
 local attempts = redis.call('HMGET', KEYS[4], unpack(ids))
+-- The H and L ops that apply: their envelopes read with one HMGET, their new sequence numbers reserved with one INCRBY,
+-- and the envelopes renumbered written with one HSET after the loop
+local back_envelopes, seq, rewritten = {}, nil, {}
+local prefix = nil -- the first 7 digits of seq, encoded again every 64 numbers (enqueue.lua's batch path)
+if #backs > 0 then
+  local back_ids, applying = {}, {}
+  for _, i in ipairs(backs) do
+    if leases[i] and attempts[i] == attempts_sent[i] then
+      back_ids[#back_ids + 1] = ids[i]
+      applying[#applying + 1] = i
+    end
+  end
+  if #back_ids > 0 then
+    local read = redis.call('HMGET', KEYS[1], unpack(back_ids))
+    for k, i in ipairs(applying) do back_envelopes[i] = read[k] end
+    seq = reserve_sequence(KEYS[9], #back_ids) - 1
+  end
+end
 local acked_members, acked_ids, windowed, retried = {}, {}, {}, {}
 for i, member in ipairs(members) do
   local op, attempt, id = ops[i], attempts_sent[i], ids[i]
@@ -95,14 +122,31 @@ for i, member in ipairs(members) do
       if earliest == nil or due < earliest then earliest = due end
     elseif op == 'H' or op == 'L' then
       local due = delays[i]
+      local envelope = back_envelopes[i]
       if op == 'L' then
         due = now + due
-        local expiry = expiry_of(redis.call('HGET', KEYS[1], id))
+        local expiry = expiry_of(envelope)
         if expiry and due > expiry then due = expiry + 1 end
       end
       redis.call('ZREM', KEYS[3], member)
       if not head_read then old_head, head_read = head_score(KEYS[2]), true end
-      if string.byte(member, 1) == 124 then group_pend(queue, member, due, now) else redis.call('ZADD', KEYS[2], due, member) end
+      -- back under a new member (see the header); without an envelope (deleted by hand) the claim drops the member
+      local back = member
+      if envelope then
+        seq = seq + 1
+        local last = seq % 64
+        if prefix == nil or last == 0 then prefix = string.sub(encode8(seq), 1, 7) end
+        local fresh
+        fresh, back = renumber(id, member, envelope, seq, prefix .. string.sub(DIGITS64, last + 1, last + 1))
+        rewritten[#rewritten + 1] = id
+        rewritten[#rewritten + 1] = fresh
+      end
+      if string.byte(member, 1) == 124 then
+        if back ~= member then redis.call('ZREM', group_base(queue) .. 'g:' .. group_of(member) .. ':i', member) end
+        group_pend(queue, back, due, now)
+      else
+        redis.call('ZADD', KEYS[2], due, back)
+      end
       local previous = tonumber(attempt) - 1
       if previous > 0 then
         redis.call('HSET', KEYS[4], id, string.format('%d', previous))
@@ -118,6 +162,7 @@ for i, member in ipairs(members) do
     result[i] = '0'
   end
 end
+if #rewritten > 0 then redis.call('HSET', KEYS[1], unpack(rewritten)) end
 if #acked_ids > 0 then
   remember(queue, windowed) -- one HMGET ('A' acks only): ids sent with a dedup window stay taken for it
   -- what forget() does, for the whole batch (the windows of remembered ids are deleted by remember()), but for the
