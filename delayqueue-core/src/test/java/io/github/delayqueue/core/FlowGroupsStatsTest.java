@@ -158,4 +158,25 @@ class FlowGroupsStatsTest {
         assertThat(held.throttled()).isEqualTo(15);
         assertThat(held.throttledByGroups()).isEqualTo(8);
     }
+
+    @Test
+    void aPartitionedQueueSumsWhatEachPartitionsGroupsHoldBack() {
+        String queue = "throttled-group-partitioned";
+        int n = 3;
+        DelayQueueClient client = DelayQueueClient.create(redis.redisson(),
+                ClientOptions.builder().keyPrefix(redis.prefix()).partitions(queue, n).build());
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            batch.add(SendRequest.of("m", Duration.ZERO, SendOptions.id("a" + i).group(i < 9 ? "A" : "B")));
+        }
+        client.sendAll(queue, batch);
+        await().until(() -> client.stats(queue).ready() == 12);
+        Scripts scripts = new Scripts(redis.redisson());
+        for (int p = 0; p < n; p++) {
+            new QueueOps(scripts, QueueKeys.of(redis.prefix(), queue, p, n)).holdGroup(60_000, "A"); // as a slow-down does
+        }
+        QueueFlow flow = client.stats(queue).flow();
+        assertThat(flow.throttled()).isEqualTo(9);
+        assertThat(flow.throttledByGroups()).isEqualTo(9);
+    }
 }
