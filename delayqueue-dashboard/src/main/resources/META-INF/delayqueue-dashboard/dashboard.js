@@ -262,6 +262,7 @@
                 stat('flowRate', 'rate limit', f.rateLimit || 'none'),
                 stat('flowClaims', 'claimed, last 10 s', perSecond),
                 stat('flowThrottled', 'throttled (due, held by a limit)', f.throttled),
+                f.throttledByGroups > 0 ? stat('flowThrottledByGroups', 'of them, by group limits', f.throttledByGroups) : null,
                 stat('flowCap', 'in flight / cap', f.maxInFlight !== null && f.maxInFlight !== undefined
                     ? [v.inFlight + ' / ' + f.maxInFlight, f.atMaxInFlight ? ' ' : null, f.atMaxInFlight ? el('span', { className: 'badge paused', id: 'at-cap' }, 'at cap') : null]
                     : 'no cap'),

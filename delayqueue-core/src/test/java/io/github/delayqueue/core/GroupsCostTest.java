@@ -77,6 +77,29 @@ class GroupsCostTest {
     }
 
     /**
+     * The stats of a queue without groups run exactly the Redis commands they ran before {@code throttled} counted the
+     * groups' held messages (the maps below, counted the same way on main @ 9925730): without limits, and with a
+     * queue-wide cap that holds due messages back (the paused check then runs).
+     */
+    @Test
+    void anUngroupedStatsRunsTheCommandsItRanBeforeThrottledCountedGroups() {
+        onOwnServer((port, redisson, client) -> {
+            QueueOps ops = new QueueOps(new Scripts(redisson), QueueKeys.of(client.options().keyPrefix(), "plain"));
+            for (int i = 0; i < 3; i++) {
+                client.sendAt("plain", "m" + i, Instant.now().minusSeconds(1));
+            }
+            client.stats("plain"); // the script loaded
+            TreeMap<String, Long> plain = counted(port, () -> assertThat(client.stats("plain").ready()).isEqualTo(3));
+            assertThat(ops.claim(10, 60_000, 5, 100, Duration.ofDays(1).toMillis(), 1000, ClaimLimits.of(null, 1, 0, 1))
+                    .messages()).hasSize(1);
+            TreeMap<String, Long> capped = counted(port, () -> assertThat(client.stats("plain").flow().throttled())
+                    .isEqualTo(2));
+            assertThat(plain).hasToString("{hget=1, hmget=1, time=1, zcard=3, zcount=1, zrange=1, zscore=1}");
+            assertThat(capped).hasToString("{hexists=1, hget=1, hmget=1, time=1, zcard=4, zcount=1, zrange=1, zscore=1}");
+        });
+    }
+
+    /**
      * Sends {@code backlog} messages of group G, all due; a first claim takes one and puts G at its limit; then a
      * message of group H is sent and one claim is counted: the commands it ran, by name.
      */

@@ -44,6 +44,9 @@ class GroupsStatsTest {
             QueueStats stats = client.stats(queue);
             assertThat(stats.pending()).isEqualTo(1);
             assertThat(stats.ready()).isEqualTo(1); // due, held back by its group's limit: a backlog
+            // and throttled: held on purpose, not waiting for a consumer (ready - throttled is 0)
+            assertThat(stats.flow().throttled()).isEqualTo(1);
+            assertThat(stats.flow().throttledByGroups()).isEqualTo(1);
             assertThat(stats.nextDueAt()).isAfter(stats.serverTime().plus(Duration.ofMinutes(50))); // the next permit
         } finally {
             consumer.stop();

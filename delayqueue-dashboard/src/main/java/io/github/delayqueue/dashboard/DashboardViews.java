@@ -41,11 +41,13 @@ final class DashboardViews {
 
     /**
      * A queue's flow control as Redis holds it, over every instance ({@link QueueFlow}); {@code null} in a
-     * {@link QueueView} for a queue without limits, hold or counted claims. {@code holdEndsInMillis} is the hold's end
+     * {@link QueueView} for a queue without limits, hold, counted claims or throttled messages (a queue with group
+     * limits only has one while a group holds due messages back). {@code holdEndsInMillis} is the hold's end
      * minus the Redis clock.
      */
     record FlowView(@Nullable String rateLimit, @Nullable Integer maxInFlight, @Nullable Double claimsPerSecond,
-            long throttled, @Nullable Instant holdUntil, @Nullable Long holdEndsInMillis, boolean atMaxInFlight) {
+            long throttled, long throttledByGroups, @Nullable Instant holdUntil, @Nullable Long holdEndsInMillis,
+            boolean atMaxInFlight) {
 
         static @Nullable FlowView of(QueueFlow flow, Instant now) {
             if (flow.equals(QueueFlow.NONE)) {
@@ -55,7 +57,8 @@ final class DashboardViews {
             Instant hold = flow.holdUntil();
             return new FlowView(flow.rateLimit() == null ? null : flow.rateLimit().toString(),
                     flow.maxInFlight() == 0 ? null : flow.maxInFlight(),
-                    perSecond == null ? null : Math.round(perSecond * 1000) / 1000.0, flow.throttled(), hold,
+                    perSecond == null ? null : Math.round(perSecond * 1000) / 1000.0, flow.throttled(),
+                    flow.throttledByGroups(), hold,
                     hold == null ? null : Duration.between(now, hold).toMillis(), flow.atMaxInFlight());
         }
     }

@@ -57,8 +57,11 @@ public final class DelayQueueTester {
     public static final int MAX_MESSAGES = 10_000;
 
     private static final int PAGE = 1000;
-    /** The groups index's member in delayed (includes/groups.lua GROUPS_MARK): never a message. */
-    private static final String GROUPS_MARK = "|--------\u001f";
+    /**
+     * The groups index's member in delayed (includes/groups.lua GROUPS_MARK): never a message. A copy, held equal to
+     * the script's by GroupsMarkTests.
+     */
+    static final String GROUPS_MARK = "|--------\u001f";
 
     private static final Duration POLL = Duration.ofMillis(20);
 

@@ -17,17 +17,22 @@ import io.github.delayqueue.core.RateLimit;
  * @param rate      messages claimed per second, or {@code null} when not counted
  * @param throttled due messages the limits or a hold hold back now
  * @param holdMs    the end of an active hold (ms, Redis clock), or {@code null}
+ * @param byGroups  the part of {@code throttled} their groups' limits or holds hold back
  */
-record FlowPart(@Nullable ClaimLimits limits, @Nullable Double rate, long throttled, @Nullable Long holdMs) {
+record FlowPart(@Nullable ClaimLimits limits, @Nullable Double rate, long throttled, @Nullable Long holdMs,
+        long byGroups) {
 
     /** The most periods a rate is written in: the first in which its permits are a whole number is used. */
     private static final List<Duration> PERIODS = List.of(Duration.ofSeconds(1), Duration.ofMinutes(1),
             Duration.ofHours(1), Duration.ofDays(1));
 
-    /** stats.lua's four flow items: limits ("interval:tolerance:cap" or ""), rate ("" none), throttled, hold ("" none). */
-    static FlowPart of(String limits, String rate, long throttled, String hold) {
+    /**
+     * stats.lua's five flow items: limits ("interval:tolerance:cap" or ""), rate ("" none), throttled, hold ("" none),
+     * the part of throttled held by groups.
+     */
+    static FlowPart of(String limits, String rate, long throttled, String hold, long byGroups) {
         return new FlowPart(recorded(limits), rate.isEmpty() ? null : Double.valueOf(rate), throttled,
-                hold.isEmpty() ? null : Long.valueOf(hold));
+                hold.isEmpty() ? null : Long.valueOf(hold), byGroups);
     }
 
     /** flow.lua's record of the limits, as {@link ClaimLimits#scriptArgs()} wrote its first three. */
@@ -42,13 +47,14 @@ record FlowPart(@Nullable ClaimLimits limits, @Nullable Double rate, long thrott
         return new ClaimLimits(Double.parseDouble(parts[0]), Double.parseDouble(parts[1]), Integer.parseInt(parts[2]), 0);
     }
 
-    /** The queue's flow: its partitions' limits, rates and throttled messages summed, the latest hold. */
+    /** The queue's flow: its partitions' limits, rates and throttled messages (by groups too) summed, the latest hold. */
     static QueueFlow sum(List<FlowPart> parts, long inFlight) {
         double permitsPerSecond = 0;
         long burst = 0;
         int cap = 0;
         Double rate = null;
         long throttled = 0;
+        long byGroups = 0;
         Long hold = null;
         for (FlowPart part : parts) {
             ClaimLimits limits = part.limits();
@@ -63,12 +69,13 @@ record FlowPart(@Nullable ClaimLimits limits, @Nullable Double rate, long thrott
                 rate = (rate == null ? 0 : rate) + part.rate();
             }
             throttled += part.throttled();
+            byGroups += part.byGroups();
             if (part.holdMs() != null && (hold == null || part.holdMs() > hold)) {
                 hold = part.holdMs();
             }
         }
         return new QueueFlow(permitsPerSecond > 0 ? rateLimit(permitsPerSecond, burst) : null, cap, rate, throttled,
-                hold == null ? null : Instant.ofEpochMilli(hold), cap > 0 && inFlight >= cap);
+                byGroups, hold == null ? null : Instant.ofEpochMilli(hold), cap > 0 && inFlight >= cap);
     }
 
     /**

@@ -483,7 +483,8 @@ public final class QueueOps {
     }
 
     static FlowPart flowPart(List<Object> out) {
-        return FlowPart.of(out.get(6).toString(), out.get(7).toString(), number(out.get(8)), out.get(9).toString());
+        return FlowPart.of(out.get(6).toString(), out.get(7).toString(), number(out.get(8)), out.get(9).toString(),
+                number(out.get(10)));
     }
 
     /** Which set {@link #page} reads; {@link #arg} is its name in peek.lua's arguments. */

@@ -373,8 +373,8 @@ public class DelayQueueEndpoint {
 
     /**
      * The queue's flow control as Redis holds it (every instance together), or {@code null} for a queue with no
-     * limits recorded, no hold and no claim rate counted, so that the JSON of a queue without flow control is as it
-     * was.
+     * limits recorded, no hold, no claim rate counted and nothing throttled, so that the JSON of a queue without flow
+     * control is as it was. A queue with group limits only has one while a group holds due messages back.
      */
     static @Nullable FlowDescriptor flow(QueueFlow flow) {
         if (flow.equals(QueueFlow.NONE)) {
@@ -383,8 +383,8 @@ public class DelayQueueEndpoint {
         RateLimit rate = flow.rateLimit();
         Double perSecond = flow.claimsPerSecond();
         return new FlowDescriptor(rate == null ? null : rate.toString(), flow.maxInFlight() == 0 ? null : flow.maxInFlight(),
-                perSecond == null ? null : Math.round(perSecond * 1000) / 1000.0, flow.throttled(), flow.holdUntil(),
-                flow.atMaxInFlight());
+                perSecond == null ? null : Math.round(perSecond * 1000) / 1000.0, flow.throttled(),
+                flow.throttledByGroups(), flow.holdUntil(), flow.atMaxInFlight());
     }
 
     private ConsumerDescriptor consumer(DelayQueueConsumer consumer, boolean paused) {
@@ -438,13 +438,22 @@ public class DelayQueueEndpoint {
      * @param maxInFlight     the cap on messages in flight, or {@code null} for none
      * @param claimsPerSecond messages claimed per second over every instance, over about the last 10 s, or {@code null}
      *                        when not counted (a queue without limits)
-     * @param throttled       due messages the limits or a hold keep in Redis now: the throttled backlog, part of
-     *                        {@code ready}
+     * @param throttled       due messages the limits or a hold keep in Redis now (the queue's and its groups'): the
+     *                        throttled backlog, part of {@code ready}
+     * @param throttledByGroups the part of {@code throttled} held back by their groups' limits or holds
+     *                        ({@link QueueFlow#throttledByGroups()})
      * @param holdUntil       the end of a hold a handler's {@code SlowDownException} set, or {@code null} when none is on
      * @param atMaxInFlight   whether the messages in flight have reached {@code maxInFlight}
      */
     public record FlowDescriptor(@Nullable String rateLimit, @Nullable Integer maxInFlight,
-            @Nullable Double claimsPerSecond, long throttled, @Nullable Instant holdUntil, boolean atMaxInFlight) {
+            @Nullable Double claimsPerSecond, long throttled, long throttledByGroups, @Nullable Instant holdUntil,
+            boolean atMaxInFlight) {
+
+        /** A flow with nothing throttled by groups: the constructor of the earlier release. */
+        public FlowDescriptor(@Nullable String rateLimit, @Nullable Integer maxInFlight,
+                @Nullable Double claimsPerSecond, long throttled, @Nullable Instant holdUntil, boolean atMaxInFlight) {
+            this(rateLimit, maxInFlight, claimsPerSecond, throttled, 0, holdUntil, atMaxInFlight);
+        }
     }
 
     /**

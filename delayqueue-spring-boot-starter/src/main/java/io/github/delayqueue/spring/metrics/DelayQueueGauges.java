@@ -87,8 +87,8 @@ public final class DelayQueueGauges implements SmartLifecycle {
                 gauge("queue.in.flight", "Messages claimed by a consumer and not yet settled", snapshot,
                         QueueStats::inFlight);
                 gauge("queue.dead", "Dead letters", snapshot, QueueStats::dead);
-                gauge("queue.throttled", "Due messages the flow limits or a slow-down hold keep in Redis now (part of "
-                        + "ready)", snapshot, stats -> stats.flow().throttled());
+                gauge("queue.throttled", "Due messages the flow limits (queue-wide or per group) or a slow-down "
+                        + "hold keep in Redis now (part of ready)", snapshot, stats -> stats.flow().throttled());
             }
         }
         AtomicInteger threads = new AtomicInteger();

@@ -11,6 +11,7 @@ import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueException;
+import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
@@ -245,5 +246,18 @@ class DelayQueueEndpointTests {
                 .isThrownBy(() -> endpoint.targetAction("WORK", "schedules", "nightly", "explode", null));
         assertThatExceptionOfType(InvalidEndpointRequestException.class)
                 .isThrownBy(() -> endpoint.queueSection("WORK", "schedules", null, 0));
+    }
+
+    @Test
+    void aQueueWithGroupLimitsOnlyShowsItsFlowWhileAGroupHoldsDueMessagesBack() {
+        // no queue-wide limit, hold or counted claims: the flow is there for what the groups throttle
+        DelayQueueEndpoint.FlowDescriptor flow = DelayQueueEndpoint.flow(new QueueFlow(null, 0, null, 8, 8, null, false));
+        assertThat(flow).isNotNull();
+        assertThat(flow.throttled()).isEqualTo(8);
+        assertThat(flow.throttledByGroups()).isEqualTo(8);
+        assertThat(flow.rateLimit()).isNull();
+        // once they go, nothing is left to show: the JSON of a queue without flow control
+        assertThat(DelayQueueEndpoint.flow(new QueueFlow(null, 0, null, 0, 0, null, false))).isNull();
+        assertThat(DelayQueueEndpoint.flow(QueueFlow.NONE)).isNull();
     }
 }

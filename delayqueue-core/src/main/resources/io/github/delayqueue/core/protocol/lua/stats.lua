@@ -3,11 +3,17 @@
 -- ARGV: 1 wake channel (unused)
 -- Returns: now, pending, due now, in flight, dead, next due ('' if none), then the flow state (flow.lua's flow_view):
 --          the limits the claims apply ('' none), the claim rate per second ('' when not counted), the due messages
---          the limits or a hold hold back now (0 while paused), the end of an active hold ('' none).
+--          the limits or a hold hold back now (0 while paused), the end of an active hold ('' none), and the part of
+--          those a group's limits or hold hold back (0 while paused).
 -- Grouped messages (includes/groups.lua) count as pending from the group-flow hash's counter; as due now, those of
 -- the first 100 groups by rank (a read bounded like a claim), whether or not a group limit or hold lets them be
 -- claimed yet; the next due time is the earliest of the ungrouped messages (delayed without the groups' marker,
 -- which may stand at a sweep time) and the groups' next claim times (the index's first score below CAPPED).
+-- Throttled: the due grouped messages, among those counted as due, of the groups whose index score is past now (a
+-- next permit or a hold in the future, or CAPPED at the in-flight cap: a claim does not read them), then of the rest
+-- of the due messages those beyond the queue-wide limits' room. A group whose turn has come counts as claimable whole
+-- (the index does not say how many permits it has; the claim that takes some re-scores it). No command beyond the
+-- count of `ready`: the scores come with the index read, and an ungrouped queue runs what it ran before.
 --- @include "clock"
 --- @include "wake"
 --- @include "flow"
@@ -18,6 +24,7 @@ local next_due = nil
 local head = redis.call('ZRANGE', KEYS[2], 0, 1, 'WITHSCORES')
 if head[1] == GROUPS_MARK then head = {head[3], head[4]} end
 if head[2] then next_due = tonumber(head[2]) end
+local by_groups = 0 -- due grouped messages of the groups a claim would not read now (their limits or hold)
 local pending, ready = redis.call('ZCARD', KEYS[2]), redis.call('ZCOUNT', KEYS[2], '-inf', now)
 local grouped = tonumber(redis.call('HGET', group_base(queue_keys(KEYS)) .. 'group-flow', 'pending') or '0')
 local mark = redis.call('ZSCORE', KEYS[2], GROUPS_MARK)
@@ -30,7 +37,9 @@ if grouped > 0 or mark then
   pending = pending + grouped
   local groups = redis.call('ZRANGE', base .. 'groups', 0, 99, 'WITHSCORES')
   for i = 1, #groups, 2 do
-    ready = ready + redis.call('ZCOUNT', base .. 'g:' .. groups[i] .. ':p', '-inf', now)
+    local due = redis.call('ZCOUNT', base .. 'g:' .. groups[i] .. ':p', '-inf', now)
+    ready = ready + due
+    if tonumber(groups[i + 1]) > now then by_groups = by_groups + due end
   end
   if groups[2] and tonumber(groups[2]) < CAPPED and (next_due == nil or tonumber(groups[2]) < next_due) then
     next_due = tonumber(groups[2])
@@ -39,7 +48,12 @@ end
 local limits, rate, room, hold = flow_view(KEYS[11], KEYS[3], now, now_us)
 -- a paused queue hands nothing out whatever the limits: the pause holds its due messages, not a limit
 local throttled = 0
-if room >= 0 and ready > room and redis.call('HEXISTS', KEYS[10], 'since') == 0 then throttled = ready - room end
+if (by_groups > 0 or (room >= 0 and ready > room)) and redis.call('HEXISTS', KEYS[10], 'since') == 0 then
+  throttled = by_groups
+  if room >= 0 and ready - by_groups > room then throttled = ready - room end
+else
+  by_groups = 0
+end
 return {
   string.format('%d', now),
   pending,
@@ -50,5 +64,6 @@ return {
   limits,
   rate,
   throttled,
-  hold and string.format('%d', hold) or ''
+  hold and string.format('%d', hold) or '',
+  by_groups
 }
