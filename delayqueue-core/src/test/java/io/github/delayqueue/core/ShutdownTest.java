@@ -135,7 +135,7 @@ class ShutdownTest {
         await().atMost(Duration.ofSeconds(20)).untilAsserted(
                 () -> assertThat(returned.get()).as("the handler saw the interrupt and returned").isEqualTo(1));
         // an acknowledgement, if one were sent, would follow the return: it must not arrive
-        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(10))
                 .until(() -> client.stats(queue).inFlight() == 1);
         QueueStats stats = client.stats(queue);
         assertThat(stats.inFlight()).as("work abandoned by shutdown stays in flight").isEqualTo(1);
