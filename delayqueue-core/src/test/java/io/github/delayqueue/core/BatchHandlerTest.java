@@ -215,14 +215,17 @@ class BatchHandlerTest {
     void leasesOfASlowBatchAreExtendedWhileItRuns() {
         String queue = "batch-slow";
         sendDue(queue, "a", "b", "c");
-        ConsumerOptions shortLease = OPTIONS.toBuilder().visibilityTimeout(Duration.ofMillis(300)).build();
+        // the keeper extends every third of the lease, and the batch holds 3 of the consumer's 10 message slots: its
+        // poller, asleep until the lease deadline, takes the messages again if an extension runs over a lease's two
+        // thirds late. 300 ms leases (200 ms late) did not hold on a loaded machine; 2 s ones (1.3 s late) do
+        ConsumerOptions shortLease = OPTIONS.toBuilder().visibilityTimeout(Duration.ofSeconds(2)).build();
         consumer = client.newBatchConsumer(queue, Row.class, items -> {
             record(items);
-            Thread.sleep(1_500); // five leases long
+            Thread.sleep(5_000); // two and a half leases long
         }, BatchOptions.of(10), shortLease);
         consumer.start();
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> handled().size() >= 3);
+        await().atMost(Duration.ofSeconds(30)).until(() -> handled().size() >= 3);
         awaitSettled(queue);
         assertThat(handled()).containsExactlyInAnyOrder("a@1", "b@1", "c@1"); // no redelivery while it ran
     }

@@ -44,7 +44,7 @@ class ConsumerFailureTest {
             assertThat(victim.failure()).hasMessageContaining("failure-victim").hasMessageContaining("ended without a stop");
             assertThat(victim.isRunning()).isTrue(); // started and not stopped: the registry still holds it
             client.send("failure-victim", "second", Duration.ZERO);
-            await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).until(() -> !handled.contains("second"));
+            await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(10)).until(() -> !handled.contains("second"));
             assertThat(healthy.failure()).isNull();
         } finally {
             victim.stop();

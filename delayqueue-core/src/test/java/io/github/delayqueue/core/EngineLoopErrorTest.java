@@ -77,7 +77,10 @@ class EngineLoopErrorTest {
         consumer = client.newConsumer(queue, String.class, (payload, context) -> {
             started.add(payload + "#" + context.attempt());
             release.await(30, TimeUnit.SECONDS);
-        }, ConsumerOptions.builder().visibilityTimeout(Duration.ofMillis(600)).build());
+            // a 3 s lease, extended every second: the witness below is redelivered (failing the test) only if the
+            // keeper runs 2 s late. With 600 ms (every 200 ms) a keeper 400 ms late on a loaded machine let the
+            // poller, asleep until the lease deadline, take the witness again while its handler ran
+        }, ConsumerOptions.builder().visibilityTimeout(Duration.ofSeconds(3)).build());
         consumer.start();
 
         RScoredSortedSet<String> inflight = redis.redisson()
@@ -90,7 +93,7 @@ class EngineLoopErrorTest {
         client.send(queue, "witness", Duration.ZERO, SendOptions.id("witness"));
         await().atMost(Duration.ofSeconds(20)).until(() -> started.contains("witness#1"));
         Double first = inflight.getScore(inflight.first());
-        // the keeper extends the witness's lease (every 200 ms) long past its first 600 ms
+        // the keeper extends the witness's lease (every second): its deadline moves a second or more past the one read here
         await().atMost(Duration.ofSeconds(20)).until(() -> inflight.getScore(inflight.first()) >= first + 1_000);
         assertThat(started).containsExactly("victim#1", "witness#1"); // never redelivered while it runs
         assertThat(errors).anyMatch(m -> m.contains("extending leases failed"));

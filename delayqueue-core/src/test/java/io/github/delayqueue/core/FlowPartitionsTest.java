@@ -101,7 +101,7 @@ class FlowPartitionsTest {
             batch.add(SendRequest.of("m" + i, Duration.ZERO));
         }
         producer.sendAll(queue, batch);
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(starts::isEmpty);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(10)).until(starts::isEmpty);
         producer.resume(queue);
 
         await().atMost(DEADLINE).until(() -> starts.size() >= messages);

@@ -67,8 +67,17 @@ class IdentityTest {
 
     @Test
     void ifAbsentKeepsTheFirst() {
-        String first = client.send(QUEUE, "first", Duration.ofMillis(400), SendOptions.id("absent:1"));
-        String second = client.send(QUEUE, "second", Duration.ofMillis(50), SendOptions.id("absent:1"));
+        // paused until both sends are written: a machine that stalled 400 ms between them delivered and acknowledged
+        // "first" before the second send, which then wrote "second" under the free id
+        client.pause(QUEUE);
+        String first;
+        String second;
+        try {
+            first = client.send(QUEUE, "first", Duration.ofMillis(400), SendOptions.id("absent:1"));
+            second = client.send(QUEUE, "second", Duration.ofMillis(50), SendOptions.id("absent:1"));
+        } finally {
+            client.resume(QUEUE);
+        }
 
         assertThat(first).isEqualTo("absent:1").isEqualTo(second);
         await().atMost(Duration.ofSeconds(20)).until(() -> received.stream().anyMatch(r -> r.startsWith("absent:1=")));
@@ -78,9 +87,16 @@ class IdentityTest {
 
     @Test
     void replaceKeepsTheLastAndMovesItsDueTime() {
-        client.send(QUEUE, "old", Duration.ofMillis(100), SendOptions.id("replace:1"));
-        long before = client.stats(QUEUE).serverTime().toEpochMilli();
-        client.send(QUEUE, "new", Duration.ofMillis(700), SendOptions.id("replace:1").replaceExisting());
+        // paused until the replace is written: a machine that stalled 100 ms after the first send delivered "old"
+        long before;
+        client.pause(QUEUE);
+        try {
+            client.send(QUEUE, "old", Duration.ofMillis(100), SendOptions.id("replace:1"));
+            before = client.stats(QUEUE).serverTime().toEpochMilli();
+            client.send(QUEUE, "new", Duration.ofMillis(700), SendOptions.id("replace:1").replaceExisting());
+        } finally {
+            client.resume(QUEUE);
+        }
 
         await().atMost(Duration.ofSeconds(20)).until(() -> received.stream().anyMatch(r -> r.startsWith("replace:1=")));
         long deliveredAt = client.stats(QUEUE).serverTime().toEpochMilli();
@@ -91,11 +107,17 @@ class IdentityTest {
 
     @Test
     void cancelRemovesAPendingMessage() {
-        client.send(QUEUE, "doomed", Duration.ofMillis(300), SendOptions.id("cancel:1"));
+        // paused until the cancels ran: a machine that stalled 300 ms after the send delivered "doomed" first
+        client.pause(QUEUE);
+        try {
+            client.send(QUEUE, "doomed", Duration.ofMillis(300), SendOptions.id("cancel:1"));
 
-        assertThat(client.cancel(QUEUE, "cancel:1")).isTrue();
-        assertThat(client.cancel(QUEUE, "cancel:1")).as("second cancel").isFalse();
-        assertThat(client.cancel(QUEUE, "never-sent")).isFalse();
+            assertThat(client.cancel(QUEUE, "cancel:1")).isTrue();
+            assertThat(client.cancel(QUEUE, "cancel:1")).as("second cancel").isFalse();
+            assertThat(client.cancel(QUEUE, "never-sent")).isFalse();
+        } finally {
+            client.resume(QUEUE);
+        }
 
         client.send(QUEUE, "marker", Duration.ofMillis(600), SendOptions.id("cancel:marker"));
         await().atMost(Duration.ofSeconds(20)).until(() -> received.contains("cancel:marker=marker@1"));

@@ -113,8 +113,11 @@ class PauseTest {
         DelayQueueClient client = redis.client();
         List<String> handled = new CopyOnWriteArrayList<>();
         CountDownLatch started = new CountDownLatch(1);
+        // a 2 s lease, extended every 666 ms: a paused claim returns it to the queue (failing the test) only if the
+        // keeper runs over 1.3 s late. With 600 ms (extended every 200 ms) a keeper 400 ms late on a loaded machine
+        // let the paused poller (every 200 ms) reap the running delivery's lease
         consume(client, queue, ConsumerOptions.builder().maxPollInterval(Duration.ofMillis(200))
-                .visibilityTimeout(Duration.ofMillis(600)).build(), (payload, context) -> {
+                .visibilityTimeout(Duration.ofSeconds(2)).build(), (payload, context) -> {
                     if (payload.equals("slow")) {
                         started.countDown();
                         release.await(30, TimeUnit.SECONDS); // longer than its lease: the keeper extends it while paused
@@ -125,7 +128,8 @@ class PauseTest {
         assertThat(started.await(15, TimeUnit.SECONDS)).isTrue();
         client.pause(queue);
         client.send(queue, "held", Duration.ZERO);
-        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(10))
+        // paused for longer than the lease the delivery was claimed with
+        await().during(Duration.ofMillis(2_500)).atMost(Duration.ofSeconds(10))
                 .until(() -> client.stats(queue).inFlight() == 1 && client.stats(queue).ready() == 1);
 
         release.countDown();

@@ -111,7 +111,9 @@ class WaitForReplicasTest {
             // the replica's main thread sleeps 1.5 s: it cannot acknowledge the write within 300 ms. A WAIT on another
             // connection than the write's would return at once with 1 (that connection has written nothing new)
             Future<?> sleeping = stall.submit(() -> RedisProcesses.call(replica, "DEBUG", "SLEEP", "1.5"));
-            Thread.sleep(100);
+            // not a fixed 100 ms: on a loaded machine the stall thread can send its command later than that, and the
+            // replica then acknowledges the write in time (no exception); wait until it no longer answers a PING
+            await("the replica asleep").atMost(Duration.ofSeconds(10)).until(() -> !answersWithin(replica, 200));
             long started = System.nanoTime();
             assertThatThrownBy(() -> client.send("stalled", "x", Duration.ofHours(1), SendOptions.id("s-1")))
                     .isInstanceOfSatisfying(NotReplicatedException.class, e -> assertThat(e.acknowledged()).isZero());
@@ -165,5 +167,18 @@ class WaitForReplicasTest {
         assertThatThrownBy(() -> ClientOptions.builder().waitForReplicas(1, null).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("replica timeout");
         assertThat(ClientOptions.builder().build().waitForReplicas()).isZero();
+    }
+
+    /** Whether the server on {@code port} answers a PING within {@code millis} (a sleeping main thread does not). */
+    private static boolean answersWithin(int port, int millis) throws java.io.IOException {
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress("127.0.0.1", port), 2_000);
+            socket.setSoTimeout(millis);
+            socket.getOutputStream().write("PING\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            return socket.getInputStream().read() == '+';
+        } catch (java.net.SocketTimeoutException e) {
+            return false;
+        }
     }
 }

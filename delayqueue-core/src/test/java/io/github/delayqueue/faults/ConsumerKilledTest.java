@@ -90,7 +90,10 @@ class ConsumerKilledTest {
             survivor = client.newConsumer(queue, String.class, (payload, context) -> {
                 survivorHandled.computeIfAbsent(context.id(), k -> new AtomicInteger()).incrementAndGet();
                 firstSeenMs.putIfAbsent(context.id(), FaultSupport.millisSince(killedAt));
-            }, ConsumerOptions.builder().concurrency(16).batchSize(100).visibilityTimeout(Duration.ofMillis(VISIBILITY_MS))
+                // its own leases long: the dead child's 1 s leases are what the test recovers from (any claim reaps
+                // them), while a survivor lease of 1 s runs out if acknowledging lags a second behind its claims (a
+                // settle backlog on a loaded box), and its redelivery of its own messages fails 'handles each once'
+            }, ConsumerOptions.builder().concurrency(16).batchSize(100).visibilityTimeout(Duration.ofSeconds(30))
                     .maxPollInterval(Duration.ofMillis(500)).build());
             survivor.start();
 

@@ -187,7 +187,7 @@ class RestrictedAclTest {
                 restricted.pause(queue);
                 assertThat(restricted.isPaused(queue)).isTrue();
                 restricted.send(queue, "z", Duration.ZERO, SendOptions.id("z"));
-                await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> calls.get() == 2);
+                await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(10)).until(() -> calls.get() == 2);
                 restricted.resume(queue);
                 await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() == 3);
             } finally {

@@ -57,7 +57,7 @@ class SettleBackPressureTest {
 
             await().atMost(Duration.ofSeconds(20)).until(() -> handled.get() >= 2_000);
             // held for two seconds: far longer than the old engine took to claim all 5,000
-            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
                     .until(() -> client.stats(queue).inFlight() <= BOUND && handled.get() <= BOUND);
             assertThat(client.stats(queue).ready()).isGreaterThanOrEqualTo(MESSAGES - BOUND);
 

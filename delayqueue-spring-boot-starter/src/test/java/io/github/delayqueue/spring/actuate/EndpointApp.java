@@ -2,6 +2,7 @@ package io.github.delayqueue.spring.actuate;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayQueueCode;
@@ -49,7 +50,17 @@ public class EndpointApp {
         @DelayHandler(value = "WORK", concurrency = "2")
         void work(String payload) throws InterruptedException {
             HANDLED.add(this.instance + ":" + payload);
-            Thread.sleep(100); // some work: 20 messages keep 2 + 2 slots busy for about half a second, so both instances get some
+            if (payload.startsWith("held-")) {
+                // the pause test's 20 messages: each waits until both instances have started one (30 s at most), so
+                // both get some whatever the load. With 100 ms of work alone, an instance whose poller ran a second
+                // late on a loaded machine found the other had handled all 20
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!(HANDLED.stream().anyMatch(h -> h.startsWith("first:held-"))
+                        && HANDLED.stream().anyMatch(h -> h.startsWith("second:held-"))) && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+            }
+            Thread.sleep(100); // some work
         }
 
         @DelayHandler("CHARGES")

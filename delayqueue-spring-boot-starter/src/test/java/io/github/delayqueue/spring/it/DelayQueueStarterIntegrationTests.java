@@ -178,11 +178,17 @@ class DelayQueueStarterIntegrationTests {
     @Test
     void cancelAndReplaceById() {
         String run = "run-" + System.nanoTime();
-        String cancelled = this.template.send(ItQueues.REPLACE, run + "-cancelled", Duration.ofMillis(300),
-                SendOptions.id(run + ":cancel"));
-        assertThat(cancelled).isEqualTo(run + ":cancel");
-        assertThat(this.template.cancel(ItQueues.REPLACE, cancelled)).isTrue();
-        assertThat(this.template.cancel(ItQueues.REPLACE, cancelled)).isFalse();
+        // paused until the cancels ran: a machine that stalled 300 ms after the send delivered it first
+        this.admin.pause(ItQueues.REPLACE);
+        try {
+            String cancelled = this.template.send(ItQueues.REPLACE, run + "-cancelled", Duration.ofMillis(300),
+                    SendOptions.id(run + ":cancel"));
+            assertThat(cancelled).isEqualTo(run + ":cancel");
+            assertThat(this.template.cancel(ItQueues.REPLACE, cancelled)).isTrue();
+            assertThat(this.template.cancel(ItQueues.REPLACE, cancelled)).isFalse();
+        } finally {
+            this.admin.resume(ItQueues.REPLACE);
+        }
 
         this.template.send(ItQueues.REPLACE, run + "-old", Duration.ofMinutes(10), SendOptions.id(run + ":replace"));
         this.template.send(ItQueues.REPLACE, run + "-ignored", Duration.ZERO, SendOptions.id(run + ":replace")); // if-absent

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.ClientOptions;
+import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
 import io.github.delayqueue.spring.DelayQueueTemplate;
@@ -34,8 +35,17 @@ class GracefulShutdownIntegrationTests {
             context.getBean(DelayQueueTemplate.class).send(ItQueues.SLOW, "work", Duration.ZERO);
             await().atMost(Duration.ofSeconds(10)).until(() -> slow.started.getCount() == 0);
             assertThat(slow.completed).isFalse();
+            // released once the close has begun stopping its consumer, not after a fixed time: the handler took a
+            // second, and a loaded machine could finish it before the assertion above or the close
+            DelayQueueConsumer consumer = registry.consumer(ItQueues.SLOW).orElseThrow();
+            Thread releaser = new Thread(() -> {
+                await().atMost(Duration.ofSeconds(30)).until(() -> !consumer.isRunning());
+                slow.release.countDown();
+            });
+            releaser.start();
 
             context.close();
+            releaser.join(10_000);
 
             assertThat(slow.completed).isTrue();
             assertThat(slow.interrupted).isFalse();

@@ -8,7 +8,7 @@ import io.github.delayqueue.spring.DelayMessageHandler;
 
 import org.springframework.stereotype.Component;
 
-/** Takes about a second (or until released), to show that shutdown waits for it. */
+/** Runs until released (30 s at most), to show that shutdown waits for it. */
 @Component
 @DelayHandler("SLOW")
 class SlowHandler implements DelayMessageHandler<String> {
@@ -22,7 +22,7 @@ class SlowHandler implements DelayMessageHandler<String> {
     public void handle(String payload) {
         this.started.countDown();
         try {
-            this.release.await(1, TimeUnit.SECONDS);
+            this.release.await(30, TimeUnit.SECONDS);
             this.completed = true;
         } catch (InterruptedException e) {
             this.interrupted = true;
