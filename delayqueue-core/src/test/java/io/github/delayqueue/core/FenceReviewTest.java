@@ -1,0 +1,222 @@
+package io.github.delayqueue.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.api.RScript;
+import org.redisson.client.codec.StringCodec;
+
+import io.github.delayqueue.core.protocol.QueueKeys;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.Scripts;
+import io.github.delayqueue.testing.RedisContext;
+import io.github.delayqueue.testing.RedisExtension;
+
+/**
+ * Review of h-fence (h-review5): every script path that writes a member and an envelope keeps their sequence numbers
+ * equal (else the claim's stray check would drop a live message), and nothing is lost across sends, replaces, claims,
+ * hand-backs, laters, retries, dead letters, requeues, versioned intents and expired leases.
+ */
+@ExtendWith(RedisExtension.class)
+class FenceReviewTest {
+
+    private static final long KEEP_DEAD_MS = Duration.ofDays(14).toMillis();
+
+    /** Every member of delayed, inflight and the groups' sets whose sequence number is not its envelope's, or orphaned. */
+    private static final String CHECK = """
+            local base = ARGV[1]
+            local out = {}
+            local count = {}
+            local function check(key, m)
+              local b = string.byte(m, 1)
+              local id, seq
+              if b == 126 then id = string.sub(m, 10); seq = string.sub(m, 2, 9)
+              elseif b == 124 then
+                local x = string.find(m, '\\31', 10, true); id = string.sub(m, x + 1); seq = string.sub(m, 2, 9)
+                if id == '' then return end
+              else id = string.sub(m, 13); seq = string.sub(m, 1, 12) end
+              local env = redis.call('HGET', base .. 'messages', id)
+              if not env then out[#out + 1] = key .. ' orphan ' .. m; return end
+              local es
+              if string.byte(env, 1) == 50 then es = string.sub(env, 2, 9) else es = string.sub(env, 3, 14) end
+              if es ~= seq then out[#out + 1] = key .. ' mismatch ' .. m .. ' env ' .. string.sub(env, 1, 14) end
+              if string.sub(key, -2) ~= ':i' then count[id] = (count[id] or 0) + 1 end
+            end
+            for _, k in ipairs(redis.call('KEYS', base .. '*')) do
+              if k == base .. 'delayed' or k == base .. 'inflight' or string.find(k, base .. 'g:', 1, true) == 1 then
+                for _, m in ipairs(redis.call('ZRANGE', k, 0, -1)) do check(k, m) end
+              end
+            end
+            for _, id in ipairs(redis.call('HKEYS', base .. 'messages')) do
+              if (count[id] or 0) ~= 1 then out[#out + 1] = 'id ' .. id .. ' has ' .. (count[id] or 0) .. ' members' end
+            end
+            return out
+            """;
+
+    private final RedisContext redis;
+
+    FenceReviewTest(RedisContext redis) {
+        this.redis = redis;
+    }
+
+    private List<String> violations(String queue) {
+        String base = redis.prefix() + ":{" + queue + "}:";
+        List<String> out = redis.redisson().getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE, CHECK,
+                RScript.ReturnType.LIST, List.of(), base);
+        return out;
+    }
+
+    private Set<String> liveIds(String queue) {
+        String base = redis.prefix() + ":{" + queue + "}:";
+        return new HashSet<>(redis.redisson().<String, String>getMap(base + "messages", StringCodec.INSTANCE).keySet());
+    }
+
+    @Test
+    void everyPathKeepsMemberAndEnvelopeInStepAndLosesNothing() throws Exception {
+        String queue = "review-fence";
+        DelayQueueClient client = redis.client();
+        QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+        Instant past = Instant.now().minusSeconds(1);
+        client.sendAt(queue, "a", past, SendOptions.id("a1"));
+        client.sendAt(queue, "g", past, SendOptions.id("g1").group("G"));
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+            SendOptions o = SendOptions.id("b" + i);
+            if (i % 3 == 0) {
+                o = o.group("G" + (i % 4));
+            }
+            batch.add(SendRequest.at("b" + i, past, o));
+        }
+        client.sendAll(queue, batch);
+        client.sendAt(queue, "a-again", past, SendOptions.id("a1").replaceExisting());
+        client.sendAt(queue, "g-again", past, SendOptions.id("g1").group("G"));
+        client.sendAt(queue, "g-replaced", past, SendOptions.id("b3").group("G3").replaceExisting());
+        assertThat(violations(queue)).as("after sends").isEmpty();
+        Set<String> expected = liveIds(queue);
+        assertThat(expected).hasSize(152);
+
+        for (int round = 0; round < 3; round++) {
+            List<QueueOps.Claimed> claimed = claimAll(ops, expected.size());
+            assertThat(violations(queue)).as("after claim " + round).isEmpty();
+            List<QueueOps.Settlement> settle = new ArrayList<>();
+            for (int i = 0; i < claimed.size(); i++) {
+                QueueOps.Claimed c = claimed.get(i);
+                QueueOps.SettleOp op = switch (i % 5) {
+                    case 0, 1 -> QueueOps.SettleOp.HAND_BACK;
+                    case 2 -> QueueOps.SettleOp.LATER;
+                    case 3 -> QueueOps.SettleOp.RETRY;
+                    default -> QueueOps.SettleOp.DEAD;
+                };
+                long delay = op == QueueOps.SettleOp.HAND_BACK ? c.dueMs() : 0;
+                settle.add(new QueueOps.Settlement(op, c.member(), c.attempt(), delay, op == QueueOps.SettleOp.RETRY
+                        || op == QueueOps.SettleOp.DEAD ? "x" : null, true));
+            }
+            boolean[] applied = ops.settle(settle);
+            for (boolean b : applied) {
+                assertThat(b).isTrue();
+            }
+            assertThat(violations(queue)).as("after settle " + round).isEmpty();
+            boolean[] again = ops.settle(settle);
+            for (boolean b : again) {
+                assertThat(b).as("resent").isFalse();
+            }
+            assertThat(client.requeueAllDeadLetters(queue)).isPositive();
+            assertThat(violations(queue)).as("after requeue " + round).isEmpty();
+            assertThat(liveIds(queue)).as("live ids after round " + round).isEqualTo(expected);
+        }
+
+        // versioned intents: replace some, reschedule some (pending), cancel one
+        PreparedSend prepared = client.prepare(queue, List.of(
+                SendRequest.at("v", past, SendOptions.id("b6").group("G2").replaceExisting()),
+                SendRequest.at("v", past, SendOptions.id("b7").replaceExisting())));
+        List<VersionedIntent> intents = new ArrayList<>();
+        for (PreparedSend.Message m : prepared.messages()) {
+            intents.add(VersionedIntent.send(m, 10));
+        }
+        intents.add(VersionedIntent.reschedule("b9", null, past.minusMillis(5), 10));
+        intents.add(VersionedIntent.reschedule("b12", null, past.minusMillis(5), 10));
+        intents.add(VersionedIntent.cancel("b10", 10));
+        client.applyVersioned(queue, intents, Duration.ofHours(1));
+        expected.remove("b10");
+        client.rescheduleAt(queue, "b11", past.minusMillis(3));
+        client.rescheduleAt(queue, "b15", past.minusMillis(3));
+        assertThat(violations(queue)).as("after versioned and reschedule").isEmpty();
+
+        // expired leases redelivered
+        List<QueueOps.Claimed> leased = new ArrayList<>();
+        for (int k = 0; k < 20 && leased.size() < expected.size(); k++) {
+            leased.addAll(ops.claim(1000, 1, 50, 1000, KEEP_DEAD_MS, Integer.MAX_VALUE).messages());
+        }
+        Thread.sleep(20);
+        ops.claim(0, 1, 50, 1000, KEEP_DEAD_MS, Integer.MAX_VALUE);
+        assertThat(violations(queue)).as("after expired leases").isEmpty();
+
+        // drain: everything live is delivered and acked
+        Map<String, Integer> acked = new HashMap<>();
+        for (int k = 0; k < 200 && acked.size() < expected.size(); k++) {
+            List<QueueOps.Claimed> got = ops.claim(1000, 60_000, 50, 1000, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();
+            if (got.isEmpty()) {
+                Thread.sleep(5);
+                continue;
+            }
+            List<QueueOps.Settlement> acks = new ArrayList<>();
+            for (QueueOps.Claimed c : got) {
+                acked.merge(c.id(), 1, Integer::sum);
+                acks.add(new QueueOps.Settlement(QueueOps.SettleOp.ACK, c.member(), c.attempt(), 0, null, true));
+            }
+            ops.settle(acks);
+        }
+        assertThat(acked.keySet()).as("every live message delivered").isEqualTo(expected);
+        assertThat(acked.values()).as("each once").allMatch(n -> n == 1);
+        QueueStats stats = client.stats(queue);
+        assertThat(stats.pending() + stats.inFlight()).isZero();
+    }
+
+    private static List<QueueOps.Claimed> claimAll(QueueOps ops, int n) throws InterruptedException {
+        List<QueueOps.Claimed> all = new ArrayList<>();
+        for (int k = 0; k < 200 && all.size() < n; k++) {
+            List<QueueOps.Claimed> got = ops.claim(1000, 60_000, 50, 1000, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();
+            all.addAll(got);
+            if (got.isEmpty()) {
+                Thread.sleep(5);
+            }
+        }
+        assertThat(all).hasSize(n);
+        return all;
+    }
+
+    /**
+     * A grouped stray in flight whose lease expires before its last attempt is put back in its group's set by the
+     * claim's expired-lease path (group_pend: counted in group-flow's 'pending'), then dropped by the stray check
+     * without taking it off that count: stats then report a pending message that does not exist.
+     */
+    @Test
+    void aGroupedStrayRedeliveredThenDroppedLeavesThePendingCountRight() {
+        String queue = "review-stray-count";
+        DelayQueueClient client = redis.client();
+        String base = redis.prefix() + ":{" + queue + "}:";
+        client.send(queue, "later", Duration.ofHours(1), SendOptions.id("g:1").group("G"));
+        assertThat(client.stats(queue).pending()).isEqualTo(1);
+        redis.redisson().getScoredSortedSet(base + "inflight", StringCodec.INSTANCE)
+                .add(Instant.now().minusSeconds(60).toEpochMilli(), "|00000001G\u001fg:1");
+        redis.redisson().getMap(base + "attempts", StringCodec.INSTANCE).put("g:1", "1");
+        QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+        assertThat(violations(queue)).as("the checker sees the stray").isNotEmpty();
+
+        assertThat(ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages()).isEmpty();
+
+        assertThat(redis.redisson().getScoredSortedSet(base + "g:G:p", StringCodec.INSTANCE).size())
+                .as("the group's pending set").isEqualTo(1);
+        assertThat(client.stats(queue).pending()).as("pending").isEqualTo(1);
+    }
+}
