@@ -219,4 +219,29 @@ class FenceReviewTest {
                 .as("the group's pending set").isEqualTo(1);
         assertThat(client.stats(queue).pending()).as("pending").isEqualTo(1);
     }
+
+    /**
+     * A value written straight into Redis that is no envelope but happens to start with '2' (a date, a number) under a
+     * member of its own: before h-fence the claim handed it out and the consumer dead-lettered it with its reason (as
+     * RetryAndDeadLetterTest.corruptEnvelope... does for other garbage); now stray() reads it as a format-2 envelope
+     * of another sequence number and drops its only member, leaving the value in messages: never delivered, never
+     * dead-lettered, not counted, and its id taken for if-absent sends for good.
+     */
+    @Test
+    void aCorruptValueStartingWithTwoIsNotSilentlyOrphaned() {
+        String queue = "review-corrupt-2";
+        String base = redis.prefix() + ":{" + queue + "}:";
+        redis.redisson().getMap(base + "messages", StringCodec.INSTANCE).put("poison:2", "2026-11-27 not an envelope");
+        redis.redisson().getScoredSortedSet(base + "delayed", StringCodec.INSTANCE).add(0, "~--------poison:2");
+        QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+
+        List<QueueOps.Claimed> claimed = ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();
+
+        boolean present = redis.redisson().getMap(base + "messages", StringCodec.INSTANCE).containsKey("poison:2");
+        QueueStats stats = redis.client().stats(queue);
+        assertThat(claimed.isEmpty() && present && stats.pending() + stats.inFlight() == 0)
+                .as("handed out " + claimed.size() + ", value left in messages " + present + ", counted "
+                        + (stats.pending() + stats.inFlight()))
+                .isFalse();
+    }
 }
