@@ -244,4 +244,28 @@ class FenceReviewTest {
                         + (stats.pending() + stats.inFlight()))
                 .isFalse();
     }
+
+    /**
+     * FenceTest.aStrayMemberWhoseLeaseExpiredOnTheLastAttempt... continued: the stray leaves, but the id's attempts
+     * (which the older release's claim of the stray counted) stay, so the message it named, never run, is first
+     * delivered as attempt max + 1: one failure or one expired lease and it is dead without a retry.
+     */
+    @Test
+    void theMessageAStrayNamedStartsItsOwnAttemptsAfresh() {
+        String queue = "review-stray-attempts";
+        String base = redis.prefix() + ":{" + queue + "}:";
+        DelayQueueClient client = redis.client();
+        client.send(queue, "later", Duration.ofHours(1), SendOptions.id("s:2"));
+        redis.redisson().getScoredSortedSet(base + "inflight", StringCodec.INSTANCE)
+                .add(Instant.now().minusSeconds(60).toEpochMilli(), "~00000001s:2");
+        redis.redisson().getMap(base + "attempts", StringCodec.INSTANCE).put("s:2", "5");
+        QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+        assertThat(ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages()).isEmpty();
+        assertThat(client.deadLetters(queue, 10)).isEmpty();
+
+        client.rescheduleAt(queue, "s:2", Instant.now().minusSeconds(1));
+        List<QueueOps.Claimed> claimed = ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();
+        assertThat(claimed).hasSize(1);
+        assertThat(claimed.get(0).attempt()).as("the first delivery of the message the stray named").isEqualTo(1);
+    }
 }
