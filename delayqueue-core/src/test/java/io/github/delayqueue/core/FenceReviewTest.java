@@ -221,6 +221,32 @@ class FenceReviewTest {
     }
 
     /**
+     * One settle call carrying the same hand-back twice (its first run renumbers the message): the second is stale.
+     * Applied too (the fences were read up front), it put the message back under a second new member: a stray in the
+     * group's set, counted in group-flow's pending, so stats reported two pending messages for one.
+     */
+    @Test
+    void theSameHandBackTwiceInOneCallAppliesOnce() {
+        String queue = "review-h-twice";
+        DelayQueueClient client = redis.client();
+        String base = redis.prefix() + ":{" + queue + "}:";
+        client.sendAt(queue, "now", Instant.now().minusSeconds(1), SendOptions.id("g:2").group("G"));
+        QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+        List<QueueOps.Claimed> claimed = ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();
+        assertThat(claimed).hasSize(1);
+        QueueOps.Claimed c = claimed.get(0);
+        QueueOps.Settlement back = new QueueOps.Settlement(QueueOps.SettleOp.HAND_BACK, c.member(), c.attempt(),
+                c.dueMs(), null);
+
+        assertThat(ops.settle(List.of(back, back))).containsExactly(true, false);
+
+        assertThat(redis.redisson().getScoredSortedSet(base + "g:G:p", StringCodec.INSTANCE).size())
+                .as("the group's pending set").isEqualTo(1);
+        assertThat(violations(queue)).isEmpty();
+        assertThat(client.stats(queue).pending()).as("pending").isEqualTo(1);
+    }
+
+    /**
      * A value written straight into Redis that is no envelope but happens to start with '2' (a date, a number) under a
      * member of its own: before h-fence the claim handed it out and the consumer dead-lettered it with its reason (as
      * RetryAndDeadLetterTest.corruptEnvelope... does for other garbage); now stray() reads it as a format-2 envelope

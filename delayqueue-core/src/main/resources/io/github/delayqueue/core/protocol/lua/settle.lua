@@ -88,10 +88,18 @@ local back_envelopes, seq, rewritten = {}, nil, {}
 local prefix = nil -- the first 7 digits of seq, encoded again every 64 numbers (enqueue.lua's batch path)
 if #backs > 0 then
   local back_ids, applying = {}, {}
+  local seen = {}
   for _, i in ipairs(backs) do
     if leases[i] and attempts[i] == attempts_sent[i] then
-      back_ids[#back_ids + 1] = ids[i]
-      applying[#applying + 1] = i
+      if seen[members[i]] then
+        -- the same delivery handed back twice in one call: the first op applies, this one is stale (applied too, it
+        -- would put the message back under a second new member, a stray left counted in its group)
+        leases[i] = false
+      else
+        seen[members[i]] = true
+        back_ids[#back_ids + 1] = ids[i]
+        applying[#applying + 1] = i
+      end
     end
   end
   if #back_ids > 0 then
