@@ -272,6 +272,31 @@ class FenceReviewTest {
     }
 
     /**
+     * The same value in flight (an older release's claim handed it out) whose lease expires on the last attempt: it is
+     * dead-lettered with its reason, not dropped by bury()'s stray check as a stray beside a message that does not exist
+     * (which left the value in messages, uncounted, its id taken for good). A settle's dead letter takes the same path.
+     */
+    @Test
+    void aCorruptValueStartingWithTwoWhoseLeaseExpiredOnTheLastAttemptIsDeadLettered() {
+        String queue = "review-corrupt-2-leased";
+        String base = redis.prefix() + ":{" + queue + "}:";
+        redis.redisson().getMap(base + "messages", StringCodec.INSTANCE).put("poison:3", "2026-11-27 not an envelope");
+        redis.redisson().getScoredSortedSet(base + "inflight", StringCodec.INSTANCE)
+                .add(Instant.now().minusSeconds(60).toEpochMilli(), "~--------poison:3");
+        redis.redisson().getMap(base + "attempts", StringCodec.INSTANCE).put("poison:3", "5");
+        QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+
+        assertThat(ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages()).isEmpty();
+
+        assertThat(redis.redisson().getMap(base + "messages", StringCodec.INSTANCE).containsKey("poison:3"))
+                .as("left in messages").isFalse();
+        List<DeadLetter> dead = redis.client().deadLetters(queue, 10);
+        assertThat(dead).extracting(DeadLetter::id).containsExactly("poison:3");
+        assertThat(dead.get(0).reason()).contains("lease expired on attempt 5");
+        assertThat(dead.get(0).payload()).isEqualTo("2026-11-27 not an envelope");
+    }
+
+    /**
      * FenceTest.aStrayMemberWhoseLeaseExpiredOnTheLastAttempt... continued: the stray leaves, but the id's attempts
      * (which the older release's claim of the stray counted) stay, so the message it named, never run, is first
      * delivered as attempt max + 1: one failure or one expired lease and it is dead without a retry.
