@@ -14,14 +14,19 @@ import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.Redisson;
 import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
+import org.redisson.config.Config;
 
 import io.github.delayqueue.core.protocol.QueueKeys;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.Scripts;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;
+import io.github.delayqueue.testing.RedisProcesses;
+import io.github.delayqueue.testing.TestRedis;
 
 /**
  * Review of h-fence (h-review5): every script path that writes a member and an envelope keeps their sequence numbers
@@ -245,6 +250,86 @@ class FenceReviewTest {
                 .as("the group's pending set").isEqualTo(1);
         assertThat(violations(queue)).isEmpty();
         assertThat(client.stats(queue).pending()).as("pending").isEqualTo(1);
+    }
+
+    /**
+     * A grouped hand-back renumbers the message but runs no ZREM more than a grouped retry (which keeps its member):
+     * the old member leaves the group's in-flight set through group_pend itself. It ran one more (a ZREM of the new
+     * member from that set, which removed nothing), untrue of benchmarks.md's "none more per op". Counted by INFO
+     * commandstats on a Redis server of this test's own, as GroupsCostTest does.
+     */
+    @Test
+    void aGroupedHandBackRunsNoZremMoreThanAGroupedRetry() {
+        try (RedisProcesses servers = new RedisProcesses()) {
+            int port = TestRedis.freePort();
+            servers.start(port, false);
+            Config config = new Config();
+            config.useSingleServer().setAddress("redis://127.0.0.1:" + port).setPingConnectionInterval(0);
+            RedissonClient redisson = Redisson.create(config);
+            try {
+                String prefix = TestRedis.uniquePrefix();
+                DelayQueueClient client = DelayQueueClient.create(redisson, ClientOptions.builder().keyPrefix(prefix)
+                        .build());
+                QueueOps ops = new QueueOps(new Scripts(redisson), QueueKeys.of(prefix, "cost"));
+                Instant past = Instant.now().minusSeconds(1);
+                for (int i = 0; i < 4; i++) {
+                    client.sendAt("cost", "m" + i, past, SendOptions.id("m" + i).group("G"));
+                }
+                List<QueueOps.Claimed> claimed = ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE)
+                        .messages();
+                assertThat(claimed).hasSize(4);
+                // the settle script loaded before the counts
+                ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.ACK, claimed.get(0).member(),
+                        claimed.get(0).attempt(), 0, null, true)));
+                QueueOps.Claimed h = claimed.get(1);
+                QueueOps.Claimed r = claimed.get(2);
+                long handBack = zrems(port, () -> assertThat(ops.settle(List.of(new QueueOps.Settlement(
+                        QueueOps.SettleOp.HAND_BACK, h.member(), h.attempt(), h.dueMs(), null)))).containsExactly(true));
+                long retry = zrems(port, () -> assertThat(ops.settle(List.of(new QueueOps.Settlement(
+                        QueueOps.SettleOp.RETRY, r.member(), r.attempt(), 0, "x")))).containsExactly(true));
+                assertThat(handBack).as("ZREMs of a grouped hand-back").isEqualTo(retry);
+            } finally {
+                redisson.shutdown();
+            }
+        }
+    }
+
+    /**
+     * A grouped member out of step with its envelope that the claim hands out (the member the envelope names is in no
+     * set: lifecycle.lua's named_live), here a format-1 envelope under "|<seq8>G\31<id>", then handed back: it goes back
+     * as it was. Renumbered, its new member would have been the envelope's format-1 one, no longer grouped, and
+     * group_pend's group_of failed on it: a script error that fails the settler's whole batch, again on every resend.
+     */
+    @Test
+    void aGroupedMemberOutOfStepWithItsEnvelopeHandedBackKeepsItsShape() {
+        String queue = "review-out-of-step";
+        String base = redis.prefix() + ":{" + queue + "}:";
+        String member = "|--------G\u001fodd:1";
+        redis.redisson().getMap(base + "messages", StringCodec.INSTANCE).put("odd:1", "1:00000000000a0:\"x\"");
+        redis.redisson().getScoredSortedSet(base + "g:G:p", StringCodec.INSTANCE).add(0, member);
+        redis.redisson().getScoredSortedSet(base + "groups", StringCodec.INSTANCE).add(0, "G");
+        redis.redisson().getScoredSortedSet(base + "delayed", StringCodec.INSTANCE).add(0, "|--------\u001f");
+        QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+        List<QueueOps.Claimed> claimed = ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();
+        assertThat(claimed).extracting(QueueOps.Claimed::member).containsExactly(member);
+
+        assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.HAND_BACK, member, 1, 0, null))))
+                .containsExactly(true);
+
+        assertThat(redis.redisson().getScoredSortedSet(base + "g:G:p", StringCodec.INSTANCE).readAll())
+                .containsExactly(member);
+    }
+
+    private static long zrems(int port, Runnable action) {
+        RedisProcesses.call(port, "CONFIG", "RESETSTAT");
+        action.run();
+        for (String line : String.valueOf(RedisProcesses.call(port, "INFO", "commandstats")).split("\r?\n")) {
+            if (line.startsWith("cmdstat_zrem:")) {
+                int at = line.indexOf("calls=") + "calls=".length();
+                return Long.parseLong(line, at, line.indexOf(',', at), 10);
+            }
+        }
+        return 0;
     }
 
     /**

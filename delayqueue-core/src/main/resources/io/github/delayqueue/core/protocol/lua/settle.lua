@@ -138,9 +138,11 @@ for i, member in ipairs(members) do
       end
       redis.call('ZREM', KEYS[3], member)
       if not head_read then old_head, head_read = head_score(KEYS[2]), true end
-      -- back under a new member (see the header); without an envelope (deleted by hand) the claim drops the member
+      -- back under a new member (see the header); without an envelope (deleted by hand) the claim drops the member,
+      -- and a member out of step with its envelope (a hand edit the claim handed out: lifecycle.lua's named_live)
+      -- goes back as it was, its shape (grouped or not) kept
       local back = member
-      if envelope then
+      if envelope and not stray(member, envelope) then
         seq = seq + 1
         local last = seq % 64
         if prefix == nil or last == 0 then prefix = string.sub(encode8(seq), 1, 7) end
@@ -150,8 +152,7 @@ for i, member in ipairs(members) do
         rewritten[#rewritten + 1] = fresh
       end
       if string.byte(member, 1) == 124 then
-        if back ~= member then redis.call('ZREM', group_base(queue) .. 'g:' .. group_of(member) .. ':i', member) end
-        group_pend(queue, back, due, now)
+        group_pend(queue, back, due, now, member) -- out of the group's in-flight set under the old member
       else
         redis.call('ZADD', KEYS[2], due, back)
       end
