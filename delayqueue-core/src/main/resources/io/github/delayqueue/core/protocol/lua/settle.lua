@@ -17,7 +17,9 @@
 --   command whose reply did not come) is stale rather than taking that delivery's lease. The price: one HMGET of
 --   their envelopes, one INCRBY and one HSET per call (no more command per op: an L read its envelope before, one
 --   HGET per op), the envelopes copied in Lua, and the message's place among messages due at the same millisecond is
---   that of a send at the hand-back.
+--   that of a send at the hand-back (format 2; one left in format 1 keeps its format and its place before them).
+--   The same H or L twice in one call applies once; a member out of step with its envelope (includes/members.lua's
+--   stray: a hand edit the claim handed out) goes back as it was.
 -- Returns: one string with a flag character per op: 1 applied, 0 stale (lease lost to a newer delivery, or
 --          message gone). One reply of N bytes rather than N integer replies, each decoded and boxed by the client.
 -- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
@@ -25,8 +27,9 @@
 -- Every op is fenced: it applies only if the delivery is still the current one.
 -- An ack or dead letter of a message sent with a dedup window remembers its id for the window (includes/remember.lua).
 -- A retry or later (R, L) due after the message's expiry (includes/expiry.lua) is not run: the message goes back to
--- the delayed set just after its expiry, where the next claim expires it by the queue's policy (one HGET of the
--- envelope per such op; acks and dead letters read nothing more). A grouped message (includes/groups.lua) goes back
+-- the delayed set just after its expiry, where the next claim expires it by the queue's policy (a retry reads its
+-- envelope with one HGET per op; a later reads it from the call's HMGET of the H and L envelopes, above; acks and
+-- dead letters read nothing more). A grouped message (includes/groups.lua) goes back
 -- to its group's set, and any settle of one frees its place against its group's in-flight cap.
 --- @include "clock"
 --- @include "keys"
