@@ -320,6 +320,36 @@ class FenceReviewTest {
                 .containsExactly(member);
     }
 
+    /**
+     * guarantees.md (Ordering): a hand-back is ordered among messages due at the same millisecond as a send at that
+     * moment; a message stored in envelope format 1 (release 0.1) is renumbered in format 1, so its member
+     * "<seq12><id>" still sorts before every format-2 member "~..." at that millisecond, though its new number is
+     * above theirs.
+     */
+    @Test
+    void aRenumberedFormat1MessageStillComesBeforeFormat2OnesDueAtTheSameMillisecond() {
+        String queue = "review-format1-order";
+        String base = redis.prefix() + ":{" + queue + "}:";
+        DelayQueueClient client = redis.client();
+        long due = Instant.now().minusSeconds(1).toEpochMilli();
+        redis.redisson().getMap(base + "messages", StringCodec.INSTANCE).put("f:1", "1:00000000002a:" + due + ":0:\"old\"");
+        redis.redisson().getScoredSortedSet(base + "delayed", StringCodec.INSTANCE).add(due, "00000000002af:1");
+        redis.redisson().getAtomicLong(base + "sequence").set(100);
+        client.sendAt(queue, "new", Instant.ofEpochMilli(due), SendOptions.id("n:1"));
+        QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+        List<QueueOps.Claimed> first = ops.claim(1, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();
+        assertThat(first).extracting(QueueOps.Claimed::id).containsExactly("f:1");
+        assertThat(ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.HAND_BACK, first.get(0).member(), 1,
+                due, null)))).containsExactly(true);
+
+        List<QueueOps.Claimed> second = ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();
+
+        assertThat(second).extracting(QueueOps.Claimed::id).containsExactly("f:1", "n:1");
+        assertThat(second.get(0).envelope()).as("renumbered in format 1, above n:1's number").startsWith("1:")
+                .isNotEqualTo(first.get(0).envelope());
+        assertThat(second.get(0).dueMs()).isEqualTo(second.get(1).dueMs());
+    }
+
     private static long zrems(int port, Runnable action) {
         RedisProcesses.call(port, "CONFIG", "RESETSTAT");
         action.run();
