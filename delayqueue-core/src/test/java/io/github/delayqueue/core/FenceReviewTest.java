@@ -203,8 +203,8 @@ class FenceReviewTest {
 
     /**
      * A grouped stray in flight whose lease expires before its last attempt is put back in its group's set by the
-     * claim's expired-lease path (group_pend: counted in group-flow's 'pending'), then dropped by the stray check
-     * without taking it off that count: stats then report a pending message that does not exist.
+     * claim's expired-lease path (group_pend: counted in group-flow's 'pending'), then dropped by the stray check,
+     * which takes it off that count (h-fix5; before, stats reported a pending message that did not exist, for good).
      */
     @Test
     void aGroupedStrayRedeliveredThenDroppedLeavesThePendingCountRight() {
@@ -365,9 +365,10 @@ class FenceReviewTest {
     /**
      * A value written straight into Redis that is no envelope but happens to start with '2' (a date, a number) under a
      * member of its own: before h-fence the claim handed it out and the consumer dead-lettered it with its reason (as
-     * RetryAndDeadLetterTest.corruptEnvelope... does for other garbage); now stray() reads it as a format-2 envelope
-     * of another sequence number and drops its only member, leaving the value in messages: never delivered, never
-     * dead-lettered, not counted, and its id taken for if-absent sends for good.
+     * RetryAndDeadLetterTest.corruptEnvelope... does for other garbage); h-fence's stray() read it as a format-2
+     * envelope of another sequence number and dropped its only member, leaving the value in messages: never delivered,
+     * never dead-lettered, not counted, and its id taken for if-absent sends for good. Since h-fix5 a member is a stray
+     * only while the member its envelope names is live (lifecycle.lua's named_live): this one is handed out again.
      */
     @Test
     void aCorruptValueStartingWithTwoIsNotSilentlyOrphaned() {
