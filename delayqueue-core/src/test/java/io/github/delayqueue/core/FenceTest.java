@@ -53,8 +53,8 @@ class FenceTest {
     }
 
     /**
-     * A member "~<seq8><id>" left in the delayed set with an older sequence number than its id's envelope (no script
-     * writes one; a hand edit, or another tool, can) names the id, so a claim would fetch the live envelope by it and
+     * A member "~<seq8><id>" left in the delayed set with another sequence number than its id's envelope (no script
+     * writes one; a hand edit, or another tool, can; the check compares for inequality, older or newer alike) names the id, so a claim would fetch the live envelope by it and
      * deliver the message at the stray's due time, an hour early. The claim drops it instead: the message stays
      * pending at its own due time, unattempted.
      */
@@ -63,7 +63,9 @@ class FenceTest {
         String queue = "stray";
         QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
         RScoredSortedSet<String> delayed = zset(keys.keys().get(1).toString());
-        String stray = "~00000001" + "s:1"; // an older sequence number than any send of this queue
+        // another sequence number than the send's: "00000001" in the base-64 alphabet ('-' is 0, '0' is 1, '1' is 2)
+        // is 64^7 + 64^6 + ... + 64 + 2, above any number this queue's counter has reached: newer, not older
+        String stray = "~00000001" + "s:1";
         delayed.add(Instant.now().minusSeconds(60).toEpochMilli(), stray);
         client.send(queue, "later", Duration.ofHours(1), SendOptions.id("s:1"));
         String real = delayed.valueRange(0, -1).stream().filter(m -> !m.equals(stray)).findFirst().orElseThrow();
@@ -94,7 +96,7 @@ class FenceTest {
         RScoredSortedSet<String> delayed = zset(keys.keys().get(1).toString());
         RScoredSortedSet<String> inflight = zset(keys.keys().get(2).toString());
         String real = delayed.first();
-        String stray = "~00000001" + "s:2";
+        String stray = "~00000001" + "s:2"; // another (here a higher) sequence number than the send's
         inflight.add(Instant.now().minusSeconds(60).toEpochMilli(), stray);
         redis.redisson().getMap(keys.keys().get(3).toString(), StringCodec.INSTANCE).put("s:2", "5");
 
@@ -119,7 +121,7 @@ class FenceTest {
         RScoredSortedSet<String> pending = zset(messages.substring(0, messages.length() - "messages".length()) + "g:G:p");
         client.sendAt(queue, "now", Instant.now().minusSeconds(1), SendOptions.id("g:1").group("G"));
         String real = pending.first();
-        String stray = "|00000001G\u001fg:1";
+        String stray = "|00000001G\u001fg:1"; // another (here a higher) sequence number than the send's
         pending.add(Instant.now().minusSeconds(60).toEpochMilli(), stray);
 
         List<QueueOps.Claimed> claimed = ops(queue).claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();

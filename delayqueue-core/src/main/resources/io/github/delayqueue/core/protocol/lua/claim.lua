@@ -118,13 +118,19 @@ if limit > 0 then
     -- without one), it goes to the dead letters or is deleted, and its slot in the reply stays free (false)
     for i = 1, #members do
       -- a stray member (includes/members.lua's stray: another sequence number than its id's envelope, so not that
-      -- message's member) is not delivered: it would hand out the message at the stray's due time, early, or twice.
-      -- It leaves delayed below, or its group's set here (not counted: no script wrote it); the real member is
-      -- untouched. One compare of two 8-byte substrings per message, no command.
-      if envelopes[i] and stray(members[i], envelopes[i]) then
+      -- message's member, while the member the envelope names is live: lifecycle.lua's named_live, read only on a
+      -- mismatch) is not delivered: it would hand out the message at the stray's due time, early, or twice.
+      -- It leaves delayed below, or its group's set here, and then comes off group-flow's pending count as
+      -- group_forget does (a stray in a group's set was counted: the expired-lease path above puts one back with
+      -- group_pend, as an older release's send did; one put there by hand was not, and the count, too low, stops at
+      -- 0); the real member is untouched. One compare of two 8-byte substrings per message, no command.
+      if envelopes[i] and stray(members[i], envelopes[i]) and named_live(queue, ids[i], envelopes[i]) then
         envelopes[i] = false
         if string.byte(members[i], 1) == 124 then
-          redis.call('ZREM', group_base(queue) .. 'g:' .. group_of(members[i]) .. ':p', members[i])
+          local base = group_base(queue)
+          if redis.call('ZREM', base .. 'g:' .. group_of(members[i]) .. ':p', members[i]) == 1 then
+            group_count(base .. 'group-flow', -1)
+          end
         end
       -- a grouped member without an envelope (deleted by hand, or cancelled by an older release) would stay at its
       -- group's head for good and keep the group due: it leaves the group (an ungrouped one leaves delayed below)

@@ -17,7 +17,9 @@
 --   command whose reply did not come) is stale rather than taking that delivery's lease. The price: one HMGET of
 --   their envelopes, one INCRBY and one HSET per call (no more command per op: an L read its envelope before, one
 --   HGET per op), the envelopes copied in Lua, and the message's place among messages due at the same millisecond is
---   that of a send at the hand-back.
+--   that of a send at the hand-back (format 2; one left in format 1 keeps its format and its place before them).
+--   The same H or L twice in one call applies once; a member out of step with its envelope (includes/members.lua's
+--   stray: a hand edit the claim handed out) goes back as it was.
 -- Returns: one string with a flag character per op: 1 applied, 0 stale (lease lost to a newer delivery, or
 --          message gone). One reply of N bytes rather than N integer replies, each decoded and boxed by the client.
 -- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
@@ -25,8 +27,9 @@
 -- Every op is fenced: it applies only if the delivery is still the current one.
 -- An ack or dead letter of a message sent with a dedup window remembers its id for the window (includes/remember.lua).
 -- A retry or later (R, L) due after the message's expiry (includes/expiry.lua) is not run: the message goes back to
--- the delayed set just after its expiry, where the next claim expires it by the queue's policy (one HGET of the
--- envelope per such op; acks and dead letters read nothing more). A grouped message (includes/groups.lua) goes back
+-- the delayed set just after its expiry, where the next claim expires it by the queue's policy (a retry reads its
+-- envelope with one HGET per op; a later reads it from the call's HMGET of the H and L envelopes, above; acks and
+-- dead letters read nothing more). A grouped message (includes/groups.lua) goes back
 -- to its group's set, and any settle of one frees its place against its group's in-flight cap.
 --- @include "clock"
 --- @include "keys"
@@ -88,10 +91,18 @@ local back_envelopes, seq, rewritten = {}, nil, {}
 local prefix = nil -- the first 7 digits of seq, encoded again every 64 numbers (enqueue.lua's batch path)
 if #backs > 0 then
   local back_ids, applying = {}, {}
+  local seen = {}
   for _, i in ipairs(backs) do
     if leases[i] and attempts[i] == attempts_sent[i] then
-      back_ids[#back_ids + 1] = ids[i]
-      applying[#applying + 1] = i
+      if seen[members[i]] then
+        -- the same delivery handed back twice in one call: the first op applies, this one is stale (applied too, it
+        -- would put the message back under a second new member, a stray left counted in its group)
+        leases[i] = false
+      else
+        seen[members[i]] = true
+        back_ids[#back_ids + 1] = ids[i]
+        applying[#applying + 1] = i
+      end
     end
   end
   if #back_ids > 0 then
@@ -130,9 +141,11 @@ for i, member in ipairs(members) do
       end
       redis.call('ZREM', KEYS[3], member)
       if not head_read then old_head, head_read = head_score(KEYS[2]), true end
-      -- back under a new member (see the header); without an envelope (deleted by hand) the claim drops the member
+      -- back under a new member (see the header); without an envelope (deleted by hand) the claim drops the member,
+      -- and a member out of step with its envelope (a hand edit the claim handed out: lifecycle.lua's named_live)
+      -- goes back as it was, its shape (grouped or not) kept
       local back = member
-      if envelope then
+      if envelope and not stray(member, envelope) then
         seq = seq + 1
         local last = seq % 64
         if prefix == nil or last == 0 then prefix = string.sub(encode8(seq), 1, 7) end
@@ -142,8 +155,7 @@ for i, member in ipairs(members) do
         rewritten[#rewritten + 1] = fresh
       end
       if string.byte(member, 1) == 124 then
-        if back ~= member then redis.call('ZREM', group_base(queue) .. 'g:' .. group_of(member) .. ':i', member) end
-        group_pend(queue, back, due, now)
+        group_pend(queue, back, due, now, member) -- out of the group's in-flight set under the old member
       else
         redis.call('ZADD', KEYS[2], due, back)
       end

@@ -7,12 +7,12 @@
 --- @include "remember"
 
 -- Moves a live message to the dead letters with its reason, under a dead key of its own; remembers its id if it
--- was sent with a dedup window. A stray member (includes/members.lua: its envelope is a later message's, as when an
--- older release's claim put one in flight and its lease expired on the last attempt) only leaves: the message it
--- names is not buried with it.
+-- was sent with a dedup window. A stray member (includes/members.lua: its envelope is a later message's, live under
+-- its own member: lifecycle.lua's named_live; as when an older release's claim put one in flight and its lease
+-- expired on the last attempt) only leaves: the message it names is not buried with it.
 local function bury(keys, id, member, now, attempts, reason)
   local envelope = redis.call('HGET', keys.messages, id)
-  if envelope and stray(member, envelope) then
+  if envelope and stray(member, envelope) and named_live(keys, id, envelope) then
     redis.call('ZREM', keys.delayed, member)
     redis.call('ZREM', keys.inflight, member)
     if string.byte(member, 1) == 124 then group_forget(keys, member, now) end

@@ -117,11 +117,12 @@ local function group_index(keys, group, now)
 end
 
 -- A grouped member becomes pending at `due` (a send, a retry, a hand back, a later, an expired lease, a requeue);
--- it leaves the group's in-flight set if it was there.
-local function group_pend(keys, member, due, now)
+-- it leaves the group's in-flight set if it was there, under `was` when it comes back under a new member of the same
+-- group (a hand back or later: settle.lua renumbers it), else under `member`.
+local function group_pend(keys, member, due, now, was)
   local group = group_of(member)
   local base = group_base(keys)
-  redis.call('ZREM', base .. 'g:' .. group .. ':i', member)
+  redis.call('ZREM', base .. 'g:' .. group .. ':i', was or member)
   if redis.call('ZADD', base .. 'g:' .. group .. ':p', string.format('%d', due), member) == 1 then
     group_count(base .. 'group-flow', 1)
   end

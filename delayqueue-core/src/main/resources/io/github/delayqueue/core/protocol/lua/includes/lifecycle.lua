@@ -18,3 +18,18 @@ end
 local function is_current(keys, id, member, attempt)
   return redis.call('ZSCORE', keys.inflight, member) and redis.call('HGET', keys.attempts, id) == attempt
 end
+
+-- For a member stray() judged a stray (includes/members.lua): whether the message its id's `envelope` names is live
+-- under its own member (pending in delayed or its group's set, or in flight), so that the member is indeed a
+-- leftover beside it. A value that only looks like an envelope (written by hand, starting with '2'; or an envelope
+-- whose sequence digits were edited) names a member no set holds: then `member` is the message's only one, and is
+-- handled as any message (a claim hands it out, the consumer dead-letters what it cannot read), not dropped. Runs on
+-- stray()'s mismatch path only: up to two ZSCOREs.
+local function named_live(keys, id, envelope)
+  local real = member_of(id, envelope)
+  if redis.call('ZSCORE', keys.inflight, real) then return true end
+  if string.byte(real, 1) == 124 then
+    return redis.call('ZSCORE', group_base(keys) .. 'g:' .. group_of(real) .. ':p', real) ~= false
+  end
+  return redis.call('ZSCORE', keys.delayed, real) ~= false
+end

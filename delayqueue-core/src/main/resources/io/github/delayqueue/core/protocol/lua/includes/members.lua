@@ -63,7 +63,9 @@ end
 -- another sequence number (member_of's inverse, for the sequence alone: a claim's check per message, two short
 -- substrings compared). Every script writes a member and its envelope together, so a stray was written by hand or left
 -- by an older release (a cancel that kept the member), and names a later message of the same id. An envelope of no
--- known format is not judged here: the claim hands it out and the consumer dead-letters it with its reason.
+-- known format is not judged here: the claim hands it out and the consumer dead-letters it with its reason. A value
+-- that only looks like format 2 or 1 passes here: callers drop a member only once lifecycle.lua's named_live finds
+-- the member the envelope names (no command on this common path, a few on the mismatch path).
 local function stray(member, envelope)
   local first = string.byte(member, 1)
   if first == 126 or first == 124 then
