@@ -250,7 +250,9 @@
             table].filter(child => child !== null));
     }
 
-    // The queue's flow control as Redis holds it (every instance together); nothing for a queue without any.
+    // The queue's flow control as Redis holds it (every instance together); nothing for a queue without any. The rate
+    // limit and cap are the queue-wide ones, so labelled: a queue with group limits only shows none of them beside
+    // the messages its groups hold back (Redis does not record group limits: they are the consumers' options).
     function flowPanel(v, stat) {
         const f = v.flow;
         if (!f) return null;
@@ -259,13 +261,13 @@
         return el('div', { id: 'flow' },
             el('h2', { title: 'read from Redis: what the claims of every instance enforce' }, 'Flow control (all instances)'),
             el('div', { className: 'stats' },
-                stat('flowRate', 'rate limit', f.rateLimit || 'none'),
+                stat('flowRate', 'queue rate limit', f.rateLimit || 'none'),
                 stat('flowClaims', 'claimed, last 10 s', perSecond),
                 stat('flowThrottled', 'throttled (due, held by a limit)', f.throttled),
                 f.throttledByGroups > 0 ? stat('flowThrottledByGroups', 'of them, by group limits', f.throttledByGroups) : null,
-                stat('flowCap', 'in flight / cap', f.maxInFlight !== null && f.maxInFlight !== undefined
+                stat('flowCap', 'in flight / queue cap', f.maxInFlight !== null && f.maxInFlight !== undefined
                     ? [v.inFlight + ' / ' + f.maxInFlight, f.atMaxInFlight ? ' ' : null, f.atMaxInFlight ? el('span', { className: 'badge paused', id: 'at-cap' }, 'at cap') : null]
-                    : 'no cap'),
+                    : 'no queue cap'),
                 stat('flowHold', 'slow-down hold', f.holdUntil ? 'ends ' + span(f.holdEndsInMillis) : 'none')));
     }
 

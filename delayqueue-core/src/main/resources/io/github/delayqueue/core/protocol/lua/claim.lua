@@ -114,6 +114,7 @@ if limit > 0 then
   end
   if #members > 0 then
     local envelopes = redis.call('HMGET', KEYS[1], unpack(ids))
+    local gone = nil -- the ids whose message this loop expired (below)
     -- a message past its expiry is never handed out: read from the envelope just fetched (no command for messages
     -- without one), it goes to the dead letters or is deleted, and its slot in the reply stays free (false)
     for i = 1, #members do
@@ -124,7 +125,10 @@ if limit > 0 then
       -- group_forget does (a stray in a group's set was counted: the expired-lease path above puts one back with
       -- group_pend, as an older release's send did; one put there by hand was not, and the count, too low, stops at
       -- 0); the real member is untouched. One compare of two 8-byte substrings per message, no command.
-      if envelopes[i] and stray(members[i], envelopes[i]) and named_live(queue, ids[i], envelopes[i]) then
+      -- A member whose id's message this loop has just expired (`gone`: a stray due after it, which named_live no
+      -- longer finds live) is dropped the same way: the envelope read above is deleted, the message counted once.
+      if envelopes[i] and ((gone and gone[ids[i]])
+          or (stray(members[i], envelopes[i]) and named_live(queue, ids[i], envelopes[i]))) then
         envelopes[i] = false
         if string.byte(members[i], 1) == 124 then
           local base = group_base(queue)
@@ -139,6 +143,8 @@ if limit > 0 then
       end
       local expiry = expiry_of(envelopes[i])
       if expiry and expiry < now then
+        if not gone then gone = {} end
+        gone[ids[i]] = true
         local attempts = tonumber(redis.call('HGET', KEYS[4], ids[i]) or '0')
         if drop_expired then
           expiry_dropped = expiry_dropped + 1

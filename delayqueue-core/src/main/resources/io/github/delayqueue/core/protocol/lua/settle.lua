@@ -18,8 +18,12 @@
 --   their envelopes, one INCRBY and one HSET per call (no more command per op: an L read its envelope before, one
 --   HGET per op), the envelopes copied in Lua, and the message's place among messages due at the same millisecond is
 --   that of a send at the hand-back (format 2; one left in format 1 keeps its format and its place before them).
---   The same H or L twice in one call applies once; a member out of step with its envelope (includes/members.lua's
---   stray: a hand edit the claim handed out) goes back as it was.
+--   The same H or L twice in one call applies once. A member out of step with its envelope (includes/members.lua's
+--   stray: a hand edit or an older release's leftover) is renumbered too when the claim handed it out as the message's
+--   only member (lifecycle.lua's named_live false: up to two ZSCOREs, on that mismatch path only), its shape (grouped
+--   or not) kept; it goes back as it was when the envelope names a live member (the next claim drops it), or when its
+--   shape cannot be kept (a grouped member beside a format-1 envelope, an ungrouped format-1 member beside a format-2
+--   envelope naming a group: there a resent H or L may still take the next delivery's lease).
 -- Returns: one string with a flag character per op: 1 applied, 0 stale (lease lost to a newer delivery, or
 --          message gone). One reply of N bytes rather than N integer replies, each decoded and boxed by the client.
 -- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
@@ -40,6 +44,7 @@
 --- @include "remember"
 --- @include "expiry"
 --- @include "groups"
+--- @include "lifecycle"
 local queue = queue_keys(KEYS)
 local now = now_ms()
 local old_head, head_read = nil, false -- the delayed head before this call's writes: read at the first (R, H, L)
@@ -141,18 +146,23 @@ for i, member in ipairs(members) do
       end
       redis.call('ZREM', KEYS[3], member)
       if not head_read then old_head, head_read = head_score(KEYS[2]), true end
-      -- back under a new member (see the header); without an envelope (deleted by hand) the claim drops the member,
-      -- and a member out of step with its envelope (a hand edit the claim handed out: lifecycle.lua's named_live)
-      -- goes back as it was, its shape (grouped or not) kept
+      -- back under a new member (see the header); without an envelope (deleted by hand) the claim drops the member.
+      -- A member out of step with its envelope (includes/members.lua's stray) whose envelope names a live member
+      -- (lifecycle.lua's named_live: up to two ZSCOREs, on this mismatch path only) goes back as it was, and the next
+      -- claim drops it; one the claim handed out as the message's only member is renumbered too, the envelope put in
+      -- step with it, unless its shape (grouped or not) cannot be kept: a grouped member beside a format-1 envelope,
+      -- or an ungrouped format-1 member beside a format-2 envelope naming a group, goes back as it was
       local back = member
-      if envelope and not stray(member, envelope) then
+      if envelope and (not stray(member, envelope) or not named_live(queue, id, envelope)) then
         seq = seq + 1
         local last = seq % 64
         if prefix == nil or last == 0 then prefix = string.sub(encode8(seq), 1, 7) end
-        local fresh
-        fresh, back = renumber(id, member, envelope, seq, prefix .. string.sub(DIGITS64, last + 1, last + 1))
-        rewritten[#rewritten + 1] = id
-        rewritten[#rewritten + 1] = fresh
+        local fresh, renamed = renumber(id, member, envelope, seq, prefix .. string.sub(DIGITS64, last + 1, last + 1))
+        if (string.byte(renamed, 1) == 124) == (string.byte(member, 1) == 124) then
+          back = renamed
+          rewritten[#rewritten + 1] = id
+          rewritten[#rewritten + 1] = fresh
+        end
       end
       if string.byte(member, 1) == 124 then
         group_pend(queue, back, due, now, member) -- out of the group's in-flight set under the old member

@@ -12,7 +12,9 @@
 -- Throttled: the due grouped messages, among those counted as due, of the groups whose index score is past now (a
 -- next permit or a hold in the future, or CAPPED at the in-flight cap: a claim does not read them), then of the rest
 -- of the due messages those beyond the queue-wide limits' room. A group whose turn has come counts as claimable whole
--- (the index does not say how many permits it has; the claim that takes some re-scores it). No command beyond the
+-- (the index does not say how many permits it has; the claim that takes some re-scores it), and so does one whose
+-- in-flight cap is full but not yet CAPPED (consumers with different group limits: one without a cap claimed, or the
+-- cap was lowered on a restart) until a claim with the cap marks it. No command beyond the
 -- count of `ready`: the scores come with the index read, and an ungrouped queue runs what it ran before.
 --- @include "clock"
 --- @include "wake"
