@@ -72,6 +72,12 @@ class MalformedGroupedMembersTest {
         for (String member : MALFORMED) {
             poisoned.add(0, member); // long overdue: a lease expired at 0, or due at 0
         }
+        if (set.startsWith("g:")) {
+            // as if counted when written (a member corrupted in its group's set): the drop takes it off the count,
+            // which then still counts 'first' (one written by hand uncounted leaves the count low, stopping at 0)
+            redis.redisson().getMap(base + "group-flow", StringCodec.INSTANCE).put("pending",
+                    String.valueOf(1 + MALFORMED.length));
+        }
         DelayQueueConsumer consumer = client.newConsumer(queue, String.class,
                 (payload, context) -> handled.merge(context.id(), 1, Integer::sum),
                 ConsumerOptions.builder().concurrency(2).batchSize(10).build());
