@@ -32,6 +32,8 @@ import io.github.delayqueue.testing.RedisExtension;
  * delayed set (due, beside the groups' marker) and a group's pending set. Each is dropped as an orphan (no dead
  * letter: it names no message) and no claim fails; the queue keeps flowing, every good message is delivered once. Before the fix the
  * group parser raised a Lua error on them and every claim of the queue failed.
+ * A well-formed grouped member found in the delayed set (no script writes one there) goes to its group's set and is
+ * delivered once; before, it stayed due in delayed for good and was never delivered.
  */
 @ExtendWith(RedisExtension.class)
 class MalformedGroupedMembersTest {
@@ -57,6 +59,38 @@ class MalformedGroupedMembersTest {
     @Test
     void malformedMembersInAGroupsPendingSetAreDropped(RedisContext redis) throws Exception {
         run(redis, "poison-group", "g:G:p", true);
+    }
+
+    @Test
+    void aGroupedMemberFoundInDelayedGoesToItsGroupAndIsDeliveredOnce(RedisContext redis) throws Exception {
+        String queue = "poison-moved";
+        String prefix = redis.prefix();
+        DelayQueueClient client = DelayQueueClient.create(redis.redisson(), ClientOptions.builder().keyPrefix(prefix).build());
+        String base = prefix + ":{" + queue + "}:";
+        client.send(queue, "moved", Duration.ZERO, SendOptions.id("moved").group("G"));
+        // moved by hand from its group's set to delayed (where no script writes a grouped member), uncounted there
+        RScoredSortedSet<String> group = redis.redisson().getScoredSortedSet(base + "g:G:p", StringCodec.INSTANCE);
+        String member = group.first();
+        double due = group.getScore(member);
+        group.remove(member);
+        redis.redisson().getMap(base + "group-flow", StringCodec.INSTANCE).remove("pending");
+        redis.redisson().getScoredSortedSet(base + "delayed", StringCodec.INSTANCE).add(due, member);
+        Map<String, Integer> handled = new ConcurrentHashMap<>();
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class,
+                (payload, context) -> handled.merge(context.id() + "/" + context.group(), 1, Integer::sum),
+                ConsumerOptions.builder().concurrency(2).batchSize(10).build());
+        consumer.start();
+        try {
+            await("the moved message delivered").atMost(Duration.ofSeconds(10)).until(() -> handled.size() == 1);
+            await("queue drained").atMost(Duration.ofSeconds(10)).until(() -> redis.redisson().getKeys()
+                    .countExists(base + "messages", base + "delayed", base + "inflight", base + "g:G:p", base + "g:G:i",
+                            base + "groups") == 0);
+            assertThat(handled).containsExactly(Map.entry("moved/G", 1));
+            QueueStats s = client.stats(queue);
+            assertThat(s.pending() + s.inFlight() + s.dead()).isZero();
+        } finally {
+            consumer.stop();
+        }
     }
 
     private void run(RedisContext redis, String queue, String set, boolean grouped) throws Exception {
