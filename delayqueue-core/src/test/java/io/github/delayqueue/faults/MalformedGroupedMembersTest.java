@@ -93,6 +93,47 @@ class MalformedGroupedMembersTest {
         }
     }
 
+    @Test
+    void aRelativeExpiryBesideAnEnqueueTimeNotInBase64IsNoClaimFailure(RedisContext redis) throws Exception {
+        String queue = "poison-expiry";
+        String prefix = redis.prefix();
+        DelayQueueClient client = DelayQueueClient.create(redis.redisson(), ClientOptions.builder().keyPrefix(prefix).build());
+        String base = prefix + ":{" + queue + "}:";
+        // format 2: "2<seq8><enqueued8><length>:{headers}<payload>", the enqueue time '!' (not a base-64 digit) and
+        // an expiry "+1000" after it: the claim's expiry parser read the digits with nil arithmetic
+        String headers = "{\"dq-expires\":\"+1000\"}";
+        redis.redisson().getMap(base + "messages", StringCodec.INSTANCE).put("poison:enqueued",
+                "2zzzzzzz0!!!!!!!!" + headers.length() + ":" + headers + "\"x\"");
+        redis.redisson().getScoredSortedSet(base + "delayed", StringCodec.INSTANCE).add(0, "~zzzzzzz0poison:enqueued");
+        Map<String, Integer> handled = new ConcurrentHashMap<>();
+        Logger logger = (Logger) LoggerFactory.getLogger(DelayQueueConsumer.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class,
+                (payload, context) -> handled.merge(context.id(), 1, Integer::sum),
+                ConsumerOptions.builder().concurrency(2).batchSize(10).build());
+        consumer.start();
+        try {
+            for (int i = 0; i < 20; i++) {
+                client.send(queue, "good " + i, Duration.ZERO, SendOptions.id("good:" + i));
+            }
+            await("every good message delivered").atMost(Duration.ofSeconds(10)).until(() -> handled.size() == 20);
+            await("the poison dead-lettered").atMost(Duration.ofSeconds(10)).until(() -> client.stats(queue).dead() == 1);
+            assertThat(client.deadLetters(queue, 10)).singleElement().satisfies(d -> {
+                assertThat(d.id()).isEqualTo("poison:enqueued");
+                assertThat(d.reason()).contains("corrupt envelope");
+            });
+            assertThat(java.util.List.copyOf(appender.list).stream().map(ILoggingEvent::getFormattedMessage)
+                    .filter(m -> m.contains("'" + queue + "'") && m.contains("failed")))
+                    .as("no claim of the queue fails on the poison").isEmpty();
+            assertThat(handled.values()).allMatch(n -> n == 1);
+        } finally {
+            consumer.stop();
+            logger.detachAppender(appender);
+        }
+    }
+
     private void run(RedisContext redis, String queue, String set, boolean grouped) throws Exception {
         String prefix = redis.prefix();
         DelayQueueClient client = DelayQueueClient.create(redis.redisson(), ClientOptions.builder().keyPrefix(prefix).build());
