@@ -34,6 +34,8 @@ import io.github.delayqueue.testing.RedisExtension;
  * group parser raised a Lua error on them and every claim of the queue failed.
  * A well-formed grouped member found in the delayed set (no script writes one there) goes to its group's set and is
  * delivered once; before, it stayed due in delayed for good and was never delivered.
+ * The same class of parser fault in an envelope: a relative expiry beside an enqueue time that is not base 64 failed
+ * every claim that read it; it is now no expiry, and the consumer dead-letters the envelope as corrupt.
  */
 @ExtendWith(RedisExtension.class)
 class MalformedGroupedMembersTest {
