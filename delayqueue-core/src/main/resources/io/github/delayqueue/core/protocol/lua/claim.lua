@@ -50,7 +50,11 @@ local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, to
 for _, member in ipairs(expired) do
   local id = id_of(member)
   local attempts = tonumber(redis.call('HGET', KEYS[4], id) or '0')
-  if attempts >= max_attempts then
+  if string.byte(member, 1) == 124 and group_of(member) == nil then
+    -- a '|' member that names no group (includes/groups.lua's group_of: written by hand or corrupted) was never
+    -- handed out: an orphan, dropped as the claim drops a member without a message (no dead letter, no count)
+    redis.call('ZREM', KEYS[3], member)
+  elseif attempts >= max_attempts then
     expired_buried = expired_buried + 1
     bury(queue, id, member, now, attempts, 'lease expired on attempt ' .. attempts .. ' (consumer died or handler hung)')
   else
@@ -100,6 +104,12 @@ if limit > 0 then
     if bad_score(due[k + 1]) then
       bury_bad_score(due[k], due[k + 1])
     elseif string.byte(due[k], 1) == 124 then
+      -- the groups' marker; any other '|' member (grouped members are never in delayed: written by hand) goes to
+      -- its group's set at its due time, or, naming no group (group_of), is dropped as an orphan
+      if due[k] ~= GROUPS_MARK then
+        redis.call('ZREM', KEYS[2], due[k])
+        group_pend(queue, due[k], tonumber(due[k + 1]), now)
+      end
       grouped = true
     else
       members[#members + 1] = due[k]
@@ -132,7 +142,7 @@ if limit > 0 then
         envelopes[i] = false
         if string.byte(members[i], 1) == 124 then
           local base = group_base(queue)
-          if redis.call('ZREM', base .. 'g:' .. group_of(members[i]) .. ':p', members[i]) == 1 then
+          if redis.call('ZREM', base .. 'g:' .. group_of(members[i]) .. ':p', members[i]) == 1 then -- a group: group_candidates took only its own
             group_count(base .. 'group-flow', -1)
           end
         end

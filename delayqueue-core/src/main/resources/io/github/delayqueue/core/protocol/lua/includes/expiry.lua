@@ -31,7 +31,10 @@ local function expiry_of(envelope)
     if not after then return nil end
     local enqueued = 0
     for k = 10, 17 do
-      enqueued = enqueued * 64 + string.find(DIGITS64, string.sub(envelope, k, k), 1, true) - 1
+      -- a byte of no digit (a corrupt envelope): no expiry here; the consumer dead-letters the envelope as corrupt
+      local digit = string.find(DIGITS64, string.sub(envelope, k, k), 1, true)
+      if not digit then return nil end
+      enqueued = enqueued * 64 + digit - 1
     end
     return enqueued + after
   end

@@ -35,9 +35,15 @@ local function group_count(flow, n)
   end
 end
 
--- The group of a grouped member (first byte '|')
+-- The group of a grouped member (first byte '|'), or nil for a member of that shape that names none: shorter than
+-- the sequence, no '\31' after it, or an empty group (no script writes one: written by hand or corrupted; the marker
+-- GROUPS_MARK is one, and is never read here). Such a member is an orphan: the helpers below leave it alone (pend
+-- adds it nowhere, forget finds it nowhere) and the claim that meets it drops it, as it drops a member without a
+-- message, rather than failing every claim of the queue. One find, no command.
 local function group_of(member)
-  return string.sub(member, 10, string.find(member, '\31', 10, true) - 1)
+  local at = string.find(member, '\31', 10, true)
+  if at == nil or at == 10 then return nil end
+  return string.sub(member, 10, at - 1)
 end
 
 -- A group with nothing pending and nothing in flight keeps its flow fields only while they still limit it (its
@@ -121,6 +127,7 @@ end
 -- group (a hand back or later: settle.lua renumbers it), else under `member`.
 local function group_pend(keys, member, due, now, was)
   local group = group_of(member)
+  if group == nil then return end -- an orphan (group_of): dropped, the caller has taken it out of its set
   local base = group_base(keys)
   redis.call('ZREM', base .. 'g:' .. group .. ':i', was or member)
   if redis.call('ZADD', base .. 'g:' .. group .. ':p', string.format('%d', due), member) == 1 then
@@ -132,6 +139,7 @@ end
 -- A grouped member leaves for good or for now (ack, dead letter, cancel, replace, expiry: lifecycle.lua's forget)
 local function group_forget(keys, member, now)
   local group = group_of(member)
+  if group == nil then return end -- in no group's set (group_of)
   local base = group_base(keys)
   redis.call('ZREM', base .. 'g:' .. group .. ':i', member)
   if redis.call('ZREM', base .. 'g:' .. group .. ':p', member) == 1 then
@@ -142,13 +150,16 @@ end
 
 -- The due time of a pending grouped member, or nil (in flight or gone)
 local function group_pending_due(keys, member)
-  local score = redis.call('ZSCORE', group_base(keys) .. 'g:' .. group_of(member) .. ':p', member)
+  local group = group_of(member)
+  if group == nil then return nil end
+  local score = redis.call('ZSCORE', group_base(keys) .. 'g:' .. group .. ':p', member)
   return score and tonumber(score) or nil
 end
 
 -- Moves a pending grouped member to a new due time (reschedule)
 local function group_move(keys, member, due)
   local group = group_of(member)
+  if group == nil then return end
   redis.call('ZADD', group_base(keys) .. 'g:' .. group .. ':p', 'XX', string.format('%d', due), member)
   group_index(keys, group, nil)
 end
@@ -198,13 +209,21 @@ local function group_candidates(keys, limits, room, now, now_us, members, ids, s
     end
     if want > 0 then
       local got = redis.call('ZRANGEBYSCORE', base .. 'g:' .. group .. ':p', '-inf', now, 'WITHSCORES', 'LIMIT', 0, want)
+      local read = #got / 2
       for k = 1, #got, 2 do
-        members[#members + 1] = got[k]
-        ids[#ids + 1] = id_of(got[k])
-        scores[#scores + 1] = string.format('%d', tonumber(got[k + 1]))
+        if group_of(got[k]) == group then
+          members[#members + 1] = got[k]
+          ids[#ids + 1] = id_of(got[k])
+          scores[#scores + 1] = string.format('%d', tonumber(got[k + 1]))
+        else
+          -- a member of no group or of another (written by hand or corrupted, group_of): an orphan here, dropped,
+          -- and off the pending count if it was on it (the count, too low otherwise, stops at 0: group_count)
+          if redis.call('ZREM', base .. 'g:' .. group .. ':p', got[k]) == 1 then group_count(flow, -1) end
+          read = read - 1
+        end
       end
-      room = room - #got / 2
-      if #got > 0 then visits[#visits + 1] = { group = group, tat = tat } else group_index(keys, group, now) end
+      room = room - read
+      if read > 0 then visits[#visits + 1] = { group = group, tat = tat } else group_index(keys, group, now) end
     else
       group_index(keys, group, now)
     end
@@ -220,8 +239,8 @@ local function group_claimed(keys, limits, visits, taken, now)
   local flow = base .. 'group-flow'
   local by_group = {}
   for _, member in ipairs(taken) do
-    if string.byte(member, 1) == 124 then
-      local group = group_of(member)
+    local group = string.byte(member, 1) == 124 and group_of(member)
+    if group then
       local list = by_group[group]
       if not list then list = {}; by_group[group] = list end
       list[#list + 1] = member

@@ -29,7 +29,7 @@ local function named_live(keys, id, envelope)
   local real = member_of(id, envelope)
   if redis.call('ZSCORE', keys.inflight, real) then return true end
   if string.byte(real, 1) == 124 then
-    return redis.call('ZSCORE', group_base(keys) .. 'g:' .. group_of(real) .. ':p', real) ~= false
+    return group_pending_due(keys, real) ~= nil
   end
   return redis.call('ZSCORE', keys.delayed, real) ~= false
 end

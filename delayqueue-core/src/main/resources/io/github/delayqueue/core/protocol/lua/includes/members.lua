@@ -46,7 +46,7 @@ local function group_in(text, at)
   local k = string.find(headers, GROUP_HEADER, 1, true)
   if not k then return nil end
   local to = string.find(headers, '"', k + #GROUP_HEADER, true)
-  if not to then return nil end
+  if not to or to == k + #GROUP_HEADER then return nil end -- an empty group is none (Java writes none: not blank)
   return string.sub(headers, k + #GROUP_HEADER, to - 1)
 end
 
