@@ -104,11 +104,24 @@ if limit > 0 then
     if bad_score(due[k + 1]) then
       bury_bad_score(due[k], due[k + 1])
     elseif string.byte(due[k], 1) == 124 then
-      -- the groups' marker; any other '|' member (grouped members are never in delayed: written by hand) goes to
-      -- its group's set at its due time, or, naming no group (group_of), is dropped as an orphan
+      -- the groups' marker; any other '|' member (no script of this release writes a grouped member in delayed; a
+      -- release before groups reaps an expired grouped lease back here, or it was written by hand) goes to its group's
+      -- set at its due time when its message's envelope names it; a copy beside the member the envelope names, or a
+      -- member without a message, is dropped as an orphan; a member that is its message's only one but names no group
+      -- (group_of) is dead-lettered as corrupt rather than stranding the message. One HGET, on this rare path only.
       if due[k] ~= GROUPS_MARK then
-        redis.call('ZREM', KEYS[2], due[k])
-        group_pend(queue, due[k], tonumber(due[k + 1]), now)
+        local member = due[k]
+        local id = id_of(member)
+        local envelope = redis.call('HGET', KEYS[1], id)
+        if envelope and member_of(id, envelope) == member then
+          redis.call('ZREM', KEYS[2], member)
+          group_pend(queue, member, tonumber(due[k + 1]), now)
+        elseif envelope and not named_live(queue, id, envelope) then
+          bury(queue, id, member, now, tonumber(redis.call('HGET', KEYS[4], id) or '0'),
+            'corrupt member: a grouped member that names no group (written by something other than delayqueue)')
+        else
+          redis.call('ZREM', KEYS[2], member)
+        end
       end
       grouped = true
     else

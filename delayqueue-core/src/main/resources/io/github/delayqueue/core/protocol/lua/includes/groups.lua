@@ -39,7 +39,8 @@ end
 -- the sequence, no '\31' after it, or an empty group (no script writes one: written by hand or corrupted; the marker
 -- GROUPS_MARK is one, and is never read here). Such a member is an orphan: the helpers below leave it alone (pend
 -- adds it nowhere, forget finds it nowhere) and the claim that meets it drops it, as it drops a member without a
--- message, rather than failing every claim of the queue. One find, no command.
+-- message (or, due in delayed as its message's only member, dead-letters the message as corrupt: claim.lua), rather
+-- than failing every claim of the queue. One find, no command.
 local function group_of(member)
   local at = string.find(member, '\31', 10, true)
   if at == nil or at == 10 then return nil end
