@@ -100,6 +100,36 @@ class GroupsCostTest {
     }
 
     /**
+     * A grouped hand-back renumbers the message but runs no ZREM more than a grouped retry (which keeps its member):
+     * the old member leaves the group's in-flight set through group_pend itself. It ran one more (a ZREM of the new
+     * member from that set, which removed nothing), untrue of benchmarks.md's "none more per op".
+     */
+    @Test
+    void aGroupedHandBackRunsNoZremMoreThanAGroupedRetry() {
+        onOwnServer((port, redisson, client) -> {
+            QueueOps ops = new QueueOps(new Scripts(redisson), QueueKeys.of(client.options().keyPrefix(), "cost"));
+            Instant past = Instant.now().minusSeconds(1);
+            for (int i = 0; i < 4; i++) {
+                client.sendAt("cost", "m" + i, past, SendOptions.id("m" + i).group("G"));
+            }
+            List<QueueOps.Claimed> claimed = ops.claim(10, 60_000, 5, 100, Duration.ofDays(14).toMillis(),
+                    Integer.MAX_VALUE).messages();
+            assertThat(claimed).hasSize(4);
+            // the settle script loaded before the counts
+            ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.ACK, claimed.get(0).member(),
+                    claimed.get(0).attempt(), 0, null, true)));
+            QueueOps.Claimed h = claimed.get(1);
+            QueueOps.Claimed r = claimed.get(2);
+            TreeMap<String, Long> handBack = counted(port, () -> assertThat(ops.settle(List.of(new QueueOps.Settlement(
+                    QueueOps.SettleOp.HAND_BACK, h.member(), h.attempt(), h.dueMs(), null)))).containsExactly(true));
+            TreeMap<String, Long> retry = counted(port, () -> assertThat(ops.settle(List.of(new QueueOps.Settlement(
+                    QueueOps.SettleOp.RETRY, r.member(), r.attempt(), 0, "x")))).containsExactly(true));
+            assertThat(handBack.getOrDefault("zrem", 0L)).as("ZREMs of a grouped hand-back")
+                    .isEqualTo(retry.getOrDefault("zrem", 0L)).isPositive();
+        });
+    }
+
+    /**
      * Sends {@code backlog} messages of group G, all due; a first claim takes one and puts G at its limit; then a
      * message of group H is sent and one claim is counted: the commands it ran, by name.
      */

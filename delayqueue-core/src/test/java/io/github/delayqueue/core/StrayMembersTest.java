@@ -15,26 +15,25 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.Redisson;
+import org.redisson.api.RScoredSortedSet;
 import org.redisson.api.RScript;
-import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
-import org.redisson.config.Config;
 
 import io.github.delayqueue.core.protocol.QueueKeys;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.Scripts;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;
-import io.github.delayqueue.testing.RedisProcesses;
-import io.github.delayqueue.testing.TestRedis;
 
 /**
- * Review of h-fence (h-review5): every script path that writes a member and an envelope keeps their sequence numbers
- * equal (else the claim's stray check would drop a live message), and nothing is lost across sends, replaces, claims,
- * hand-backs, laters, retries, dead letters, requeues, versioned intents and expired leases.
+ * Members out of step with their envelopes (strays, and values that only look like envelopes) beside the fences of
+ * FenceTest: every script path that writes a member and an envelope keeps their sequence numbers equal (else the
+ * claim's stray check would drop a live message), and nothing is lost across sends, replaces, claims, hand-backs,
+ * laters, retries, dead letters, requeues, versioned intents and expired leases; a stray is dropped only beside the
+ * live member its envelope names, and a hand-back or later of one is fenced like any other.
  */
 @ExtendWith(RedisExtension.class)
-class FenceReviewTest {
+class StrayMembersTest {
 
     private static final long KEEP_DEAD_MS = Duration.ofDays(14).toMillis();
 
@@ -71,7 +70,7 @@ class FenceReviewTest {
 
     private final RedisContext redis;
 
-    FenceReviewTest(RedisContext redis) {
+    StrayMembersTest(RedisContext redis) {
         this.redis = redis;
     }
 
@@ -89,7 +88,7 @@ class FenceReviewTest {
 
     @Test
     void everyPathKeepsMemberAndEnvelopeInStepAndLosesNothing() throws Exception {
-        String queue = "review-fence";
+        String queue = "stray-fence";
         DelayQueueClient client = redis.client();
         QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
         Instant past = Instant.now().minusSeconds(1);
@@ -208,7 +207,7 @@ class FenceReviewTest {
      */
     @Test
     void aGroupedStrayRedeliveredThenDroppedLeavesThePendingCountRight() {
-        String queue = "review-stray-count";
+        String queue = "stray-stray-count";
         DelayQueueClient client = redis.client();
         String base = redis.prefix() + ":{" + queue + "}:";
         client.send(queue, "later", Duration.ofHours(1), SendOptions.id("g:1").group("G"));
@@ -233,7 +232,7 @@ class FenceReviewTest {
      */
     @Test
     void theSameHandBackTwiceInOneCallAppliesOnce() {
-        String queue = "review-h-twice";
+        String queue = "stray-h-twice";
         DelayQueueClient client = redis.client();
         String base = redis.prefix() + ":{" + queue + "}:";
         client.sendAt(queue, "now", Instant.now().minusSeconds(1), SendOptions.id("g:2").group("G"));
@@ -253,48 +252,6 @@ class FenceReviewTest {
     }
 
     /**
-     * A grouped hand-back renumbers the message but runs no ZREM more than a grouped retry (which keeps its member):
-     * the old member leaves the group's in-flight set through group_pend itself. It ran one more (a ZREM of the new
-     * member from that set, which removed nothing), untrue of benchmarks.md's "none more per op". Counted by INFO
-     * commandstats on a Redis server of this test's own, as GroupsCostTest does.
-     */
-    @Test
-    void aGroupedHandBackRunsNoZremMoreThanAGroupedRetry() {
-        try (RedisProcesses servers = new RedisProcesses()) {
-            int port = TestRedis.freePort();
-            servers.start(port, false);
-            Config config = new Config();
-            config.useSingleServer().setAddress("redis://127.0.0.1:" + port).setPingConnectionInterval(0);
-            RedissonClient redisson = Redisson.create(config);
-            try {
-                String prefix = TestRedis.uniquePrefix();
-                DelayQueueClient client = DelayQueueClient.create(redisson, ClientOptions.builder().keyPrefix(prefix)
-                        .build());
-                QueueOps ops = new QueueOps(new Scripts(redisson), QueueKeys.of(prefix, "cost"));
-                Instant past = Instant.now().minusSeconds(1);
-                for (int i = 0; i < 4; i++) {
-                    client.sendAt("cost", "m" + i, past, SendOptions.id("m" + i).group("G"));
-                }
-                List<QueueOps.Claimed> claimed = ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE)
-                        .messages();
-                assertThat(claimed).hasSize(4);
-                // the settle script loaded before the counts
-                ops.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.ACK, claimed.get(0).member(),
-                        claimed.get(0).attempt(), 0, null, true)));
-                QueueOps.Claimed h = claimed.get(1);
-                QueueOps.Claimed r = claimed.get(2);
-                long handBack = zrems(port, () -> assertThat(ops.settle(List.of(new QueueOps.Settlement(
-                        QueueOps.SettleOp.HAND_BACK, h.member(), h.attempt(), h.dueMs(), null)))).containsExactly(true));
-                long retry = zrems(port, () -> assertThat(ops.settle(List.of(new QueueOps.Settlement(
-                        QueueOps.SettleOp.RETRY, r.member(), r.attempt(), 0, "x")))).containsExactly(true));
-                assertThat(handBack).as("ZREMs of a grouped hand-back").isEqualTo(retry);
-            } finally {
-                redisson.shutdown();
-            }
-        }
-    }
-
-    /**
      * A grouped member out of step with its envelope that the claim hands out (the member the envelope names is in no
      * set: lifecycle.lua's named_live), here a format-1 envelope under "|<seq8>G\31<id>", then handed back: it goes back
      * as it was. Renumbered, its new member would have been the envelope's format-1 one, no longer grouped, and
@@ -302,7 +259,7 @@ class FenceReviewTest {
      */
     @Test
     void aGroupedMemberOutOfStepWithItsEnvelopeHandedBackKeepsItsShape() {
-        String queue = "review-out-of-step";
+        String queue = "stray-out-of-step";
         String base = redis.prefix() + ":{" + queue + "}:";
         String member = "|--------G\u001fodd:1";
         redis.redisson().getMap(base + "messages", StringCodec.INSTANCE).put("odd:1", "1:00000000000a0:\"x\"");
@@ -328,7 +285,7 @@ class FenceReviewTest {
      */
     @Test
     void aRenumberedFormat1MessageStillComesBeforeFormat2OnesDueAtTheSameMillisecond() {
-        String queue = "review-format1-order";
+        String queue = "stray-format1-order";
         String base = redis.prefix() + ":{" + queue + "}:";
         DelayQueueClient client = redis.client();
         long due = Instant.now().minusSeconds(1).toEpochMilli();
@@ -350,18 +307,6 @@ class FenceReviewTest {
         assertThat(second.get(0).dueMs()).isEqualTo(second.get(1).dueMs());
     }
 
-    private static long zrems(int port, Runnable action) {
-        RedisProcesses.call(port, "CONFIG", "RESETSTAT");
-        action.run();
-        for (String line : String.valueOf(RedisProcesses.call(port, "INFO", "commandstats")).split("\r?\n")) {
-            if (line.startsWith("cmdstat_zrem:")) {
-                int at = line.indexOf("calls=") + "calls=".length();
-                return Long.parseLong(line, at, line.indexOf(',', at), 10);
-            }
-        }
-        return 0;
-    }
-
     /**
      * A value written straight into Redis that is no envelope but happens to start with '2' (a date, a number) under a
      * member of its own: before h-fence the claim handed it out and the consumer dead-lettered it with its reason (as
@@ -372,7 +317,7 @@ class FenceReviewTest {
      */
     @Test
     void aCorruptValueStartingWithTwoIsNotSilentlyOrphaned() {
-        String queue = "review-corrupt-2";
+        String queue = "stray-corrupt-2";
         String base = redis.prefix() + ":{" + queue + "}:";
         redis.redisson().getMap(base + "messages", StringCodec.INSTANCE).put("poison:2", "2026-11-27 not an envelope");
         redis.redisson().getScoredSortedSet(base + "delayed", StringCodec.INSTANCE).add(0, "~--------poison:2");
@@ -395,7 +340,7 @@ class FenceReviewTest {
      */
     @Test
     void aCorruptValueStartingWithTwoWhoseLeaseExpiredOnTheLastAttemptIsDeadLettered() {
-        String queue = "review-corrupt-2-leased";
+        String queue = "stray-corrupt-2-leased";
         String base = redis.prefix() + ":{" + queue + "}:";
         redis.redisson().getMap(base + "messages", StringCodec.INSTANCE).put("poison:3", "2026-11-27 not an envelope");
         redis.redisson().getScoredSortedSet(base + "inflight", StringCodec.INSTANCE)
@@ -423,7 +368,7 @@ class FenceReviewTest {
      */
     @Test
     void theMessageAStrayNamedKeepsTheAttemptsItsDeliveriesCounted() {
-        String queue = "review-stray-attempts";
+        String queue = "stray-stray-attempts";
         String base = redis.prefix() + ":{" + queue + "}:";
         DelayQueueClient client = redis.client();
         client.send(queue, "later", Duration.ofHours(1), SendOptions.id("s:2"));
@@ -446,5 +391,69 @@ class FenceReviewTest {
         List<DeadLetter> dead = client.deadLetters(queue, 10);
         assertThat(dead).extracting(DeadLetter::id).containsExactly("s:2");
         assertThat(dead.get(0).reason()).as("no retry").contains("lease expired on attempt 6");
+    }
+
+    /**
+     * A member out of step with its envelope whose named member is in no set (named_live false): the claim hands it
+     * out (h-fix5), and settle.lua's H/L puts it back "as it was" (stray() alone, no named_live), not renumbered. The
+     * next claim then hands it out under the same member and the same attempt (H gives the attempt back), so the same
+     * hand-back sent again (reply lost, the Settler resends) takes that next delivery's lease: the hole h-fence closed
+     * for messages in step.
+     */
+    @Test
+    void anOutOfStepMemberHandedBackIsFencedAgainstTheSameOpSentAgain() {
+        String queue = "stray-out-of-step-resent";
+        String base = redis.prefix() + ":{" + queue + "}:";
+        DelayQueueClient client = redis.client();
+        client.sendAt(queue, "job", Instant.now().minusSeconds(1), SendOptions.id("o:1"));
+        // the member out of step: its sequence digits edited, the envelope left as sent
+        String real = zset(base + "delayed").first();
+        long due = zset(base + "delayed").firstScore().longValue();
+        String odd = "~zzzzzzzz" + "o:1";
+        zset(base + "delayed").remove(real);
+        zset(base + "delayed").add(due, odd);
+        QueueOps ops = ops(queue);
+
+        List<QueueOps.Claimed> first = ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();
+        assertThat(first).extracting(QueueOps.Claimed::member).containsExactly(odd);
+        QueueOps.Settlement back = new QueueOps.Settlement(QueueOps.SettleOp.HAND_BACK, odd, 1, first.get(0).dueMs(),
+                null, true);
+        assertThat(ops.settle(List.of(back))).containsExactly(true);
+        List<QueueOps.Claimed> second = ops.claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE).messages();
+        assertThat(second).hasSize(1);
+
+        assertThat(ops.settle(List.of(back))).as("the same hand-back sent again after the next claim (member "
+                + second.get(0).member() + ", attempt " + second.get(0).attempt() + ")").containsExactly(false);
+    }
+
+    /**
+     * A message past its expiry and a stray of it due later in the same claim batch: the real member is dead-lettered
+     * first (its envelope deleted), so named_live finds nothing for the stray and the stray goes through the expiry
+     * path too (bury with no envelope: no dead letter). The claim reports two expired dead letters for one; before
+     * h-fix5 the stray was dropped without counting.
+     */
+    @Test
+    void anExpiredMessageAndItsStrayInOneClaimCountOneExpiredDeadLetter() throws Exception {
+        String queue = "stray-expired-stray";
+        String base = redis.prefix() + ":{" + queue + "}:";
+        DelayQueueClient client = redis.client();
+        Instant due = Instant.now().minusSeconds(2);
+        client.sendAt(queue, "job", due, SendOptions.id("e:1").expiresAt(Instant.now().plusMillis(30)));
+        zset(base + "delayed").add(Instant.now().minusSeconds(1).toEpochMilli(), "~zzzzzzzz" + "e:1");
+        Thread.sleep(60);
+
+        QueueOps.ClaimResult result = ops(queue).claim(10, 60_000, 5, 100, KEEP_DEAD_MS, Integer.MAX_VALUE);
+
+        assertThat(result.messages()).isEmpty();
+        assertThat(client.deadLetters(queue, 10)).hasSize(1);
+        assertThat(result.expiredDead()).as("expired dead letters reported").isEqualTo(1);
+    }
+
+    private QueueOps ops(String queue) {
+        return new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+    }
+
+    private RScoredSortedSet<String> zset(String key) {
+        return redis.redisson().getScoredSortedSet(key, StringCodec.INSTANCE);
     }
 }
