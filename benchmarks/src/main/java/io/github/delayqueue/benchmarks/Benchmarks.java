@@ -503,7 +503,7 @@ public final class Benchmarks {
     }
 
     /**
-     * The results as a markdown table (for docs/benchmarks.md), every line starting with '|': each scenario's medians
+     * The results as a markdown table (for docs/internals/benchmarks.md), every line starting with '|': each scenario's medians
      * (ours, Redisson's, the floor's where it ran), the ratio to Redisson's, and issue 37's target with whether this
      * run met it; a last row for the JVM CPU per message against Redisson's over every scenario both ran.
      */

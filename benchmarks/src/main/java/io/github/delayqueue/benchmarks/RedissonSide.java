@@ -166,7 +166,7 @@ final class RedissonSide extends Side {
         /**
          * The start of an error text when messages were lost rather than slow (see {@link #awaitDrained}), with the
          * polls Redisson completed with null after waiting {@link #LATE_NULL_NANOS} for Redis's reply: a BLPOP that
-         * Redis answered later than that popped its element for nobody (docs/migrating-from-rdelayedqueue.md).
+         * Redis answered later than that popped its element for nobody (docs/guides/migrating-from-rdelayedqueue.md).
          */
         String lost(CountDownLatch done) {
             return delayed.size() == 0 && target.size() == 0 ? done.getCount() + " messages lost (Redisson's queues are empty; "

@@ -90,7 +90,7 @@ class BenchmarksSmokeTest {
         assertTrue(output.contains("# rounds: 1 per scenario"), output);
         for (String scenario : ALL) {
             assertTrue(output.contains("\nDETAIL scenario=" + scenario + " rounds=ours:"), "rounds of " + scenario + "\n" + output);
-            // the markdown table for docs/benchmarks.md
+            // the markdown table for docs/internals/benchmarks.md
             assertTrue(output.contains("\n| `" + scenario + "` | "), "table row of " + scenario + "\n" + output);
         }
         for (String scenario : List.of("burst-drain-50k", "enqueue-rate-1", "enqueue-rate-8", "enqueue-rate-32",

@@ -220,7 +220,7 @@ public final class ClientOptions {
          * Cluster the partitions spread over the masters; a message lives in partition {@code hash(id) mod count}, so
          * everything done by id stays one script on one shard. Every client of the queue must use the same count: the
          * first use of a partitioned queue records it in Redis, and a client with another count fails with
-         * {@link PartitionCountException} (see docs/scaling.md to change it).
+         * {@link PartitionCountException} (see docs/operations/scaling.md to change it).
          *
          * @throws IllegalArgumentException if the queue name is invalid or the count out of range
          */

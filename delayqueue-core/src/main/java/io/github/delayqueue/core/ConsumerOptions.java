@@ -51,7 +51,7 @@ import io.github.delayqueue.core.internal.Checks;
  *   <li>{@code groupRateLimit}, {@code groupMaxInFlight}: the same limits per {@link SendOptions#group group} of
  *       messages, for every group on its own (default none): one group's burst does not hold back the others, and a
  *       group at its limit is passed over without reading its messages. Ungrouped messages are not affected; the
- *       queue-wide limits apply on top. See docs/flow-groups.md.</li>
+ *       queue-wide limits apply on top. See docs/guides/flow-control.md.</li>
  *   <li>{@code onExpiry}: what the claim does with a message past its expiry ({@link SendOptions#expiresAt}):
  *       {@link ExpiryAction#DEAD_LETTER} (the default) or {@link ExpiryAction#DROP}.</li>
  * </ul>

@@ -33,7 +33,7 @@ import io.github.delayqueue.core.protocol.QueueRoute;
 /**
  * Moves the jobs still pending in a Redisson {@code RDelayedQueue} into a delayqueue queue, once, keeping each
  * job's due time. For applications switching from {@code RDelayedQueue} (deprecated by Redisson) to delayqueue;
- * see {@code docs/migrating-from-rdelayedqueue.md}.
+ * see {@code docs/guides/migrating-from-rdelayedqueue.md}.
  *
  * <pre>{@code
  * ImportReport report = RDelayedQueueImporter.builder(client)

@@ -135,7 +135,7 @@ public final class SendOptions {
      * memory (so sends that never use windows cost nothing more), and a {@link SendMode#REPLACE replace} send
      * always writes (and is itself remembered when it carries a window). A cancelled message is not remembered.
      * The memory is one Redis key per id with this time to live, beside the queue's keys (see
-     * docs/redis-layout.md). Needs an explicit id.
+     * docs/internals/redis-layout.md). Needs an explicit id.
      *
      * @param window at least one millisecond, at most {@link #MAX_DEDUP_WINDOW}
      * @throws IllegalArgumentException if {@code window} is null, shorter than a millisecond or longer than
@@ -202,7 +202,7 @@ public final class SendOptions {
      * one group's burst does not hold back the others, and a {@link SlowDownException} of one of its messages holds
      * only its group. A group at its limit is passed over without reading its messages. The group is fixed at the
      * send (identity operations find it from the id) and is not a header: handlers read it from
-     * {@link MessageContext#group()}. See docs/flow-groups.md.
+     * {@link MessageContext#group()}. See docs/guides/flow-control.md.
      *
      * @param group 1 to {@value #MAX_GROUP_LENGTH} characters of printable ASCII (space to {@code ~}) but
      *              {@code "} and {@code \}, not blank; {@code null} for no group

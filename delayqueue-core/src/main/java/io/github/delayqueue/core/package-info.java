@@ -11,7 +11,7 @@
  * (argument checks). Arrows run one way: the entry points use the internal packages; the internal packages use the
  * types here as values, contracts and exceptions, never the entry points; the other types here use only
  * {@code internal} and, for the send and option checks, {@code protocol} ({@code Due}, queue names, the partition
- * limit). {@code LayoutTest} keeps it so; docs/architecture.md draws the map.
+ * limit). {@code LayoutTest} keeps it so; docs/internals/architecture.md draws the map.
  *
  * <p>Nothing here is {@code null} unless marked {@link org.jspecify.annotations.Nullable @Nullable}.
  */

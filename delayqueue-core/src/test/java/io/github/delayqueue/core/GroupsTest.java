@@ -344,7 +344,7 @@ class GroupsTest {
     }
 
     /**
-     * An older release's claim deletes the groups' marker from the delayed set (docs/guarantees.md, Upgrades): a poller
+     * An older release's claim deletes the groups' marker from the delayed set (docs/reference/guarantees.md, Upgrades): a poller
      * puts it back within 10 of its poll intervals, with queue limits (here) or without, and the grouped messages go.
      */
     @Test

@@ -17,7 +17,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Keeps the package layout true (docs/architecture.md, "Package map"), reading the source tree: every reference
+ * Keeps the package layout true (docs/internals/architecture.md, "Package map"), reading the source tree: every reference
  * from one package to another, by import or by a fully qualified name in code, must run the declared way.
  * <ul>
  * <li>delayqueue-core: {@code internal} uses nothing of core (but {@code ClientAccess}, the client's lender of its
@@ -96,7 +96,7 @@ class LayoutTest {
                 wrong.add(ref.toString());
             }
         }
-        assertThat(wrong).as("references against the direction of docs/architecture.md's package map").isEmpty();
+        assertThat(wrong).as("references against the direction of docs/internals/architecture.md's package map").isEmpty();
     }
 
     @Test

@@ -87,7 +87,7 @@ class MixedPartitionFleetTest {
         DelayQueueClient old = client(queue, 1);
         old.warmUp(queue);
         assertThat(recorded(queue)).isEqualTo("1");
-        // docs/scaling.md: stop every client once the queue is empty, delete the record, start with the new count
+        // docs/operations/scaling.md: stop every client once the queue is empty, delete the record, start with the new count
         redis.redisson().getKeys().delete(QueueKeys.partitionsKey(redis.prefix(), queue));
         DelayQueueClient three = client(queue, 3);
         three.send(queue, "new", Duration.ofHours(1), SendOptions.id("new"));

@@ -345,7 +345,7 @@ class PartitionTest {
         assertThatThrownBy(() -> four.send(queue, "new", Duration.ZERO)).isInstanceOf(PartitionCountException.class)
                 .hasMessageContaining("has 1 partition recorded");
         assertThat(single.cancel(queue, "old")).isTrue();
-        // the one-partition client recorded its count: the change needs the record deleted (docs/scaling.md)
+        // the one-partition client recorded its count: the change needs the record deleted (docs/operations/scaling.md)
         redis.redisson().getKeys().delete(QueueKeys.partitionsKey(redis.prefix(), queue));
         four.send(queue, "new", Duration.ofHours(1), SendOptions.id("new"));
         assertThat(four.stats(queue).pending()).isEqualTo(1);

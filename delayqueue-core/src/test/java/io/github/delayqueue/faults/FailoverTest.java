@@ -60,13 +60,13 @@ import io.github.delayqueue.testing.TestSentinel;
  * answering as master), {@code first_delivery_after_promotion_ms} and {@code drained_after_promotion_ms} (how late
  * after the promotion, or after its due time if that came later, the last message of the failed queue or partition that
  * was acknowledged before the fault was delivered).
- * Asserted, as docs/reliability.md and docs/scaling.md promise: with wait-for-replicas, lost = 0; without it, whatever
+ * Asserted, as docs/internals/reliability.md and docs/operations/scaling.md promise: with wait-for-replicas, lost = 0; without it, whatever
  * was lost was acknowledged in the last second before the kill (the replication lag, not the engine). A duplicate is
  * a message whose ack or lease went with the failed master, or one whose send script ran twice ({@code resent}): the
  * client sends a command again when its reply has not come within its timeout (plus the WAIT timeout for a send that
  * waits for replicas), the reply of a send that ran as the master died or as the client switched masters never comes,
  * and if the first copy was delivered and acknowledged before the second run, that run finds the id free and writes
- * it again (docs/guarantees.md, "Identity"). Asserted: no message first delivered a lease (3 s) after the promotion
+ * it again (docs/reference/guarantees.md, "Identity"). Asserted: no message first delivered a lease (3 s) after the promotion
  * is delivered again from the same write, and a message written twice comes from a send that failed or took at least
  * the client's timeout. Delivery of the failed queue (or partition) resumes after the promotion within a bound that only a
  * client that does not find the new master, or a poller stuck in its back-off, crosses (the measured figure,
@@ -100,7 +100,7 @@ class FailoverTest {
      * before the fault is delivered, with the starter's client settings (issue 31 item 10; target 1 s). The client
      * finds the new master within a topology scan (500 ms), Redisson subscribes the wake-up channel there and the
      * poller claims at once; a poller that sat out its error back-off (up to 5 s) or a client that scans every 5 s
-     * crosses this. Measured: 0.11 to 1.32 s, median 0.32 s (22 scenario runs, docs/scaling.md).
+     * crosses this. Measured: 0.11 to 1.32 s, median 0.32 s (22 scenario runs, docs/operations/scaling.md).
      */
     private static final long DRAIN_TUNED_MS = 5_000;
 
@@ -293,7 +293,7 @@ class FailoverTest {
         RedissonClient create();
     }
 
-    /** The partition of {@code id} among {@code partitions}: CRC-32 of its UTF-8 bytes mod the count (docs/redis-layout.md). */
+    /** The partition of {@code id} among {@code partitions}: CRC-32 of its UTF-8 bytes mod the count (docs/internals/redis-layout.md). */
     static int partitionOf(String id, int partitions) {
         CRC32 crc = new CRC32();
         crc.update(id.getBytes(StandardCharsets.UTF_8));
@@ -432,7 +432,7 @@ class FailoverTest {
             // A message delivered twice because its send script ran twice: the client (Redisson, retryAttempts) sends a
             // command again when its reply has not come within the timeout (plus the WAIT timeout, for a send that
             // waits for replicas), and if the first copy was delivered and acknowledged meanwhile, the second run
-            // finds the id free and writes it again (docs/guarantees.md, "Identity"). Its deliveries carry two
+            // finds the id free and writes it again (docs/reference/guarantees.md, "Identity"). Its deliveries carry two
             // enqueued-at times; its send took at least the client's timeout, or failed (outcome unknown)
             // id -> enqueued-at -> the first delivery of that write and how many it had
             Map<String, Map<Instant, long[]>> writes = new HashMap<>();
@@ -524,7 +524,7 @@ class FailoverTest {
                             : resumeWithinMs);
             if (partitions > 1) {
                 assertThat(failedPartitions).as("partitions on the failed master").isNotEmpty().hasSizeLessThan(partitions);
-                // docs/scaling.md: the partitions on the other masters keep delivering while the failed one waits
+                // docs/operations/scaling.md: the partitions on the other masters keep delivering while the failed one waits
                 assertThat(othersDeliveredDuringFailover).as("messages of the other partitions, due after the kill, "
                         + "delivered while the failed partition waited for its promotion").isPositive();
             }

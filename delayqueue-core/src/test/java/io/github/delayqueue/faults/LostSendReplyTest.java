@@ -34,7 +34,7 @@ import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.testing.TestRedis;
 
 /**
- * What FailoverTest's {@code resent} duplicates are, made deterministic (docs/guarantees.md, "Identity"): Redis runs a
+ * What FailoverTest's {@code resent} duplicates are, made deterministic (docs/reference/guarantees.md, "Identity"): Redis runs a
  * send's script but its reply never reaches the client (here a proxy drops it; in a failover, the master died or the
  * client switched masters before it answered). Redisson sends the command again after its timeout; the first copy was
  * delivered and acknowledged meanwhile, so the if-absent second run finds the id free and writes the message again:
@@ -49,7 +49,7 @@ class LostSendReplyTest {
     }
 
     /**
-     * The same resend with a dedup window (docs/guarantees.md, "Ids remembered after delivery"): the first copy was
+     * The same resend with a dedup window (docs/reference/guarantees.md, "Ids remembered after delivery"): the first copy was
      * acknowledged, so its id is remembered, and the second run of the script writes nothing.
      */
     @Test

@@ -17,7 +17,7 @@ import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.testing.TestRedis;
 
 /**
- * A pause or resume of a partitioned queue that fails part-way (docs/guarantees.md): the queue is one script call
+ * A pause or resume of a partitioned queue that fails part-way (docs/reference/guarantees.md): the queue is one script call
  * per partition, so a Redis error after the first partitions leaves them paused. Made with an ACL user denied the
  * keys of the last partition: {@code isPaused} answers true while any partition is, and once the user may reach
  * every key, calling {@code pause} or {@code resume} again completes it.

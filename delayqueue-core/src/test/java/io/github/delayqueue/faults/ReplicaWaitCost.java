@@ -29,7 +29,7 @@ import io.github.delayqueue.testing.TestRedis;
  * are measured again, in two alternating rounds: what a send costs while its master has no replica (with
  * {@code required} each send throws {@link NotReplicatedException} after the timeout). Not a test: a main
  * that prints one {@code DETAIL} line per round and workload and a {@code RESULT} line per workload (medians). Run it
- * as docs/scaling.md says.
+ * as docs/operations/scaling.md says.
  */
 public final class ReplicaWaitCost {
 

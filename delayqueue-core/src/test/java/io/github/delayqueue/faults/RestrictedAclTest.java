@@ -59,7 +59,7 @@ class RestrictedAclTest {
 
     @BeforeAll
     static void createUser() throws IOException {
-        // the smallest rule set docs/redis-layout.md names, with no channel at all
+        // the smallest rule set docs/internals/redis-layout.md names, with no channel at all
         command("ACL", "SETUSER", USER, "reset", "on", ">" + PASSWORD, "~*", "resetchannels", "+@all");
         redisson = newClient(USER);
         client = DelayQueueClient.create(redisson, ClientOptions.builder().keyPrefix(TestRedis.uniquePrefix()).build());
@@ -143,7 +143,7 @@ class RestrictedAclTest {
     }
 
     /**
-     * The rule set docs/redis-layout.md gives as the smallest that works: the prefix's keys and channels,
+     * The rule set docs/internals/redis-layout.md gives as the smallest that works: the prefix's keys and channels,
      * and the commands the client and the scripts run. A send, a delivery woken by pub/sub (the poll is an
      * hour), a retry, a dead letter, stats, cancel, reschedule, pause and resume all work under it.
      */
@@ -219,7 +219,7 @@ class RestrictedAclTest {
     }
 
     /**
-     * Issue 36, as docs/redis-layout.md says: sends with a dedup window need {@code +set +exists} beyond the smallest
+     * Issue 36, as docs/internals/redis-layout.md says: sends with a dedup window need {@code +set +exists} beyond the smallest
      * rule set; without them an if-absent send with a window fails (nothing written), and the acknowledgement of a
      * replace-mode send with a window is applied without remembering its id.
      */
@@ -336,7 +336,7 @@ class RestrictedAclTest {
                         && frame.getMethodName().equals("awaitNanos"));
     }
 
-    /** The rules of docs/redis-layout.md for {@code user} and key prefix {@code prefix}. */
+    /** The rules of docs/internals/redis-layout.md for {@code user} and key prefix {@code prefix}. */
     private static String[] minimalRules(String user, String prefix) {
         return new String[] {"ACL", "SETUSER", user, "reset", "on", ">" + PASSWORD, "~" + prefix + ":*", "resetchannels",
                 "&" + prefix + ":*", "+ping", "+evalsha", "+script|load", "+subscribe", "+unsubscribe",

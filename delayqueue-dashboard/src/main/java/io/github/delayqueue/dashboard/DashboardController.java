@@ -216,7 +216,7 @@ final class DashboardController {
                 page.messages().stream().map(m -> MessageRow.of(m, page.serverTime())).toList());
     }
 
-    /** The groups furthest behind of the queue's grouped messages (SendOptions.group; docs/flow-groups.md). */
+    /** The groups furthest behind of the queue's grouped messages (SendOptions.group; docs/guides/flow-control.md). */
     @GetMapping("/api/queues/{code}/groups")
     GroupPageView groups(@PathVariable String code, @RequestParam(required = false) @Nullable String limit) {
         DelayQueueCode queue = queue(code);

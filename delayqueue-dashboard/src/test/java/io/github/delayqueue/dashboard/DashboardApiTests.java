@@ -342,7 +342,7 @@ class DashboardApiTests extends DashboardTestSupport {
         }
         assertThat(json(http().get("/api/queues/REPORTS")).path("flow").isNull()).isTrue();
         // the group's hold outlives its messages (group-idle, and the groups' marker in delayed until then): gone, so
-        // the other tests' pages of REPORTS do not hold the marker (key names as docs/redis-layout.md gives them)
+        // the other tests' pages of REPORTS do not hold the marker (key names as docs/internals/redis-layout.md gives them)
         String base = this.prefix + ":{" + queue + "}:";
         this.redisson.getKeys().delete(base + "group-flow", base + "group-idle");
         assertThat(this.redisson.getScoredSortedSet(base + "delayed", org.redisson.client.codec.StringCodec.INSTANCE)

@@ -132,7 +132,7 @@ public interface DelayQueueAdmin {
      * Restartable: a run interrupted at any point and run again delivers every job once. When this application has a
      * handler for the queue, each payload must bind to the handler's payload type; an entry that does not, or that
      * does not decode, is reported in {@link ImportReport#failures()} and left in Redisson. A dry run only reads and
-     * counts. Stop the old application's Redisson consumers first (see {@code docs/migrating-from-rdelayedqueue.md}).
+     * counts. Stop the old application's Redisson consumers first (see {@code docs/guides/migrating-from-rdelayedqueue.md}).
      *
      * @throws IllegalArgumentException for a {@code null} or undeclared code, a {@code null} or blank name, a
      *                                  {@code null} codec or mapping; nothing is read or written then

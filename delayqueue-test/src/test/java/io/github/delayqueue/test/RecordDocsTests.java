@@ -27,10 +27,10 @@ class RecordDocsTests {
 
     @ParameterizedTest
     @CsvSource({
-            "testing.md, ### `ScheduledMessage<T>`, io.github.delayqueue.test.ScheduledMessage",
-            "testing.md, ### `DeadMessage`, io.github.delayqueue.test.DeadMessage",
-            "testing.md, ### `MessageContext`, io.github.delayqueue.core.MessageContext",
-            "migrating-from-rdelayedqueue.md, ## What the import report holds, io.github.delayqueue.core.ImportReport" })
+            "guides/testing.md, ### `ScheduledMessage<T>`, io.github.delayqueue.test.ScheduledMessage",
+            "guides/testing.md, ### `DeadMessage`, io.github.delayqueue.test.DeadMessage",
+            "guides/testing.md, ### `MessageContext`, io.github.delayqueue.core.MessageContext",
+            "guides/migrating-from-rdelayedqueue.md, ## What the import report holds, io.github.delayqueue.core.ImportReport" })
     void theDocsListEveryAccessorOfTheRecord(String doc, String heading, String recordName) throws Exception {
         Class<?> record = Class.forName(recordName);
         List<String> documented = accessorsAfter(Path.of("..", "docs", doc), heading);

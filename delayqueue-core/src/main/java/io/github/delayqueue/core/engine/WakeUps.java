@@ -139,7 +139,7 @@ public final class WakeUps {
         if (failed == 1 && !closed) {
             log.warn("Queue '{}': could not subscribe to wake-ups on channel '{}' ({}); polling every {} instead, "
                     + "so messages sent meanwhile may be up to that late. Allow the channel in the Redis ACL "
-                    + "(see docs/redis-layout.md)", queue, channel, error.toString(), pollInterval);
+                    + "(see docs/internals/redis-layout.md)", queue, channel, error.toString(), pollInterval);
         } else {
             log.debug("Queue '{}': wake-up subscription failed again ({} in a row): {}", queue, failed, error.toString());
         }

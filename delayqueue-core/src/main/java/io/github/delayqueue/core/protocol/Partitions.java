@@ -5,7 +5,7 @@ import java.util.zip.CRC32;
 
 /**
  * Where the partitions of a partitioned queue live, and which partition holds an id. Both rules are part of the
- * Redis layout (docs/redis-layout.md): every client of a queue must compute the same, in every release.
+ * Redis layout (docs/internals/redis-layout.md): every client of a queue must compute the same, in every release.
  *
  * <ul>
  *   <li>A message with id {@code id} lives in partition {@code CRC-32(UTF-8 bytes of id) mod N}.</li>

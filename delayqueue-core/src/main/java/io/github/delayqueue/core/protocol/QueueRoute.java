@@ -87,13 +87,13 @@ public final class QueueRoute {
         if (answer.equals("unpartitioned")) {
             throw new PartitionCountException("queue '" + queue + "' holds messages in the one-partition layout, but "
                     + "this client has " + parts.length + " partitions for it: those messages would never be delivered. "
-                    + "Keep 1 partition until the queue is empty (see docs/scaling.md, \"Changing the partition count\")");
+                    + "Keep 1 partition until the queue is empty (see docs/operations/scaling.md, \"Changing the partition count\")");
         }
         String recorded = answer + (answer.equals("1") ? " partition" : " partitions");
         throw new PartitionCountException("queue '" + queue + "' has " + recorded + " recorded in Redis ("
                 + key + "), but this client has " + parts.length + ": a message lives in partition hash(id) mod the "
                 + "count, so a client counting otherwise would not find what the others wrote. Configure " + recorded
-                + " (delayqueue.queues.<code>.partitions), or change the count as docs/scaling.md says");
+                + " (delayqueue.queues.<code>.partitions), or change the count as docs/operations/scaling.md says");
     }
 
     /**

@@ -109,7 +109,7 @@ final class ReplicaWait {
             if (error != null && !deniedLogged && String.valueOf(error.getMessage()).contains("NOPERM")) {
                 deniedLogged = true;
                 log.warn("Queue '{}': the Redis ACL denies WAIT, so sends do not wait for replicas and a failover can "
-                        + "lose sends that returned; allow +wait (see docs/redis-layout.md): {}", queue, error.toString());
+                        + "lose sends that returned; allow +wait (see docs/internals/redis-layout.md): {}", queue, error.toString());
             }
             probed(error == null ? acknowledged : 0);
         });

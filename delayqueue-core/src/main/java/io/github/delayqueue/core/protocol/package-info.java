@@ -1,6 +1,6 @@
 /**
  * Internal: the Redis protocol, and may change without notice (the layout it writes may not: see
- * docs/redis-layout.md). Where a message's bytes are written: {@code QueueKeys} (the key layout of a queue or
+ * docs/internals/redis-layout.md). Where a message's bytes are written: {@code QueueKeys} (the key layout of a queue or
  * partition), {@code Partitions} and {@code QueueRoute} (which partition an id lives in), {@code Envelope} and
  * {@code DeadLetterKeys} (the stored formats), {@code Due} (a due time as a script argument), {@code QueueOps} (one
  * method per script call, with its batching), {@code Scripts} (loading the Lua scripts of {@code lua/}, each with

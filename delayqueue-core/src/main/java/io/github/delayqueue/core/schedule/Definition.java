@@ -15,7 +15,7 @@ import tools.jackson.databind.json.JsonMapper;
  * A schedule's definition as stored in Redis ({@code schedules} hash, JSON written and read by Java only):
  * {@code f} the format (1), the spec's fields, its {@code origin} ({@code api} or {@code declared}), the {@code hash}
  * of the spec's fields, and the hashes of the specs it replaced ({@code superseded}, the latest
- * {@value #SUPERSEDED_KEPT}), which a declaration may not bring back (docs/schedules.md, "Rolling deploys").
+ * {@value #SUPERSEDED_KEPT}), which a declaration may not bring back (docs/guides/recurring-jobs.md, "Rolling deploys").
  */
 record Definition(int f, String kind, String expr, String zone, String payload, String misfire, int limit,
         String overlap, String origin, String hash, List<String> superseded) {

@@ -48,7 +48,7 @@ public final class ScheduleSpec {
         this.overlap = b.overlap;
     }
 
-    /** A fixed-rate schedule: ticks at every multiple of {@code period} since the epoch (see docs/schedules.md). */
+    /** A fixed-rate schedule: ticks at every multiple of {@code period} since the epoch (see docs/guides/recurring-jobs.md). */
     public static Builder every(String queue, String id, Duration period) {
         require(period != null, "period must not be null");
         FixedRate.parse(period.toString());

@@ -22,7 +22,7 @@ import io.github.delayqueue.core.DeliveryInterceptor;
  * Recurring schedules on the queues of one {@link DelayQueueClient}: create or replace, read, list, pause, resume,
  * trigger and remove them. A schedule's ticks are ordinary messages of its queue, handled by the queue's handler;
  * the next tick is written when a tick is claimed, by {@link #interceptor()}, which every consumer of a queue with
- * schedules must run (the Spring Boot starter adds it to every consumer). See docs/schedules.md.
+ * schedules must run (the Spring Boot starter adds it to every consumer). See docs/guides/recurring-jobs.md.
  * <p>
  * Bad input throws {@link IllegalArgumentException} and writes nothing; Redis failures throw
  * {@link DelayQueueException}.
@@ -71,7 +71,7 @@ public final class Schedules {
         UNCHANGED,
         /**
          * A declaration of a definition that this schedule had and that was replaced since: the newer one was kept
-         * (only {@link #declare} returns it; see docs/schedules.md, "Rolling deploys").
+         * (only {@link #declare} returns it; see docs/guides/recurring-jobs.md, "Rolling deploys").
          */
         KEPT_NEWER
     }
@@ -416,7 +416,7 @@ public final class Schedules {
 
         /**
          * The message id of a tick: {@code <schedule>@<suffix>}, or {@code <schedule>@<suffix>~<k>} with the smallest
-         * {@code k} that puts it in this schedule's partition (the rule of docs/redis-layout.md), so that the schedule's
+         * {@code k} that puts it in this schedule's partition (the rule of docs/internals/redis-layout.md), so that the schedule's
          * state and its ticks are in one slot.
          */
         String tickId(String suffix) {

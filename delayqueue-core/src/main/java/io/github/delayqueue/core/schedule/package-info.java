@@ -5,7 +5,7 @@
  * cursor advanced by compare-and-set, so no tick is written twice. No JVM timer or thread per schedule.
  * {@link io.github.delayqueue.core.schedule.Schedules} is the entry point; tick instants come from a
  * {@link io.github.delayqueue.core.schedule.TickFunction} per kind of schedule (fixed rate here; cron from the
- * Spring Boot starter or any other implementation). See docs/schedules.md.
+ * Spring Boot starter or any other implementation). See docs/guides/recurring-jobs.md.
  */
 @NullMarked
 package io.github.delayqueue.core.schedule;

@@ -492,7 +492,7 @@ public class DelayQueueEndpoint {
     }
 
     /**
-     * One group of a queue's grouped messages ({@code SendOptions.group}, docs/flow-groups.md).
+     * One group of a queue's grouped messages ({@code SendOptions.group}, docs/guides/flow-control.md).
      *
      * @param group       its name
      * @param pending     its messages waiting

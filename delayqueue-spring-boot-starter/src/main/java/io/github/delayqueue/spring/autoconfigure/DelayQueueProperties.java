@@ -60,7 +60,7 @@ public class DelayQueueProperties {
 
     /**
      * Recurring schedules this application declares, keyed by schedule name (its id within its queue): queue, cron
-     * or every, zone, payload, misfire, catch-up-limit, overlap. Declared at each start; see docs/schedules.md.
+     * or every, zone, payload, misfire, catch-up-limit, overlap. Declared at each start; see docs/guides/recurring-jobs.md.
      */
     private Map<String, Schedule> schedules = new LinkedHashMap<>();
 
@@ -402,7 +402,7 @@ public class DelayQueueProperties {
          * Partitions this queue is split into, 1 to 64 (default 1). Each partition has keys of its own Redis Cluster
          * hash tag, so a queue with as many partitions as the cluster has masters (or a multiple) uses every master. A
          * message lives in partition hash(id) mod N. Every application using the queue must set the same count: it is
-         * recorded in Redis on first use, and an application with another count is refused (see docs/scaling.md).
+         * recorded in Redis on first use, and an application with another count is refused (see docs/operations/scaling.md).
          */
         private @Nullable Integer partitions;
 
@@ -429,7 +429,7 @@ public class DelayQueueProperties {
         /**
          * Most messages of each group (SendOptions.group: a tenant, a customer, an endpoint) claimed per period over
          * every application and instance together, for every group on its own, written as rate-limit is: one group's
-         * burst does not hold back the others. Unset: no limit per group. See docs/flow-groups.md.
+         * burst does not hold back the others. Unset: no limit per group. See docs/guides/flow-control.md.
          */
         private @Nullable String groupRateLimit;
 

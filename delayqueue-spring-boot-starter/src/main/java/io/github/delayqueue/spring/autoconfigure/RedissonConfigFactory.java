@@ -33,7 +33,7 @@ final class RedissonConfigFactory {
      * How often the client the starter builds reads a cluster's or the sentinels' view of the topology (Redisson's
      * defaults: 5 s on a cluster, 1 s through Sentinel). With Redisson's defaults the first delivery of a queue whose
      * cluster master was SIGKILLed came 0.3 to 6.5 s after its replica was promoted (wherever the 5 s scan was in its
-     * cycle); with these settings 0.1 to 0.3 s (FailoverTest, see docs/scaling.md).
+     * cycle); with these settings 0.1 to 0.3 s (FailoverTest, see docs/operations/scaling.md).
      */
     static final int TOPOLOGY_SCAN_MS = 500;
 

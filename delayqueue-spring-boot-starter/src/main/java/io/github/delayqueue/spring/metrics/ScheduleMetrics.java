@@ -13,7 +13,7 @@ import io.micrometer.core.instrument.Timer;
  * Recurring schedules bound to Micrometer, tagged by {@code queue} (never by schedule id: a queue may have 100,000
  * schedules): {@code delayqueue.schedule.ticks} (timer of how late each claimed tick was, tagged {@code outcome}:
  * fired, redelivered, skipped_overlap, skipped_misfire, triggered) and {@code delayqueue.schedule.missed} (ticks left
- * out by a misfire policy after an outage). See docs/schedules.md.
+ * out by a misfire policy after an outage). See docs/guides/recurring-jobs.md.
  *
  * <p>Internal to the starter: public only so that the auto-configuration can create it.
  */

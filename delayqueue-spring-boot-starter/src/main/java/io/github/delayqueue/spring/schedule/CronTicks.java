@@ -16,7 +16,7 @@ import io.github.delayqueue.core.schedule.TickFunction;
  * once. When daylight-saving time ends the clock goes back and Spring would fire the repeated times again (a daily
  * 02:30 in Europe/Berlin at 02:30+02:00 and again at 02:30+01:00); here a tick whose wall-clock time is not after the
  * previous tick's is left out. A wall-clock time that does not exist when daylight-saving time starts is skipped,
- * as Spring skips it (that day has no 02:30 tick). See docs/schedules.md.
+ * as Spring skips it (that day has no 02:30 tick). See docs/guides/recurring-jobs.md.
  */
 public final class CronTicks implements TickFunction {
 

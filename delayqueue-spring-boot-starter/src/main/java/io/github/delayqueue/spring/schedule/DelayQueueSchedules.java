@@ -18,7 +18,7 @@ import io.github.delayqueue.core.schedule.Schedules;
  * A schedule is identified by its queue code and its id; its ticks are messages of that queue, handled by its
  * {@code @DelayHandler}. Kinds: {@code cron} (Spring's {@code CronExpression}) and {@code every}. Bad input (an
  * undeclared queue, a bad expression, a payload that cannot be encoded) throws {@link IllegalArgumentException} and
- * writes nothing. See docs/schedules.md.
+ * writes nothing. See docs/guides/recurring-jobs.md.
  */
 public interface DelayQueueSchedules {
 

@@ -4,7 +4,7 @@
  * {@code CronExpression} ({@link io.github.delayqueue.spring.schedule.CronTicks}). Their implementation, the
  * interceptor that writes each schedule's next tick in every consumer and the declarations of
  * {@code delayqueue.schedules.*} are internal to the auto-configuration. The engine is
- * {@code io.github.delayqueue.core.schedule}; see docs/schedules.md.
+ * {@code io.github.delayqueue.core.schedule}; see docs/guides/recurring-jobs.md.
  */
 @NullMarked
 package io.github.delayqueue.spring.schedule;

@@ -180,7 +180,7 @@ class DelayQueueAutoConfigurationTests {
             assertThat(properties.getKeyPrefix()).isEqualTo(engine.keyPrefix());
             assertThat(properties.getProducer().getMaxPayloadSize().toBytes()).isEqualTo(engine.maxPayloadBytes());
             assertThat(properties.getProducer().getMaxBatchSize()).isEqualTo(engine.maxBatchSize());
-            // not the engine's (0): issue 31 item 9, see docs/scaling.md
+            // not the engine's (0): issue 31 item 9, see docs/operations/scaling.md
             assertThat(properties.getProducer().getWaitForReplicas()).isEqualTo(1);
             assertThat(properties.getProducer().getWaitForReplicasTimeout()).isEqualTo(Duration.ofMillis(250));
             assertThat(properties.getProducer().isWaitForReplicasRequired()).isFalse();

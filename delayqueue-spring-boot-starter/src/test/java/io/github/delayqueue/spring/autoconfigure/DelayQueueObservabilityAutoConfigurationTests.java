@@ -204,7 +204,7 @@ class DelayQueueObservabilityAutoConfigurationTests {
                         .containsExactly(context.getBean(ObservingDeliveryInterceptor.class), own));
     }
 
-    /** The cheap setting docs/benchmarks.md points to: the observations (and their trace headers) off, the meters kept. */
+    /** The cheap setting docs/internals/benchmarks.md points to: the observations (and their trace headers) off, the meters kept. */
     @Test
     void turningTheObservationsOffLeavesTheMetrics() {
         io.micrometer.observation.ObservationHandler<io.micrometer.observation.Observation.Context> handler = c -> true;

@@ -126,7 +126,7 @@ class FlowSettingsTests {
         });
     }
 
-    // ---- limits per group of messages (SendOptions.group; docs/flow-groups.md)
+    // ---- limits per group of messages (SendOptions.group; docs/guides/flow-control.md)
 
     @Test
     void theQueuesGroupLimitsReachItsConsumerAndNoneIsTheDefault() {

@@ -26,7 +26,7 @@ import static org.awaitility.Awaitility.await;
  * Redis is unreachable when the application starts (a closed port): the application still starts,
  * its consumers run and back off, the health indicator reports DOWN, and a send throws
  * {@link DelayQueueException} after Redisson's retry budget instead of hanging. The timings are
- * logged as "Redis down:" lines for docs/reliability.md; the assertions only bound them loosely.
+ * logged as "Redis down:" lines for docs/internals/reliability.md; the assertions only bound them loosely.
  */
 class RedisDownIntegrationTests {
 

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * What docs/scaling.md promises of an application started with a partition count other than the one recorded in
+ * What docs/operations/scaling.md promises of an application started with a partition count other than the one recorded in
  * Redis: it starts, the warm-up logs the mismatch at ERROR, its sends throw {@link PartitionCountException}, its
  * consumer stops claiming and the health indicator reports that consumer DOWN with the message.
  */

@@ -26,7 +26,7 @@ import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The recipe of docs/migrating-from-rdelayedqueue.md, as an older version of this service that used Redisson's
+ * The recipe of docs/guides/migrating-from-rdelayedqueue.md, as an older version of this service that used Redisson's
  * {@code RDelayedQueue} would add it for the switch. That version offered JSON strings (written with Redisson's
  * default codec) to two Redisson queues, {@code paymentTimeouts} and {@code meetingReminders} (names set by
  * {@code sample.migration.rdelayedqueue.payment-timeouts} and {@code .meeting-reminders}); this runner imports what

@@ -14,7 +14,7 @@ import io.github.delayqueue.sample.orders.OrderRepository;
 /**
  * A recurring job: each tick of the {@code nightly-report} schedule (application.yml; every 30 seconds here, so you
  * can watch it tick) runs here once, on one instance however many run, with the retries and dead letters of any
- * message. A real nightly job would declare {@code cron: "0 0 2 * * *"} in its zone. See docs/schedules.md.
+ * message. A real nightly job would declare {@code cron: "0 0 2 * * *"} in its zone. See docs/guides/recurring-jobs.md.
  */
 @Component
 @DelayHandler("NIGHTLY_REPORT")

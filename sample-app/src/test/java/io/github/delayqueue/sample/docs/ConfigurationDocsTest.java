@@ -26,7 +26,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Keeps {@code docs/configuration.md} in step with the code: every property of the starter's generated
+ * Keeps {@code docs/reference/configuration.md} in step with the code: every property of the starter's generated
  * configuration metadata is documented with its default, every documented property exists, and the
  * per-queue table lists exactly the fields of the per-queue settings class.
  */
@@ -45,7 +45,7 @@ class ConfigurationDocsTest {
 
     @BeforeAll
     static void load() throws IOException {
-        String doc = Files.readString(Path.of("..", "docs", "configuration.md"));
+        String doc = Files.readString(Path.of("..", "docs", "reference", "configuration.md"));
         Matcher row = ROW.matcher(doc);
         while (row.find()) {
             documented.put(row.group(1), row.group(2).trim());
@@ -70,7 +70,7 @@ class ConfigurationDocsTest {
         metadata.forEach((name, property) -> {
             String doc = documented.get(name);
             if (doc == null) {
-                problems.add(name + " is not in docs/configuration.md");
+                problems.add(name + " is not in docs/reference/configuration.md");
                 return;
             }
             if (!property.path("description").isString() || property.path("description").asString().isBlank()) {

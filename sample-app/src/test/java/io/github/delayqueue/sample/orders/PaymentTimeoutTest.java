@@ -15,7 +15,7 @@ import io.github.delayqueue.sample.SampleQueues;
 import io.github.delayqueue.test.DelayQueueTester;
 import io.github.delayqueue.test.ScheduledMessage;
 
-/** The example of docs/testing.md, kept here so that it compiles and passes: change both together. */
+/** The example of docs/guides/testing.md, kept here so that it compiles and passes: change both together. */
 @SpringBootTest
 class PaymentTimeoutTest {
 
