@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RedissonClient;
 
+import io.github.delayqueue.core.BatchOptions;
 import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueClient;
@@ -45,7 +46,7 @@ class ScheduleTest {
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
     /** The queues of these tests, for subclasses that partition them. */
-    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-no-payload", "sched-overlap", "sched-pause", "sched-pause-race", "sched-paused-put", "sched-put-race", "sched-queue-pause", "sched-rearm", "sched-redelivery", "sched-replace", "sched-replace-previous", "sched-running", "sched-skip", "sched-trigger", "sched-undecodable", "sched-zone");
+    static final List<String> QUEUES = List.of("sched-bad", "sched-declare", "sched-fire-all", "sched-fire-once", "sched-instances", "sched-list", "sched-many", "sched-no-payload", "sched-overlap", "sched-pause", "sched-pause-race", "sched-paused-put", "sched-put-race", "sched-queue-pause", "sched-rearm", "sched-redelivery", "sched-replace", "sched-replace-previous", "sched-running", "sched-skip", "sched-trigger", "sched-undecodable", "sched-undecodable-batch", "sched-undecodable-blip", "sched-zone");
 
     private final RedisContext redis;
     private final List<DelayQueueConsumer> consumers = new ArrayList<>();
@@ -424,6 +425,64 @@ class ScheduleTest {
         assertThat(handled).isEmpty();
         assertThat(schedules.get(queue, "u").orElseThrow().nextTickAt()).isNotNull();
         assertThat(schedules.get(queue, "u").orElseThrow().lastTickAt()).as("no handler ran").isNull();
+        schedules.remove(queue, "u");
+    }
+
+    /** The same on a batch consumer: the batch path tells the interceptors of an undecodable tick as well. */
+    @Test
+    void aTickWhosePayloadDoesNotBindOnABatchConsumerStillWritesTheNextTick() {
+        String queue = "sched-undecodable-batch";
+        DelayQueueClient client = newClient();
+        Schedules schedules = Schedules.builder(client).build();
+        schedules.put(ScheduleSpec.every(queue, "u", Duration.ofMillis(200)).payloadJson("{\"not\":\"a string\"}").build());
+        List<String> handled = new CopyOnWriteArrayList<>();
+        ConsumerOptions options = ConsumerOptions.builder().concurrency(2).maxPollInterval(Duration.ofSeconds(1))
+                .interceptors(List.of(schedules.interceptor())).build();
+        DelayQueueConsumer consumer = client.newBatchConsumer(queue, String.class,
+                items -> items.forEach(item -> handled.add((String) item.payload())), BatchOptions.of(10), options);
+        consumers.add(consumer);
+        consumer.start();
+        await().atMost(Duration.ofSeconds(15)).until(() -> client.stats(queue).dead() >= 3);
+        assertThat(handled).isEmpty();
+        assertThat(schedules.get(queue, "u").orElseThrow().nextTickAt()).isNotNull();
+        schedules.remove(queue, "u");
+    }
+
+    /**
+     * A failure while writing the next tick of an undecodable one (Redis unreachable for a moment) fails the delivery,
+     * which is retried, instead of dead-lettering the tick with the series ended: the retry writes the next tick.
+     */
+    @Test
+    void aFailedWriteOfTheNextTickOfAnUndecodableTickIsRetried() {
+        String queue = "sched-undecodable-blip";
+        DelayQueueClient client = newClient();
+        Schedules schedules = Schedules.builder(client).build();
+        schedules.put(ScheduleSpec.every(queue, "u", Duration.ofHours(1)).payloadJson("{\"not\":\"a string\"}").build());
+        DeliveryInterceptor real = schedules.interceptor();
+        AtomicBoolean failed = new AtomicBoolean();
+        DeliveryInterceptor blip = new DeliveryInterceptor() { // Redis fails the first write of the next tick
+            @Override
+            public void undecodable(MessageContext context) {
+                if (failed.compareAndSet(false, true)) {
+                    throw new org.redisson.client.RedisException("Redis went away for a moment");
+                }
+                real.undecodable(context);
+            }
+        };
+        QueuedMessage first = onlyPending(client, queue);
+        client.reschedule(queue, first.id(), Duration.ZERO); // due now: the hour's tick, run early by hand
+        ConsumerOptions options = ConsumerOptions.builder().maxPollInterval(Duration.ofSeconds(1))
+                .retry(new io.github.delayqueue.core.RetryPolicy(3, Duration.ofMillis(50), 1.0, Duration.ofMillis(50), 0.0))
+                .interceptors(List.of(blip)).build();
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, (p, ctx) -> { }, options);
+        consumers.add(consumer);
+        consumer.start();
+        await().atMost(DEADLINE).until(() -> client.stats(queue).dead() == 1);
+        assertThat(failed).isTrue();
+        assertThat(client.deadLetters(queue, 10).get(0).attempts()).as("retried once after the failed write").isEqualTo(2);
+        ScheduleInfo info = schedules.get(queue, "u").orElseThrow();
+        assertThat(info.nextTickAt()).as("the series goes on").isEqualTo(first.dueAt().plus(Duration.ofHours(1)));
+        assertThat(onlyPending(client, queue).dueAt()).isEqualTo(info.nextTickAt());
         schedules.remove(queue, "u");
     }
 
