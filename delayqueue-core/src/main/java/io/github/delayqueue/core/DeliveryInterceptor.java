@@ -30,8 +30,10 @@ public interface DeliveryInterceptor {
     /**
      * Instead of {@link #aroundHandle}, when the payload of a claimed message cannot be decoded (or is JSON null),
      * on the handler's thread, just before the message goes to the dead letters (which this cannot prevent): for
-     * work that needs only the message's id and headers, such as writing a recurring schedule's next tick. Not
-     * called when the stored envelope itself cannot be read. An exception thrown here is logged and changes nothing.
+     * work that needs only the message's id and headers, such as writing a recurring schedule's next tick. Called
+     * for a single and a batch handler alike; not called when the stored envelope itself cannot be read. An exception
+     * thrown here fails the delivery as a handler's exception would (retried by the retry policy, so the work is tried
+     * again, and dead-lettered on the last attempt), so make this idempotent.
      */
     default void undecodable(MessageContext context) {
     }

@@ -287,31 +287,52 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         }
     }
 
-    /** Decodes a claimed message into its context (set on the delivery) and payload, or dead-letters it: null then. */
-    private @Nullable Object decode(Delivery delivery) {
+    /**
+     * Reads a claimed message, the same for a single and a batch delivery: its context (set on the delivery) and its
+     * payload. Null when it cannot be read: then it went to the dead letters, after the interceptors were told
+     * ({@link DeliveryInterceptor#undecodable}: a schedule's tick writes its next one), or, when one of them failed,
+     * it was failed as a handler's exception would fail it (retried, so that write is tried again).
+     */
+    private @Nullable Object read(Delivery delivery) {
         QueueOps.Claimed claimed = delivery.claimed;
         Envelope envelope;
-        Object payload;
         try {
             envelope = Envelope.parse(claimed.envelope());
         } catch (RuntimeException e) { // Envelope's messages name the part, never the stored text
             undecodable(delivery, e, e instanceof IllegalArgumentException ? e.getMessage() : Unreadable.describe(e));
             return null;
         }
-        try {
-            payload = codec.decode(envelope.payload(), payloadType);
-        } catch (RuntimeException e) { // a codec's message may quote the payload: only type, path and position
-            undecodable(delivery, e, Unreadable.describe(e));
-            return null;
-        }
-        if (payload == null) { // no producer sends null; a handler must never see one
-            undecodable(delivery, new IllegalArgumentException("payload is JSON null"), "payload is JSON null");
-            return null;
-        }
-        delivery.context = new MessageContext(queue, claimed.id(), claimed.attempt(),
+        MessageContext context = new MessageContext(queue, claimed.id(), claimed.attempt(),
                 Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers(),
                 Envelope.groupOf(claimed.member()));
-        return payload;
+        Object payload;
+        RuntimeException error;
+        String why;
+        try {
+            payload = codec.decode(envelope.payload(), payloadType);
+            if (payload != null) {
+                delivery.context = context;
+                return payload;
+            }
+            // no producer sends null; a handler must never see one
+            error = new IllegalArgumentException("payload is JSON null");
+            why = "payload is JSON null";
+        } catch (RuntimeException e) { // a codec's message may quote the payload: only type, path and position
+            error = e;
+            why = Unreadable.describe(e);
+        }
+        try {
+            beforeUndecodable(context);
+        } catch (RuntimeException e) {
+            log.warn("Queue '{}': an interceptor failed on undecodable message '{}'; failing it so that it is tried "
+                    + "again: {}", queue, claimed.id(), e.toString());
+            if (!delivery.timedOut()) {
+                failed(delivery, context, e);
+            }
+            return null;
+        }
+        undecodable(delivery, error, why);
+        return null;
     }
 
     /**
@@ -325,7 +346,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         List<BatchItem<T>> items = new ArrayList<>(deliveries.size());
         try {
             for (Delivery delivery : deliveries) {
-                Object payload = decode(delivery);
+                Object payload = read(delivery);
                 if (payload == null) {
                     delivery.finish();
                     continue;
@@ -491,30 +512,11 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
     private void handle(Delivery delivery) {
         QueueOps.Claimed claimed = delivery.claimed;
         try {
-            Envelope envelope;
-            Object payload;
-            try {
-                envelope = Envelope.parse(claimed.envelope());
-            } catch (RuntimeException e) { // Envelope's messages name the part, never the stored text
-                undecodable(delivery, e, e instanceof IllegalArgumentException ? e.getMessage() : Unreadable.describe(e));
+            Object payload = read(delivery);
+            if (payload == null) {
                 return;
             }
-            MessageContext context = new MessageContext(queue, claimed.id(), claimed.attempt(),
-                    Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers(),
-                    Envelope.groupOf(claimed.member()));
-            try {
-                payload = codec.decode(envelope.payload(), payloadType);
-            } catch (RuntimeException e) { // a codec's message may quote the payload: only type, path and position
-                beforeUndecodable(context);
-                undecodable(delivery, e, Unreadable.describe(e));
-                return;
-            }
-            if (payload == null) { // no producer sends null; a handler must never see one
-                beforeUndecodable(context);
-                undecodable(delivery, new IllegalArgumentException("payload is JSON null"), "payload is JSON null");
-                return;
-            }
-            delivery.context = context;
+            MessageContext context = delivery.context;
             if (listener != DelayQueueListener.NONE) {
                 long startNanos = System.nanoTime();
                 delivery.handlerStartNanos = startNanos;
@@ -726,19 +728,29 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         return false;
     }
 
-    /** Dead-letters a message whose envelope or payload cannot be read, saying why without quoting it. */
-    /** Tells every interceptor of a payload that cannot be decoded (a schedule's tick writes its next one). */
+    /**
+     * Tells every interceptor of a payload that cannot be decoded (a schedule's tick writes its next one); the first
+     * exception one of them throws is thrown after all were told.
+     */
     private void beforeUndecodable(MessageContext context) {
+        RuntimeException first = null;
         for (DeliveryInterceptor interceptor : options.interceptors()) {
             try {
                 interceptor.undecodable(context);
             } catch (RuntimeException e) {
-                log.warn("Queue '{}': interceptor {} failed on undecodable message '{}': {}", queue,
-                        interceptor.getClass().getName(), context.id(), e.toString());
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
             }
+        }
+        if (first != null) {
+            throw first;
         }
     }
 
+    /** Dead-letters a message whose envelope or payload cannot be read, saying why without quoting it. */
     private void undecodable(Delivery delivery, RuntimeException e, String why) {
         QueueOps.Claimed claimed = delivery.claimed;
         String reason = "undecodable payload for " + payloadType.getTypeName() + ": " + why;
