@@ -86,4 +86,20 @@ class GroupsOnClusterTest {
         assertThat(producer.stats(queue).pending()).isZero();
         assertThat(producer.groups(queue, 10)).isEmpty();
     }
+
+    /** {@link GroupsTest#groupedAndUngroupedMessagesAreClaimedInDueOrder} on 6 partitions over the cluster's masters. */
+    @Test
+    void groupedAndUngroupedMessagesAreClaimedInDueOrder() {
+        String queue = "groups-cluster-order";
+        DelayQueueClient client = application(queue);
+        GroupsTest.claimsKeepDueOrder(client, clients.get(clients.size() - 1), redis.prefix(), queue, 6);
+    }
+
+    /** {@link GroupsTest#theByteBudgetCutsInDueOrder} on 6 partitions over the cluster's masters. */
+    @Test
+    void theByteBudgetCutsInDueOrder() {
+        String queue = "groups-cluster-budget";
+        DelayQueueClient client = application(queue);
+        GroupsTest.budgetCutsInDueOrder(client, clients.get(clients.size() - 1), redis.prefix(), queue, 6);
+    }
 }

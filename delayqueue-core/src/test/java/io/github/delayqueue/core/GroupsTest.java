@@ -344,6 +344,83 @@ class GroupsTest {
     }
 
     /**
+     * Due order across grouped and ungrouped messages: 5 grouped messages due first, 20 ungrouped due 30 ms later,
+     * claims of 5. Every claim takes the earliest due of both kinds, so the due times each partition hands out, claim
+     * after claim, never go back (an ungrouped message due later was claimed before the grouped ones).
+     */
+    @Test
+    void groupedAndUngroupedMessagesAreClaimedInDueOrder() {
+        String queue = "group-order";
+        claimsKeepDueOrder(application(queue), redis.redisson(), redis.prefix(), queue, partitions());
+    }
+
+    /**
+     * The byte budget cuts a claim in due order: a grouped message due first is claimed in its partition's first
+     * claim, however many large ungrouped envelopes due after it fill the budget (they were taken first, and the
+     * grouped one cut, claim after claim).
+     */
+    @Test
+    void theByteBudgetCutsInDueOrder() {
+        String queue = "group-budget";
+        budgetCutsInDueOrder(application(queue), redis.redisson(), redis.prefix(), queue, partitions());
+    }
+
+    static void claimsKeepDueOrder(DelayQueueClient client, RedissonClient redisson, String prefix, String queue,
+            int partitions) {
+        Instant due = Instant.now().minusSeconds(5); // due already: a claim in the send's millisecond sees them
+        List<SendRequest> requests = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            requests.add(SendRequest.at("g" + i, due, SendOptions.id("g" + i).group(i % 2 == 0 ? "A" : "B")));
+        }
+        for (int i = 0; i < 20; i++) {
+            requests.add(SendRequest.at("u" + i, due.plusMillis(30), SendOptions.id("u" + i)));
+        }
+        client.sendAll(queue, requests);
+        int claimed = 0;
+        for (int p = 0; p < partitions; p++) {
+            QueueOps ops = new QueueOps(new Scripts(redisson), QueueKeys.of(prefix, queue, p, partitions));
+            List<String> order = new ArrayList<>();
+            long last = Long.MIN_VALUE;
+            for (List<QueueOps.Claimed> batch = claimFive(ops); !batch.isEmpty(); batch = claimFive(ops)) {
+                for (QueueOps.Claimed message : batch) {
+                    order.add(message.id());
+                    assertThat(message.dueMs()).as("partition %d handed out %s, then %s due earlier", p, order,
+                            message.id()).isGreaterThanOrEqualTo(last);
+                    last = message.dueMs();
+                }
+            }
+            claimed += order.size();
+        }
+        assertThat(claimed).isEqualTo(25);
+    }
+
+    private static List<QueueOps.Claimed> claimFive(QueueOps ops) {
+        return ops.claim(5, 60_000, 5, 100, Duration.ofDays(1).toMillis(), 1000, ClaimLimits.NONE, false,
+                GroupLimits.NONE).messages();
+    }
+
+    static void budgetCutsInDueOrder(DelayQueueClient client, RedissonClient redisson, String prefix, String queue,
+            int partitions) {
+        Instant due = Instant.now().minusSeconds(5);
+        client.sendAt(queue, "first", due, SendOptions.id("first").group("G"));
+        String large = "x".repeat(300 * 1024);
+        for (int i = 0; i < 12 * partitions; i++) { // a dozen or so in every partition
+            client.sendAt(queue, large, due.plusMillis(30 + i), SendOptions.id("big" + i));
+        }
+        int claims = 0;
+        for (int p = 0; p < partitions; p++) {
+            QueueOps ops = new QueueOps(new Scripts(redisson), QueueKeys.of(prefix, queue, p, partitions));
+            List<QueueOps.Claimed> first = ops.claim(10, 60_000, 5, 100, Duration.ofDays(1).toMillis(), 1000,
+                    ClaimLimits.NONE, false, GroupLimits.NONE).messages();
+            if (first.stream().anyMatch(m -> m.id().equals("first"))) {
+                assertThat(first.get(0).id()).as("the grouped message, due first, first in its claim").isEqualTo("first");
+                claims++;
+            }
+        }
+        assertThat(claims).as("the grouped message was in its partition's first claim").isEqualTo(1);
+    }
+
+    /**
      * An older release's claim deletes the groups' marker from the delayed set (docs/reference/guarantees.md, Upgrades): a poller
      * puts it back within 10 of its poll intervals, with queue limits (here) or without, and the grouped messages go.
      */
