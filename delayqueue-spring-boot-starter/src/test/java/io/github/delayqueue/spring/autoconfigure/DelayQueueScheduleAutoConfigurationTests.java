@@ -113,6 +113,9 @@ class DelayQueueScheduleAutoConfigurationTests {
                 "delayqueue.schedules.nightly.queue=REMINDER");
         failsWith("delayqueue.schedules.nightly.cron is '0 0 2 * *', which is not a cron expression", "6 fields",
                 "delayqueue.schedules.nightly.queue=REMINDER", "delayqueue.schedules.nightly.cron=0 0 2 * *");
+        // valid, but no date matches (February 30): it failed later, on the declaration thread, logged only
+        failsWith("delayqueue.schedules.nightly.cron is '0 0 0 30 2 *', which never fires", "matches a date",
+                "delayqueue.schedules.nightly.queue=REMINDER", "delayqueue.schedules.nightly.cron=0 0 0 30 2 *");
         failsWith("delayqueue.schedules.nightly.zone is 'Mars/Olympus'", "IANA zone id",
                 "delayqueue.schedules.nightly.queue=REMINDER", "delayqueue.schedules.nightly.cron=0 0 2 * * *",
                 "delayqueue.schedules.nightly.zone=Mars/Olympus");
@@ -170,6 +173,9 @@ class DelayQueueScheduleAutoConfigurationTests {
             assertThatIllegalArgumentException()
                     .isThrownBy(() -> schedules.put(ScheduleSpec.cron("REMINDER", "x", "every day").build()))
                     .withMessageContaining("cron");
+            assertThatIllegalArgumentException() // Redis is not asked: nothing can be written
+                    .isThrownBy(() -> schedules.put(ScheduleSpec.cron("REMINDER", "x", "0 0 0 30 2 *").build()))
+                    .withMessageContaining("never fires");
             assertThatIllegalArgumentException().isThrownBy(() -> schedules.remove("REMINDER", "a b"))
                     .withMessageContaining("schedule id");
             assertThatIllegalArgumentException().isThrownBy(() -> schedules.put(null));
