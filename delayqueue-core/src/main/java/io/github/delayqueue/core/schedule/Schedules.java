@@ -107,7 +107,11 @@ public final class Schedules {
      */
     public String validate(ScheduleSpec spec) {
         require(spec != null, "spec must not be null");
-        tickFunction(spec.kind(), spec.expression(), spec.zone());
+        TickFunction ticks = tickFunction(spec.kind(), spec.expression(), spec.zone());
+        // by this machine's clock: the tick times come from Redis's, but an expression with no date at all (February
+        // 30) or none left fails here, before anything is written, rather than on the first write
+        require(ticks.next(Instant.now()) != null, "schedule '" + spec.id() + "' of queue '" + spec.queue()
+                + "' never fires: its " + spec.kind() + " expression '" + spec.expression() + "' matches no time after now");
         String noPayload = "schedule '" + spec.id() + "' has no payload: set one with payload(...) or payloadJson(...) "
                 + "(a handler is never given null, so a tick whose payload is JSON null goes to the dead letters)";
         String json;

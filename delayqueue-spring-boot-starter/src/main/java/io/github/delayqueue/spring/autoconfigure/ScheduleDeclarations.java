@@ -137,6 +137,15 @@ final class ScheduleDeclarations implements SmartLifecycle {
         }
     }
 
+    /** Whether a cron expression that parses has no time after now (false when it does not parse: reported below). */
+    private static boolean neverFires(String cron, ZoneId zone) {
+        try {
+            return CronTicks.FACTORY.create(cron, zone).next(java.time.Instant.now()) == null;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
     /** The spec of {@code delayqueue.schedules.<name>}, or a failure naming the property and the fix. */
     ScheduleSpec check(String name, Declared d) {
         String property = "delayqueue.schedules." + name;
@@ -187,6 +196,10 @@ final class ScheduleDeclarations implements SmartLifecycle {
                 .misfire(d.misfire()).catchUpLimit(d.catchUpLimit()).overlap(d.overlap()).build();
         if (d.payload().strip().equals("null")) {
             throw fail(property + ".payload is JSON null.", noPayload);
+        }
+        if (cron && neverFires(d.cron(), zone)) {
+            throw fail(property + ".cron is '" + d.cron() + "', which never fires: no date after now matches it (such "
+                    + "as February 30).", "Use an expression that matches a date, such as \"0 0 2 * * *\" (02:00 every day).");
         }
         Schedules engine = this.schedules.of(d.queue());
         try {
