@@ -355,6 +355,30 @@ class PartitionTest {
                 .hasMessageContaining("has 4 partitions recorded");
     }
 
+    /**
+     * A schedule keeps its keys in its partition, and a paused one has no tick pending, so "pending 0" let the count
+     * change and strand it: after the change it was not found, and a put made a second copy. Partitions are refused
+     * while the one-partition layout holds schedules, naming them.
+     */
+    @Test
+    void schedulesInTheOnePartitionLayoutRefusePartitionsNamingThem() {
+        String queue = "was-single-scheduled";
+        DelayQueueClient single = redis.client();
+        io.github.delayqueue.core.schedule.Schedules schedules = io.github.delayqueue.core.schedule.Schedules.builder(single).build();
+        schedules.put(io.github.delayqueue.core.schedule.ScheduleSpec.every(queue, "nightly", Duration.ofHours(1))
+                .payloadJson("\"x\"").build());
+        assertThat(schedules.pause(queue, "nightly")).isTrue();
+        assertThat(single.stats(queue).pending()).isZero();
+        redis.redisson().getKeys().delete(QueueKeys.partitionsKey(redis.prefix(), queue));
+        DelayQueueClient four = client(queue, 4);
+        assertThatThrownBy(() -> four.send(queue, "new", Duration.ZERO)).isInstanceOf(PartitionCountException.class)
+                .hasMessageContaining("schedules").hasMessageContaining("nightly");
+        assertThat(schedules.remove(queue, "nightly")).isTrue();
+        redis.redisson().getKeys().delete(QueueKeys.partitionsKey(redis.prefix(), queue));
+        four.send(queue, "new", Duration.ofHours(1), SendOptions.id("new"));
+        assertThat(four.stats(queue).pending()).isEqualTo(1);
+    }
+
     @Test
     void badPartitionCountsAreRefused() {
         assertThatIllegalArgumentException().isThrownBy(() -> ClientOptions.builder().partitions("q", 0))
