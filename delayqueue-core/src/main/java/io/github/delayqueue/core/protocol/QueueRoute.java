@@ -46,7 +46,9 @@ public final class QueueRoute {
                     options.waitForReplicas(), options.replicaTimeout(), options.replicasRequired()));
         }
         List<Object> base = QueueKeys.of(prefix, queue).keys();
-        this.checkKeys = List.of(QueueKeys.partitionsKey(prefix, queue), base.get(1), base.get(2), base.get(5));
+        String messages = (String) base.get(0);
+        this.checkKeys = List.of(QueueKeys.partitionsKey(prefix, queue), base.get(1), base.get(2), base.get(5),
+                messages.substring(0, messages.length() - "messages".length()) + "schedule-next");
     }
 
     public int count() {
@@ -88,6 +90,14 @@ public final class QueueRoute {
             throw new PartitionCountException("queue '" + queue + "' holds messages in the one-partition layout, but "
                     + "this client has " + parts.length + " partitions for it: those messages would never be delivered. "
                     + "Keep 1 partition until the queue is empty (see docs/operations/scaling.md, \"Changing the partition count\")");
+        }
+        if (answer.startsWith("schedules:")) { // "schedules:<count>:<up to 10 ids>", see partitions.lua
+            int colon = answer.indexOf(':', "schedules:".length());
+            throw new PartitionCountException("queue '" + queue + "' holds " + answer.substring("schedules:".length(), colon)
+                    + " schedules in the one-partition layout (" + answer.substring(colon + 1) + "), but this client has "
+                    + parts.length + " partitions for it: they would not be found, and a put would make a second copy. "
+                    + "Remove them with 1 partition, change the count, then put them again (a schedule declared in yaml "
+                    + "is declared again at start); see docs/operations/scaling.md, \"Changing the partition count\"");
         }
         String recorded = answer + (answer.equals("1") ? " partition" : " partitions");
         throw new PartitionCountException("queue '" + queue + "' has " + recorded + " recorded in Redis ("
