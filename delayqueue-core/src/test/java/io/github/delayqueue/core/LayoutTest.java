@@ -46,6 +46,11 @@ class LayoutTest {
     /** Outside core, the only uses of a core internal package: each measures or tests the engine itself. */
     private static final Set<String> OUTSIDE_EXCEPTIONS = Set.of(
             "ObservedPathCost -> io.github.delayqueue.core.protocol.Envelope",
+            "GroupedClaimCost -> io.github.delayqueue.core.protocol.ClaimLimits",
+            "GroupedClaimCost -> io.github.delayqueue.core.protocol.GroupLimits",
+            "GroupedClaimCost -> io.github.delayqueue.core.protocol.QueueKeys",
+            "GroupedClaimCost -> io.github.delayqueue.core.protocol.QueueOps",
+            "GroupedClaimCost -> io.github.delayqueue.core.protocol.Scripts",
             "ReadinessWarmUpIntegrationTests -> io.github.delayqueue.core.protocol.Scripts",
             "RedisWarmUpIntegrationTests -> io.github.delayqueue.core.protocol.Scripts");
     /** The starter's packages by rank: a package may use only packages of a lower rank. */
