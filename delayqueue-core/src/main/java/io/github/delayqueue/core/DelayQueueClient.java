@@ -420,7 +420,9 @@ public final class DelayQueueClient {
 
     /**
      * Creates (does not start) a consumer that binds each payload's JSON to {@code payloadType} and
-     * passes it to {@code handler}. Several consumers, in one JVM or many, may share a queue.
+     * passes it to {@code handler}. Several consumers, in one JVM or many, may share a queue. With
+     * {@code Void.class} the payload is not decoded at all and the handler is given {@code null}: a handler that
+     * needs only the {@link MessageContext}, such as a recurring job's.
      */
     public <T> DelayQueueConsumer newConsumer(String queue, Type payloadType, MessageHandler<T> handler,
             ConsumerOptions consumerOptions) {
@@ -428,7 +430,9 @@ public final class DelayQueueClient {
         Checks.notNull(payloadType, "payloadType");
         Checks.notNull(handler, "handler");
         Checks.notNull(consumerOptions, "consumerOptions");
-        options.codec().checkDecodable(payloadType);
+        if (payloadType != Void.class) {
+            options.codec().checkDecodable(payloadType);
+        }
         ClaimLimits.of(consumerOptions.rateLimit(), consumerOptions.maxInFlight(), 0, route.count()); // throws if unfit
         GroupLimits.of(consumerOptions.groupRateLimit(), consumerOptions.groupMaxInFlight(), 0, route.count());
         Function<String, ExecutorService> executors = name -> Threads.handlerExecutor(name, consumerOptions.virtualThreads());
@@ -464,6 +468,7 @@ public final class DelayQueueClient {
         Checks.notNull(handler, "handler");
         Checks.notNull(batch, "batch");
         Checks.notNull(consumerOptions, "consumerOptions");
+        Checks.require(payloadType != Void.class, "a batch handler takes payloads: Void is for single handlers only");
         Checks.require(batch.maxWait().multipliedBy(2).compareTo(consumerOptions.visibilityTimeout()) < 0,
                 "batch wait (" + batch.maxWait() + ") must be shorter than half the visibility timeout ("
                         + consumerOptions.visibilityTimeout() + "): the first messages of a batch hold their lease meanwhile");

@@ -104,6 +104,25 @@ class RetryAndDeadLetterTest {
         assertThat(letter.reason()).startsWith("undecodable payload for " + Order.class.getName());
     }
 
+    /** A handler of {@code Void} reads no payload: any payload runs it (null given), none is dead-lettered. */
+    @Test
+    void aVoidHandlerReadsNoPayload() {
+        String queue = "no-payload";
+        List<String> seen = new CopyOnWriteArrayList<>();
+        consumer = client.newConsumer(queue, Void.class, (Void payload, MessageContext context) ->
+                seen.add(context.id() + "=" + payload), ConsumerOptions.builder().retry(FAST).build());
+        consumer.start();
+        client.send(queue, List.of("not", "an", "order"), Duration.ZERO, SendOptions.id("list"));
+        client.send(queue, new Order(1, "NEW"), Duration.ZERO, SendOptions.id("order"));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> seen.size() == 2);
+        assertThat(seen).containsExactlyInAnyOrder("list=null", "order=null");
+        assertThat(client.stats(queue).dead()).isZero();
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> client.newBatchConsumer(
+                queue, Void.class, items -> { }, BatchOptions.of(10), ConsumerOptions.DEFAULTS))
+                .withMessageContaining("Void");
+    }
+
     @Test
     void corruptEnvelopeWrittenStraightIntoRedisIsDeadLetteredAndTheQueueKeepsFlowing() {
         String queue = "poison";

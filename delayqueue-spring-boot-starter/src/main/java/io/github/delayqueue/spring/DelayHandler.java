@@ -15,9 +15,10 @@ import java.lang.annotation.Target;
  *   <li>On a bean class implementing {@link DelayMessageHandler}{@code <T>} or
  *       {@link ContextAwareDelayMessageHandler}{@code <T>}: the payload type is
  *       {@code T}.</li>
- *   <li>On a method of a bean: the method takes exactly one payload parameter (bound from JSON to
- *       its declared generic type) and optionally one {@link io.github.delayqueue.core.MessageContext};
- *       its return value is ignored.</li>
+ *   <li>On a method of a bean: the method takes one payload parameter (bound from JSON to its declared
+ *       generic type) and optionally one {@link io.github.delayqueue.core.MessageContext}, in any order; or no
+ *       payload parameter at all (no parameter, or the context alone), as a recurring job written like a
+ *       {@code @Scheduled} method: the payload is then not read. Its return value is ignored.</li>
  * </ul>
  *
  * <p>Each queue code has at most one handler per application. Attributes accept {@code ${…}}

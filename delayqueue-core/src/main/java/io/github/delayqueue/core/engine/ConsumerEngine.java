@@ -287,6 +287,9 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         }
     }
 
+    /** What {@link #read} returns for a handler of {@code Void}: it is given null. */
+    private static final Object NO_PAYLOAD = new Object();
+
     /**
      * Reads a claimed message, the same for a single and a batch delivery: its context (set on the delivery) and its
      * payload. Null when it cannot be read: then it went to the dead letters, after the interceptors were told
@@ -305,6 +308,10 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         MessageContext context = new MessageContext(queue, claimed.id(), claimed.attempt(),
                 Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers(),
                 Envelope.groupOf(claimed.member()));
+        if (payloadType == Void.class) { // a handler that takes no payload: nothing to decode, nothing to fail
+            delivery.context = context;
+            return NO_PAYLOAD;
+        }
         Object payload;
         RuntimeException error;
         String why;
@@ -515,6 +522,9 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
             Object payload = read(delivery);
             if (payload == null) {
                 return;
+            }
+            if (payload == NO_PAYLOAD) {
+                payload = null;
             }
             MessageContext context = delivery.context;
             if (listener != DelayQueueListener.NONE) {

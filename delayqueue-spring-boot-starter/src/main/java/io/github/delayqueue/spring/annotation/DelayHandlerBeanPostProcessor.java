@@ -305,9 +305,6 @@ public final class DelayHandlerBeanPostProcessor
                 payloadIndex = i;
             }
         }
-        if (payloadIndex < 0) {
-            throw unusable(source, "has no payload parameter");
-        }
         Class<?> returnType = method.getReturnType();
         if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)) {
             throw new DelayQueueConfigurationException("@DelayHandler " + source + " returns " + returnType.getName()
@@ -315,7 +312,8 @@ public final class DelayHandlerBeanPostProcessor
                     "Return void and finish the work before returning.");
         }
         rejectAsync(targetClass, method, "@DelayHandler " + source);
-        Type payloadType = payloadType(
+        // no payload parameter (a recurring job written as @Scheduled methods are): the payload is not decoded
+        Type payloadType = payloadIndex < 0 ? Void.class : payloadType(
                 ResolvableType.forMethodParameter(new MethodParameter(method, payloadIndex).withContainingClass(targetClass)),
                 source, "Declare a concrete payload parameter type.");
         Method invocable;
@@ -334,7 +332,9 @@ public final class DelayHandlerBeanPostProcessor
             int contextIndex) {
         return (payload, context) -> {
             Object[] args = new Object[parameterCount];
-            args[payloadIndex] = payload;
+            if (payloadIndex >= 0) {
+                args[payloadIndex] = payload;
+            }
             if (contextIndex >= 0) {
                 args[contextIndex] = context;
             }
@@ -371,8 +371,8 @@ public final class DelayHandlerBeanPostProcessor
 
     private static DelayQueueConfigurationException unusable(String source, String problem) {
         return new DelayQueueConfigurationException("@DelayHandler " + source + " " + problem + ".",
-                "A handler method takes exactly one payload parameter and optionally one "
-                        + MessageContext.class.getName() + ", in any order.");
+                "A handler method takes at most one payload parameter and optionally one "
+                        + MessageContext.class.getName() + ", in any order (none at all: the payload is not read).");
     }
 
     private static Type payloadType(ResolvableType type, String source, String action) {

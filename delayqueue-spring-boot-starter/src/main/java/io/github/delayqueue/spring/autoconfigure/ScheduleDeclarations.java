@@ -219,7 +219,7 @@ final class ScheduleDeclarations implements SmartLifecycle {
                             + "quoted in yaml: payload: '{\"kind\":\"nightly\"}'.", e);
         }
         Optional<Type> type = this.payloadTypes.apply(d.queue());
-        if (type.isPresent()) {
+        if (type.isPresent() && type.get() != Void.class) { // Void: a handler that reads no payload
             try {
                 if (this.catalog.codec().decode(spec.payloadJson(), type.get()) == null) {
                     throw new IllegalArgumentException("it decodes to null");

@@ -108,7 +108,9 @@ public final class DefaultDelayQueueConsumerRegistry implements DelayQueueConsum
                                 + endpoint.code() + " properties.", e);
             }
             try {
-                this.catalog.codec().checkDecodable(endpoint.payloadType());
+                if (endpoint.payloadType() != Void.class) { // Void: a handler method that reads no payload
+                    this.catalog.codec().checkDecodable(endpoint.payloadType());
+                }
             } catch (IllegalArgumentException e) {
                 throw new DelayQueueConfigurationException("@DelayHandler " + endpoint.source() + " takes "
                         + endpoint.payloadType().getTypeName() + ", which the payload codec cannot build: " + e.getMessage()

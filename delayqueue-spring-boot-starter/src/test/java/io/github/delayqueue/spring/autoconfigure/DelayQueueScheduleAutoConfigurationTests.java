@@ -214,6 +214,57 @@ class DelayQueueScheduleAutoConfigurationTests {
                 });
     }
 
+    static final List<String> nullaryRuns = new CopyOnWriteArrayList<>();
+
+    /** Handlers written as @Scheduled methods are: no parameter, or the context alone; the payload is not read. */
+    @Configuration(proxyBeanMethods = false)
+    static class NullaryHandlersConfig {
+
+        @Bean
+        NightlyJobs nightlyJobs() {
+            return new NightlyJobs();
+        }
+    }
+
+    static class NightlyJobs {
+
+        @DelayHandler("REMINDER")
+        void nightly() {
+            nullaryRuns.add("nightly");
+        }
+
+        @DelayHandler("ORDER_TIMEOUT")
+        void withContext(io.github.delayqueue.core.MessageContext context) {
+            nullaryRuns.add("context:" + context.id());
+        }
+    }
+
+    /**
+     * A schedule's handler may take no parameter, or the MessageContext alone: every tick runs it, whatever the
+     * tick's payload (here one that binds to no type at all), and nothing goes to the dead letters.
+     */
+    @Test
+    void aScheduleHandlerMayTakeNoParameterOrTheContextAlone() {
+        nullaryRuns.clear();
+        online(TestRedis.uniquePrefix()).withUserConfiguration(NullaryHandlersConfig.class)
+                .withPropertyValues("delayqueue.schedules.nightly.queue=REMINDER",
+                        "delayqueue.schedules.nightly.every=200ms")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    DelayQueueSchedules schedules = context.getBean(DelayQueueSchedules.class);
+                    schedules.put(ScheduleSpec.every("ORDER_TIMEOUT", "beat", Duration.ofMillis(200))
+                            .payloadJson("[1, 2]").build());
+                    context.getBean(DefaultDelayQueueConsumerRegistry.class).start();
+                    await().atMost(Duration.ofSeconds(15)).until(() -> nullaryRuns.stream()
+                            .filter("nightly"::equals).count() >= 2 && nullaryRuns.stream()
+                                    .filter(run -> run.startsWith("context:beat@")).count() >= 2);
+                    DelayQueueAdmin admin = context.getBean(DelayQueueAdmin.class);
+                    assertThat(admin.stats(OrderQueues.ORDER_TIMEOUT).dead()).isZero();
+                    assertThat(admin.stats(OrderQueues.REMINDER).dead()).isZero();
+                    schedules.remove("ORDER_TIMEOUT", "beat");
+                });
+    }
+
     /** A tick whose payload does not bind to the handler's type goes to the dead letters; the series goes on. */
     @Test
     void aScheduleWhosePayloadDoesNotBindKeepsTicking() {
