@@ -302,6 +302,33 @@ class BatchHandlerTest {
                 "boom:RETRIED", "boom:ACKNOWLEDGED");
     }
 
+    /**
+     * A slow-down thrown by an interceptor for one message of a batch holds the queue's claims, as the same exception
+     * does for a single message and for a whole batch (the interceptor ran before the batch call, so no hold was set).
+     */
+    @Test
+    void aSlowDownFromAnInterceptorHoldsTheQueue() {
+        String queue = "batch-intercepted-slow";
+        sendDue(queue, "slow");
+        AtomicInteger thrown = new AtomicInteger();
+        DeliveryInterceptor interceptor = new DeliveryInterceptor() {
+            @Override
+            public void aroundHandle(MessageContext context, Object payload, Invocation invocation) throws Exception {
+                if (thrown.getAndIncrement() == 0) {
+                    throw new SlowDownException(Duration.ofMinutes(10));
+                }
+                invocation.proceed();
+            }
+        };
+        consumer = client.newBatchConsumer(queue, Row.class, this::record, BatchOptions.of(10),
+                OPTIONS.toBuilder().interceptors(List.of(interceptor)).build());
+        consumer.start();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> thrown.get() >= 1 && client.stats(queue).inFlight() == 0);
+        assertThat(client.stats(queue).flow().holdUntil()).as("the queue is held").isNotNull();
+        assertThat(handled()).isEmpty();
+    }
+
     @Test
     void gracefulStopWaitsForTheRunningBatch() {
         String queue = "batch-stop";
