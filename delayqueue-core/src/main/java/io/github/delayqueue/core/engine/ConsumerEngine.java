@@ -368,6 +368,9 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
                 try {
                     admitted = admitted(context, payload);
                 } catch (Throwable e) { // an interceptor failed this message: it alone is retried or dead-lettered
+                    if (e instanceof SlowDownException slowDown) { // holds the queue (or group), as for a single message
+                        holdQueue(delivery.claimed, slowDown, Envelope.groupOf(delivery.claimed.member()));
+                    }
                     failedInBatch(delivery, e);
                     delivery.finish();
                     continue;
