@@ -135,6 +135,38 @@ class ListenerTest {
     record Order(int number) {
     }
 
+    /**
+     * A handler past its timeout that ignores the interrupt and then returns: the lease keeper decided the outcome
+     * (retried), and the return adds nothing. The engine reported a second outcome, ACKNOWLEDGED, for the same
+     * delivery (its acknowledgement itself was already a no-op), so metrics counted one handler run twice.
+     */
+    @Test
+    void aHandlerThatReturnsAfterItsTimeoutHasOneOutcome() {
+        String queue = "late-return";
+        DelayQueueClient client = client(events);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean returned = new java.util.concurrent.atomic.AtomicBoolean();
+        start(client, queue, String.class, (payload, context) -> {
+            if (context.attempt() == 1) {
+                boolean released = false;
+                while (!released) { // deaf to the interrupt: waits on
+                    try {
+                        released = release.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (InterruptedException ignored) {
+                        // a handler that ignores its interrupt, as a blocking library call may
+                    }
+                }
+                returned.set(true);
+            }
+        }, ConsumerOptions.builder().retry(FAST).handlerTimeout(Duration.ofMillis(300)).build());
+        client.send(queue, "x", Duration.ZERO, SendOptions.id("late"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> events.handled.contains("RETRIED:late#1:error"));
+        release.countDown();
+        await().atMost(Duration.ofSeconds(20)).until(() -> events.handled.contains("ACKNOWLEDGED:late#2") && returned.get());
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> events.handled.stream()
+                .filter(e -> e.contains("late#1") && !e.startsWith("start:")).toList().equals(List.of("RETRIED:late#1:error")));
+    }
+
     @Test
     void hearsSendsClaimsHandlerRunsAcksRetriesAndDeadLettersWithTheirCause() {
         String queue = "heard";
