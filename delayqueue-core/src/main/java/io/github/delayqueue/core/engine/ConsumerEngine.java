@@ -537,6 +537,9 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
             }
             try {
                 invoke(context, payload, 0);
+                if (delivery.timedOut()) {
+                    return; // returned past its timeout: the lease keeper settled and reported it already
+                }
                 if (delivery.isCutOff()) {
                     // returned after shutdown interrupted it (catch, restore the flag, return): the work was
                     // abandoned, so the message stays in flight and is redelivered after its lease
