@@ -21,7 +21,7 @@ import org.springframework.security.web.SecurityFilterChain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The security setup docs/operations/production.md shows, as written there: the path needs role OPS, CSRF stays on. */
+/** The security setup docs/operations/dashboard.md shows, as written there: the path needs role OPS, CSRF stays on. */
 @SpringBootTest(classes = { DashApp.class, DashboardSecuredTests.Secured.class },
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = { "delayqueue.dashboard.enabled=true",
                 "delayqueue.dashboard.actions-enabled=true", "spring.main.banner-mode=off" })
@@ -30,7 +30,7 @@ class DashboardSecuredTests extends DashboardContext {
     @Configuration(proxyBeanMethods = false)
     static class Secured {
 
-        // as in docs/operations/production.md, "Securing it"
+        // as in docs/operations/dashboard.md, "Securing it"
         @Bean
         @Order(1)
         SecurityFilterChain delayQueueDashboard(HttpSecurity http) throws Exception {

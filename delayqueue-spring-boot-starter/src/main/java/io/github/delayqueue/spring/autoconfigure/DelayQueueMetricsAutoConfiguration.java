@@ -16,7 +16,7 @@ import org.springframework.context.annotation.Bean;
  * Micrometer metrics of every queue when the application has a {@link MeterRegistry} (as with
  * {@code spring-boot-starter-actuator}): the engine's events as counters and timers, and the queue gauges read
  * from Redis in the background every {@code delayqueue.metrics.refresh-interval}. Meter names and tags are in
- * {@code docs/operations/production.md}; {@code management.metrics.enable.delayqueue=false} turns them off as any meter.
+ * {@code docs/reference/observability.md}; {@code management.metrics.enable.delayqueue=false} turns them off as any meter.
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class, afterName = {
         "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",

@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * The engine's {@link DelayQueueListener} bound to Micrometer: counters and timers per queue, tagged by
  * {@code queue} and, where it applies, {@code outcome}, {@code cause}, {@code mode} and {@code batch}; never
  * by message id. The meters of a queue are registered on its first event, and looked up from a map per
- * event after that (no meter lookup by name and tags on the hot path). See {@code docs/operations/production.md}.
+ * event after that (no meter lookup by name and tags on the hot path). See {@code docs/reference/observability.md}.
  *
  * <p>Internal to the starter: public only so that the auto-configuration can create it.
  */
