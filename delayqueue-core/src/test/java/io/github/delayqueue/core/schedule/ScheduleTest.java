@@ -415,36 +415,34 @@ class ScheduleTest {
      */
     @Test
     void aTickWhosePayloadDoesNotBindStillWritesTheNextTick() {
-        String queue = "sched-undecodable";
-        DelayQueueClient client = newClient();
-        Schedules schedules = Schedules.builder(client).build();
-        schedules.put(ScheduleSpec.every(queue, "u", Duration.ofMillis(200)).payloadJson("{\"not\":\"a string\"}").build());
-        List<String> handled = new CopyOnWriteArrayList<>();
-        consume(schedules, client, queue, (p, ctx) -> handled.add(p));
-        await().atMost(Duration.ofSeconds(15)).until(() -> client.stats(queue).dead() >= 3);
-        assertThat(handled).isEmpty();
-        assertThat(schedules.get(queue, "u").orElseThrow().nextTickAt()).isNotNull();
-        assertThat(schedules.get(queue, "u").orElseThrow().lastTickAt()).as("no handler ran").isNull();
-        schedules.remove(queue, "u");
+        undecodableTicksKeepTheSeries("sched-undecodable", false);
     }
 
     /** The same on a batch consumer: the batch path tells the interceptors of an undecodable tick as well. */
     @Test
     void aTickWhosePayloadDoesNotBindOnABatchConsumerStillWritesTheNextTick() {
-        String queue = "sched-undecodable-batch";
+        undecodableTicksKeepTheSeries("sched-undecodable-batch", true);
+    }
+
+    private void undecodableTicksKeepTheSeries(String queue, boolean batch) {
         DelayQueueClient client = newClient();
         Schedules schedules = Schedules.builder(client).build();
         schedules.put(ScheduleSpec.every(queue, "u", Duration.ofMillis(200)).payloadJson("{\"not\":\"a string\"}").build());
         List<String> handled = new CopyOnWriteArrayList<>();
-        ConsumerOptions options = ConsumerOptions.builder().concurrency(2).maxPollInterval(Duration.ofSeconds(1))
-                .interceptors(List.of(schedules.interceptor())).build();
-        DelayQueueConsumer consumer = client.newBatchConsumer(queue, String.class,
-                items -> items.forEach(item -> handled.add((String) item.payload())), BatchOptions.of(10), options);
-        consumers.add(consumer);
-        consumer.start();
+        if (batch) {
+            ConsumerOptions options = ConsumerOptions.builder().concurrency(2).maxPollInterval(Duration.ofSeconds(1))
+                    .interceptors(List.of(schedules.interceptor())).build();
+            DelayQueueConsumer consumer = client.newBatchConsumer(queue, String.class,
+                    items -> items.forEach(item -> handled.add((String) item.payload())), BatchOptions.of(10), options);
+            consumers.add(consumer);
+            consumer.start();
+        } else {
+            consume(schedules, client, queue, (p, ctx) -> handled.add(p));
+        }
         await().atMost(Duration.ofSeconds(15)).until(() -> client.stats(queue).dead() >= 3);
         assertThat(handled).isEmpty();
         assertThat(schedules.get(queue, "u").orElseThrow().nextTickAt()).isNotNull();
+        assertThat(schedules.get(queue, "u").orElseThrow().lastTickAt()).as("no handler ran").isNull();
         schedules.remove(queue, "u");
     }
 
