@@ -365,6 +365,25 @@ class GroupsTest {
         budgetCutsInDueOrder(application(queue), redis.redisson(), redis.prefix(), queue, partitions());
     }
 
+    /**
+     * The same with 30 groups out of step (each group's first message due before the previous group's second), all
+     * read by one claim: the candidates come in many runs, which the claim sorts instead of merging them.
+     */
+    @Test
+    void manyGroupsOutOfStepAreClaimedInDueOrder() {
+        String queue = "group-order-runs";
+        DelayQueueClient client = application(queue);
+        Instant due = Instant.now().minusSeconds(5);
+        List<SendRequest> requests = new ArrayList<>();
+        for (int g = 0; g < 30; g++) {
+            requests.add(SendRequest.at("a" + g, due.plusMillis(g), SendOptions.id("a" + g).group("G" + g)));
+            requests.add(SendRequest.at("b" + g, due.plusMillis(100 + g), SendOptions.id("b" + g).group("G" + g)));
+            requests.add(SendRequest.at("u" + g, due.plusMillis(50 + g), SendOptions.id("u" + g)));
+        }
+        client.sendAll(queue, requests);
+        assertThat(claimAllInDueOrder(redis.redisson(), redis.prefix(), queue, partitions(), 100)).isEqualTo(90);
+    }
+
     static void claimsKeepDueOrder(DelayQueueClient client, RedissonClient redisson, String prefix, String queue,
             int partitions) {
         Instant due = Instant.now().minusSeconds(5); // due already: a claim in the send's millisecond sees them
@@ -376,12 +395,18 @@ class GroupsTest {
             requests.add(SendRequest.at("u" + i, due.plusMillis(30), SendOptions.id("u" + i)));
         }
         client.sendAll(queue, requests);
+        assertThat(claimAllInDueOrder(redisson, prefix, queue, partitions, 5)).isEqualTo(25);
+    }
+
+    /** Claims every partition dry, {@code limit} at a time, asserting due order; returns how many were claimed. */
+    private static int claimAllInDueOrder(RedissonClient redisson, String prefix, String queue, int partitions,
+            int limit) {
         int claimed = 0;
         for (int p = 0; p < partitions; p++) {
             QueueOps ops = new QueueOps(new Scripts(redisson), QueueKeys.of(prefix, queue, p, partitions));
             List<String> order = new ArrayList<>();
             long last = Long.MIN_VALUE;
-            for (List<QueueOps.Claimed> batch = claimFive(ops); !batch.isEmpty(); batch = claimFive(ops)) {
+            for (List<QueueOps.Claimed> batch = claim(ops, limit); !batch.isEmpty(); batch = claim(ops, limit)) {
                 for (QueueOps.Claimed message : batch) {
                     order.add(message.id());
                     assertThat(message.dueMs()).as("partition %d handed out %s, then %s due earlier", p, order,
@@ -391,11 +416,11 @@ class GroupsTest {
             }
             claimed += order.size();
         }
-        assertThat(claimed).isEqualTo(25);
+        return claimed;
     }
 
-    private static List<QueueOps.Claimed> claimFive(QueueOps ops) {
-        return ops.claim(5, 60_000, 5, 100, Duration.ofDays(1).toMillis(), 1000, ClaimLimits.NONE, false,
+    private static List<QueueOps.Claimed> claim(QueueOps ops, int limit) {
+        return ops.claim(limit, 60_000, 5, 100, Duration.ofDays(1).toMillis(), 1000, ClaimLimits.NONE, false,
                 GroupLimits.NONE).messages();
     }
 

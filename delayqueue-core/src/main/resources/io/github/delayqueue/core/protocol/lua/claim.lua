@@ -96,13 +96,15 @@ if redis.call('HEXISTS', KEYS[10], 'since') == 1 then return report() end
 -- Puts the claim's candidates of both kinds (ungrouped from delayed, grouped from the groups, each group's in due
 -- order, the runs not with each other) in due order, and keeps the first `limit`: by due time, then by send order
 -- (the sequence number both member shapes carry after their first byte; a format-1 member first, as delayed orders
--- it). A merge of the runs (about `limit` x the runs' count compares, inline), not a sort; no command. Runs only when
--- a claim has candidates of both kinds.
+-- it). A merge of the runs (about `limit` x the runs' count compares, inline) while there are few runs, else one
+-- sort (n log n), so a claim with many groups out of step stays bounded; no command. Runs only when a claim has
+-- candidates of both kinds.
 local function send_rank(member)
   local first = string.byte(member, 1)
   if first == 124 or first == 126 then return '~' .. string.sub(member, 2, 9) end
   return member
 end
+local MERGE_RUNS = 8
 local function in_due_order(members, ids, scores, limit)
   local n = #members
   local due = {}
@@ -116,22 +118,34 @@ local function in_due_order(members, ids, scores, limit)
     end
   end
   stop[#at] = n
-  local m, d, c = {}, {}, {}
-  for k = 1, math.min(limit, n) do
-    local best = nil
-    for r = 1, #at do
-      local i = at[r]
-      if i <= stop[r] then
-        if best == nil then
-          best = r
-        else
-          local j = at[best]
-          if due[i] < due[j] or (due[i] == due[j] and send_rank(members[i]) < send_rank(members[j])) then best = r end
+  local take, order = math.min(limit, n), {}
+  if #at > MERGE_RUNS then
+    for i = 1, n do order[i] = i end
+    table.sort(order, function(x, y)
+      if due[x] ~= due[y] then return due[x] < due[y] end
+      return send_rank(members[x]) < send_rank(members[y])
+    end)
+  else
+    for k = 1, take do
+      local best = nil
+      for r = 1, #at do
+        local i = at[r]
+        if i <= stop[r] then
+          if best == nil then
+            best = r
+          else
+            local j = at[best]
+            if due[i] < due[j] or (due[i] == due[j] and send_rank(members[i]) < send_rank(members[j])) then best = r end
+          end
         end
       end
+      order[k] = at[best]
+      at[best] = at[best] + 1
     end
-    local i = at[best]
-    at[best] = i + 1
+  end
+  local m, d, c = {}, {}, {}
+  for k = 1, take do
+    local i = order[k]
     m[k], d[k], c[k] = members[i], ids[i], scores[i]
   end
   for i = n, 1, -1 do members[i], ids[i], scores[i] = m[i], d[i], c[i] end
