@@ -21,6 +21,7 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 import io.github.delayqueue.core.protocol.ClaimLimits;
+import io.github.delayqueue.core.protocol.GroupLimits;
 import io.github.delayqueue.core.protocol.QueueKeys;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.Scripts;
@@ -288,6 +289,78 @@ class FlowControlTest {
         assertThat(producer.stats(queue).ready()).isEqualTo(10 - 4 - second.messages().size()); // the rest stay due
         // a claim without limits is not held back by the rate limit's state
         assertThat(ops.claim(10, 60_000, 5, 100, 60_000, 1_000).messages()).hasSize(6 - second.messages().size());
+    }
+
+    /**
+     * A rate whose permit interval is no whole number of microseconds (30/1s: 33,333.33 us): the clock, in
+     * microseconds near 2^51, holds only quarter microseconds, so a permit counted as {@code now + interval - tat}
+     * lost the interval's fraction and came out as 0.99999 permits for ever.
+     */
+    @Test
+    void ratesWhosePermitIntervalIsNoWholeMicrosecondClaimAtOnceQueueWideAndPerGroup() {
+        DelayQueueClient producer = redis.client();
+        for (String text : List.of("30/1s", "90/1s", "3/1s", "7/1s", "70/1s", "45/1s", "49/1s", "1000/7s")) {
+            RateLimit rate = RateLimit.parse(text).withBurst(1);
+            String queue = "fraction-" + text.replace('/', '-');
+            String grouped = queue + "-grouped";
+            producer.sendAll(queue, List.of(SendRequest.of("a", Duration.ZERO), SendRequest.of("b", Duration.ZERO)));
+            producer.send(grouped, "a", Duration.ZERO, SendOptions.id("a").group("g"));
+            producer.send(grouped, "b", Duration.ZERO, SendOptions.id("b").group("g"));
+            await().atMost(DEADLINE).until(() -> producer.stats(queue).ready() == 2 && producer.stats(grouped).ready() == 2);
+
+            QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+            assertThat(ops.claim(10, 60_000, 5, 100, 60_000, 1_000, ClaimLimits.of(rate, 0, 0, 1)).messages())
+                    .as("the first claim of %s, burst 1", text).hasSize(1);
+            QueueOps groupOps = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), grouped));
+            assertThat(groupOps.claim(10, 60_000, 5, 100, 60_000, 1_000, ClaimLimits.NONE, false,
+                    GroupLimits.of(rate, 0, 0, 1)).messages()).as("the first claim of group limit %s", text).hasSize(1);
+        }
+    }
+
+    /**
+     * The strict-quota recipe of the flow-control guide: a quota of 50 calls in any one second, {@code rate-limit:
+     * 49/1s} with a burst of 1, two instances claiming as fast as they can. Counted on the Redis clock of each
+     * claim (to the microsecond), so a handler that starts late cannot blur the count.
+     */
+    @Test
+    void theStrictQuotaRecipeNeverClaimsMoreThanTheQuotaInAnyOneSecondOnTwoInstances() throws Exception {
+        String queue = "strict-quota";
+        DelayQueueClient producer = redis.client();
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        producer.sendAll(queue, batch);
+        await().atMost(DEADLINE).until(() -> producer.stats(queue).ready() == 400);
+        ClaimLimits recipe = ClaimLimits.of(RateLimit.parse("49/1s").withBurst(1), 0, 0, 1);
+        List<Long> claimedAtMicros = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> instances = new ArrayList<>();
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_600);
+        for (int i = 0; i < 2; i++) {
+            RedissonClient own = TestRedis.newClient();
+            clients.add(own);
+            QueueOps ops = new QueueOps(new Scripts(own), QueueKeys.of(redis.prefix(), queue));
+            Thread instance = new Thread(() -> {
+                while (System.nanoTime() < until) {
+                    QueueOps.ClaimResult result = ops.claim(10, 60_000, 5, 100, 60_000, 1_000, recipe);
+                    for (int m = 0; m < result.messages().size(); m++) {
+                        claimedAtMicros.add(result.serverNowMicros());
+                    }
+                }
+            }, "strict-quota-" + i);
+            instances.add(instance);
+            instance.start();
+        }
+        for (Thread instance : instances) {
+            instance.join();
+        }
+        List<Long> sorted = new ArrayList<>(claimedAtMicros);
+        Collections.sort(sorted);
+        List<Long> nanos = sorted.stream().map(TimeUnit.MICROSECONDS::toNanos).toList();
+        // 49 + the burst of 1 = 50 in any one-second window (51 would need 50 permit intervals, 1.02 s)
+        assertThat(mostInAnyWindow(nanos, Duration.ofSeconds(1))).isLessThanOrEqualTo(50);
+        // and the permits are not lost: 2.6 s of claims take at least two seconds' worth
+        assertThat(sorted).hasSizeGreaterThanOrEqualTo(2 * 49);
     }
 
     @Test

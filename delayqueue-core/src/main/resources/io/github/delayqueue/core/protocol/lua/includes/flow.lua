@@ -12,6 +12,8 @@
 --             before>", windows of FLOW_WINDOW_MS on the Redis clock; kept by claims with limits only
 -- A hash (HGET, HSET, HDEL) as the paused key is, so an ACL that allows the other scripts allows this one.
 
+--- @include "gcra"
+
 -- The flow limits of one claim on the flow hash `key` and the in-flight set `inflight`. ARGV strings: interval
 -- between permits (us, 0: no rate limit), how far the theoretical arrival time may run ahead of the clock (us:
 -- (burst - 1) * interval), cap on messages in flight (0: none), and how long after the next permit a held-back
@@ -35,12 +37,6 @@ local function flow_window(claims, now)
   if at == w then return w, tonumber(cur), tonumber(prev) end
   if at == w - 1 then return w, 0, tonumber(cur) end
   return w, 0, 0
-end
-
--- Permits free at now_us by the arrival time `tat` (us; GCRA), and the arrival time counted from.
-local function flow_permits(interval, tolerance, tat, now_us)
-  tat = math.max(tat, now_us)
-  return math.floor((now_us + tolerance + interval - tat) / interval), tat
 end
 
 -- How many of `wanted` due messages the limits let this claim take now (0 when a limit holds them all).
@@ -69,7 +65,7 @@ local function flow_allow(f, wanted)
     if room < wanted then wanted = room end
   end
   if f.interval > 0 then
-    local permits, tat = flow_permits(f.interval, f.tolerance, tonumber(state[3] or '0'), f.now_us)
+    local permits, tat = gcra_permits(f.interval, f.tolerance, tonumber(state[3] or '0'), f.now_us)
     f.tat = tat
     if permits <= 0 then
       f.gate, f.reason = math.ceil((tat - f.tolerance + f.gather) / 1000), 'R'
@@ -87,7 +83,7 @@ local function flow_took(f, taken)
     local w, cur, prev = flow_window(f.claims, f.now)
     local fields = { 'claims', string.format('%d:%d:%d', w, cur + taken, prev) }
     if f.interval > 0 and f.tat ~= nil then
-      local tat = f.tat + taken * f.interval
+      local tat = gcra_spend(f.tat, taken, f.interval)
       fields[3], fields[4] = 'tat', string.format('%.0f', tat)
       if math.ceil((tat - f.tolerance) / 1000) > f.now then
         f.gate, f.reason = math.ceil((tat - f.tolerance + f.gather) / 1000), 'R'
@@ -151,7 +147,7 @@ local function flow_view(key, inflight, now, now_us)
     cap, interval, tolerance = tonumber(cap), tonumber(interval), tonumber(tolerance)
     if cap > 0 then room = math.max(0, cap - redis.call('ZCARD', inflight)) end
     if interval > 0 then
-      local permits = math.max(0, (flow_permits(interval, tolerance, tonumber(state[3] or '0'), now_us)))
+      local permits = math.max(0, (gcra_permits(interval, tolerance, tonumber(state[3] or '0'), now_us)))
       if room < 0 or permits < room then room = permits end
     end
   end

@@ -17,6 +17,7 @@
 -- Only commands of the documented ACL rule set (docs/redis-layout.md): sorted sets and hashes, no SET or HINCRBY.
 --- @include "members"
 --- @include "wake"
+--- @include "gcra"
 
 local GROUPS_MARK = '|--------\31' -- id_of() gives '': never a message (ids are not blank)
 local CAPPED = 4503599627370496 -- 2^52 ms, above any due time a claim reads as due
@@ -196,8 +197,8 @@ local function group_candidates(keys, limits, room, now, now_us, members, ids, s
     if room <= 0 then break end
     local want, tat, capped = room, nil, false
     if limits.interval > 0 then
-      tat = math.max(tonumber(redis.call('HGET', flow, 't:' .. group) or '0'), now_us)
-      local permits = math.floor((now_us + limits.tolerance + limits.interval - tat) / limits.interval)
+      local permits
+      permits, tat = gcra_permits(limits.interval, limits.tolerance, tonumber(redis.call('HGET', flow, 't:' .. group) or '0'), now_us)
       if permits < want then want = permits end
       if want <= 0 then
         redis.call('HSET', flow, 'p:' .. group, string.format('%d', math.ceil((tat - limits.tolerance) / 1000)))
@@ -260,7 +261,7 @@ local function group_claimed(keys, limits, visits, taken, now)
       end
       redis.call('ZADD', base .. 'g:' .. group .. ':i', unpack(scored))
       if visit.tat ~= nil then
-        local tat = visit.tat + #list * limits.interval
+        local tat = gcra_spend(visit.tat, #list, limits.interval)
         redis.call('HSET', flow, 't:' .. group, string.format('%.0f', tat))
         local permit = math.ceil((tat - limits.tolerance) / 1000)
         if permit > now then
