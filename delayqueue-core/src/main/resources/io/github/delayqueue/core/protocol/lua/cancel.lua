@@ -3,7 +3,7 @@
 -- ARGV: 1 wake channel (unused), 2 id
 -- Returns: 1 if it existed, 0 if not
 --- @include "keys"
---- @include "members"
+--- @include "format"
 --- @include "lifecycle"
 local id = ARGV[2]
 local envelope = redis.call('HGET', KEYS[1], id)

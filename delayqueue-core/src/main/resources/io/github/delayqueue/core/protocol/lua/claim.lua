@@ -4,7 +4,7 @@
 --       6 dead-letter retention ms, 7 most dead letters kept, 8 byte budget: envelopes are claimed while their
 --       bytes stay within it (at least one is, whatever its size), so one reply cannot hold 100 x 1 MiB,
 --       9-12 flow limits (flow.lua's flow_open: permit interval us, tolerance us, cap in flight, gather us;
---       0 0 0 0: none), 13 what to do with an expired message (includes/expiry.lua): 'dead' to the dead letters,
+--       0 0 0 0: none), 13 what to do with an expired message (includes/format.lua): 'dead' to the dead letters,
 --       'drop' deleted, 14-16 group limits (includes/groups.lua's group_limits: permit interval us, tolerance us,
 --       cap in flight, per group; absent: none)
 -- First deletes dead letters past their retention or beyond the count (at most DEAD_TRIM per call: a claim
@@ -23,11 +23,10 @@
 -- Two reply items per message rather than four: the client decodes every item into a string of its own.
 --- @include "clock"
 --- @include "keys"
---- @include "members"
+--- @include "format"
 --- @include "wake"
 --- @include "dead_letters"
 --- @include "flow"
---- @include "expiry"
 --- @include "remember"
 --- @include "groups"
 local queue = queue_keys(KEYS)
@@ -50,7 +49,7 @@ local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, to
 for _, member in ipairs(expired) do
   local id = id_of(member)
   local attempts = tonumber(redis.call('HGET', KEYS[4], id) or '0')
-  if string.byte(member, 1) == 124 and group_of(member) == nil then
+  if is_grouped(member) and group_of(member) == nil then
     -- a '|' member that names no group (includes/groups.lua's group_of: written by hand or corrupted) was never
     -- handed out: an orphan, dropped as the claim drops a member without a message (no dead letter, no count)
     redis.call('ZREM', KEYS[3], member)
@@ -60,7 +59,7 @@ for _, member in ipairs(expired) do
   else
     redelivered = redelivered + 1
     redis.call('ZREM', KEYS[3], member)
-    if string.byte(member, 1) == 124 then group_pend(queue, member, now, now) else redis.call('ZADD', KEYS[2], now, member) end
+    if is_grouped(member) then group_pend(queue, member, now, now) else redis.call('ZADD', KEYS[2], now, member) end
   end
 end
 
@@ -99,11 +98,6 @@ if redis.call('HEXISTS', KEYS[10], 'since') == 1 then return report() end
 -- it). A merge of the runs (about `limit` x the runs' count compares, inline) while there are few runs, else one
 -- sort (n log n), so a claim with many groups out of step stays bounded; no command. Runs only when a claim has
 -- candidates of both kinds.
-local function send_rank(member)
-  local first = string.byte(member, 1)
-  if first == 124 or first == 126 then return '~' .. string.sub(member, 2, 9) end
-  return member
-end
 local MERGE_RUNS = 8
 local function in_due_order(members, ids, scores, limit)
   local n = #members
@@ -161,7 +155,7 @@ if limit > 0 then
   for k = 1, #due, 2 do
     if bad_score(due[k + 1]) then
       bury_bad_score(due[k], due[k + 1])
-    elseif string.byte(due[k], 1) == 124 then
+    elseif is_grouped(due[k]) then
       -- the groups' marker; any other '|' member (no script of this release writes a grouped member in delayed; a
       -- release before groups reaps an expired grouped lease back here, or it was written by hand) goes to its group's
       -- set at its due time when its message's envelope names it; a copy beside the member the envelope names, or a
@@ -203,7 +197,7 @@ if limit > 0 then
     -- a message past its expiry is never handed out: read from the envelope just fetched (no command for messages
     -- without one), it goes to the dead letters or is deleted, and its slot in the reply stays free (false)
     for i = 1, #members do
-      -- a stray member (includes/members.lua's stray: another sequence number than its id's envelope, so not that
+      -- a stray member (includes/format.lua's stray: another sequence number than its id's envelope, so not that
       -- message's member, while the member the envelope names is live: lifecycle.lua's named_live, read only on a
       -- mismatch) is not delivered: it would hand out the message at the stray's due time, early, or twice.
       -- It leaves delayed below, or its group's set here, and then comes off group-flow's pending count as
@@ -215,7 +209,7 @@ if limit > 0 then
       if envelopes[i] and ((gone and gone[ids[i]])
           or (stray(members[i], envelopes[i]) and named_live(queue, ids[i], envelopes[i]))) then
         envelopes[i] = false
-        if string.byte(members[i], 1) == 124 then
+        if is_grouped(members[i]) then
           local base = group_base(queue)
           if redis.call('ZREM', base .. 'g:' .. group_of(members[i]) .. ':p', members[i]) == 1 then -- a group: group_candidates took only its own
             group_count(base .. 'group-flow', -1)
@@ -223,7 +217,7 @@ if limit > 0 then
         end
       -- a grouped member without an envelope (deleted by hand, or cancelled by an older release) would stay at its
       -- group's head for good and keep the group due: it leaves the group (an ungrouped one leaves delayed below)
-      elseif not envelopes[i] and string.byte(members[i], 1) == 124 then
+      elseif not envelopes[i] and is_grouped(members[i]) then
         group_forget(queue, members[i], now)
       end
       local expiry = expiry_of(envelopes[i])

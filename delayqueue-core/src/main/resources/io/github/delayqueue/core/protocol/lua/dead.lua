@@ -8,7 +8,7 @@
 -- id is live again is skipped. "purge" deletes them.
 --- @include "clock"
 --- @include "keys"
---- @include "members"
+--- @include "format"
 --- @include "wake"
 --- @include "dead_letters"
 --- @include "groups"
@@ -44,7 +44,7 @@ for _, key in ipairs(keys) do
         local fresh = renumbered(envelope, reserve_sequence(KEYS[9], 1))
         redis.call('HSET', KEYS[1], id, fresh)
         local member = member_of(id, fresh)
-        if string.byte(member, 1) == 124 then
+        if is_grouped(member) then
           group_pend(queue, member, now, now)
         else
           redis.call('ZADD', KEYS[2], now, member)

@@ -12,12 +12,12 @@
 -- 52 us by this path's first version, with HSETNX (RDelayedQueue's offer: 51 us); see docs/benchmarks.md.
 --- @include "clock"
 --- @include "keys"
---- @include "members"
+--- @include "format"
 --- @include "wake"
 --- @include "lifecycle"
 --- @include "remember"
 --- @include "groups"
--- A body with the header "dq-group" (includes/members.lua's group_in) is a grouped message: it goes to its group's
+-- A body with the header "dq-group" (includes/format.lua's group_in) is a grouped message: it goes to its group's
 -- set (includes/groups.lua), not to delayed; a body without headers costs one byte compare more.
 if #ARGV == 5 then
   local id, spec = ARGV[3], ARGV[4]

@@ -4,7 +4,7 @@
 -- Returns: one string with a flag character per pair: 1 extended, 0 the lease was already lost.
 --- @include "clock"
 --- @include "keys"
---- @include "members"
+--- @include "format"
 --- @include "lifecycle"
 local queue = queue_keys(KEYS)
 local deadline = string.format('%d', now_ms() + tonumber(ARGV[2]))

@@ -5,7 +5,7 @@
 -- ARGV: 1 wake channel, then triples: id, due ("@<epochMs>"), body
 -- Returns: one flag per message: 1 written, 0 already imported (in the ledger) or live under that id.
 --- @include "clock"
---- @include "members"
+--- @include "format"
 --- @include "wake"
 local now = now_ms()
 local old_head = head_score(KEYS[2])

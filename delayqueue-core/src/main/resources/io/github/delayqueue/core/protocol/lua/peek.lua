@@ -11,7 +11,7 @@
 --          before the first claim), envelope, last error ('' if none). A member whose envelope is gone is skipped.
 -- Read-only; touches at most 'limit' messages (the caller bounds it to 1,000).
 --- @include "clock"
---- @include "members"
+--- @include "format"
 --- @include "keys"
 --- @include "groups"
 local out = { string.format('%d', now_ms()) }
@@ -34,7 +34,7 @@ if ARGV[2] == 'id' then
   if not envelope then return out end
   local member = member_of(id, envelope)
   local score
-  if string.byte(member, 1) == 124 then
+  if is_grouped(member) then
     score = group_pending_due(queue_keys(KEYS), member)
   else
     score = redis.call('ZSCORE', KEYS[2], member)

@@ -3,7 +3,7 @@
 -- ARGV: 1 wake channel, 2 id, 3 due ("+<delayMs>" or "@<epochMs>").
 -- Returns: 1 if moved, 0 if the message is gone or in flight.
 --- @include "clock"
---- @include "members"
+--- @include "format"
 --- @include "wake"
 --- @include "keys"
 --- @include "groups"
@@ -11,7 +11,7 @@ local id = ARGV[2]
 local envelope = redis.call('HGET', KEYS[1], id)
 if not envelope then return 0 end
 local member = member_of(id, envelope)
-local grouped = string.byte(member, 1) == 124 -- pending in its group's set (includes/groups.lua)
+local grouped = is_grouped(member) -- pending in its group's set (includes/groups.lua)
 if grouped then
   if not group_pending_due(queue_keys(KEYS), member) then return 0 end
 elseif not redis.call('ZSCORE', KEYS[2], member) then return 0 end

@@ -18,7 +18,7 @@
 -- tick written at most once, and the tick messages themselves.
 --- @include "clock"
 --- @include "keys"
---- @include "members"
+--- @include "format"
 --- @include "lifecycle"
 --- @include "wake"
 

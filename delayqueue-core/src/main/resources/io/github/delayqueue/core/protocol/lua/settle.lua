@@ -12,13 +12,13 @@
 --   "L<attempt>:<delay ms>:<member>"         later: the handler asked for it again in <delay ms>; not a failure,
 --                                           so the attempt is not counted and no error is recorded
 --   H and L give the attempt back, so the next claim is attempt <attempt> again: they put the message back under a
---   new sequence number (its envelope rewritten, includes/members.lua's renumbered), so that the next delivery's
+--   new sequence number (its envelope rewritten, includes/format.lua's renumbered), so that the next delivery's
 --   member is not this one, and this op sent again (its reply lost: the Settler resends a failed batch, Redisson a
 --   command whose reply did not come) is stale rather than taking that delivery's lease. The price: one HMGET of
 --   their envelopes, one INCRBY and one HSET per call (no more command per op: an L read its envelope before, one
 --   HGET per op), the envelopes copied in Lua, and the message's place among messages due at the same millisecond is
 --   that of a send at the hand-back (format 2; one left in format 1 keeps its format and its place before them).
---   The same H or L twice in one call applies once. A member out of step with its envelope (includes/members.lua's
+--   The same H or L twice in one call applies once. A member out of step with its envelope (includes/format.lua's
 --   stray: a hand edit or an older release's leftover) is renumbered too when the claim handed it out as the message's
 --   only member (lifecycle.lua's named_live false: up to two ZSCOREs, on that mismatch path only), its shape (grouped
 --   or not) kept; it goes back as it was when the envelope names a live member (the next claim drops it), or when its
@@ -30,19 +30,18 @@
 -- (client encoding, protocol parsing, Lua strings), not the Redis commands.
 -- Every op is fenced: it applies only if the delivery is still the current one.
 -- An ack or dead letter of a message sent with a dedup window remembers its id for the window (includes/remember.lua).
--- A retry or later (R, L) due after the message's expiry (includes/expiry.lua) is not run: the message goes back to
+-- A retry or later (R, L) due after the message's expiry (includes/format.lua) is not run: the message goes back to
 -- the delayed set just after its expiry, where the next claim expires it by the queue's policy (a retry reads its
 -- envelope with one HGET per op; a later reads it from the call's HMGET of the H and L envelopes, above; acks and
 -- dead letters read nothing more). A grouped message (includes/groups.lua) goes back
 -- to its group's set, and any settle of one frees its place against its group's in-flight cap.
 --- @include "clock"
 --- @include "keys"
---- @include "members"
+--- @include "format"
 --- @include "wake"
 --- @include "dead_letters"
 --- @include "flow"
 --- @include "remember"
---- @include "expiry"
 --- @include "groups"
 --- @include "lifecycle"
 local queue = queue_keys(KEYS)
@@ -133,7 +132,7 @@ for i, member in ipairs(members) do
       if expiry and due > expiry then due = expiry + 1 end
       redis.call('ZREM', KEYS[3], member)
       if not head_read then old_head, head_read = head_score(KEYS[2]), true end
-      if string.byte(member, 1) == 124 then group_pend(queue, member, due, now) else redis.call('ZADD', KEYS[2], due, member) end
+      if is_grouped(member) then group_pend(queue, member, due, now) else redis.call('ZADD', KEYS[2], due, member) end
       redis.call('HSET', KEYS[5], id, texts[i])
       if earliest == nil or due < earliest then earliest = due end
     elseif op == 'H' or op == 'L' then
@@ -147,7 +146,7 @@ for i, member in ipairs(members) do
       redis.call('ZREM', KEYS[3], member)
       if not head_read then old_head, head_read = head_score(KEYS[2]), true end
       -- back under a new member (see the header); without an envelope (deleted by hand) the claim drops the member.
-      -- A member out of step with its envelope (includes/members.lua's stray) whose envelope names a live member
+      -- A member out of step with its envelope (includes/format.lua's stray) whose envelope names a live member
       -- (lifecycle.lua's named_live: up to two ZSCOREs, on this mismatch path only) goes back as it was, and the next
       -- claim drops it; one the claim handed out as the message's only member is renumbered too, the envelope put in
       -- step with it, unless its shape (grouped or not) cannot be kept: a grouped member beside a format-1 envelope,
@@ -158,13 +157,13 @@ for i, member in ipairs(members) do
         local last = seq % 64
         if prefix == nil or last == 0 then prefix = string.sub(encode8(seq), 1, 7) end
         local fresh, renamed = renumber(id, member, envelope, seq, prefix .. string.sub(DIGITS64, last + 1, last + 1))
-        if (string.byte(renamed, 1) == 124) == (string.byte(member, 1) == 124) then
+        if (is_grouped(renamed)) == (is_grouped(member)) then
           back = renamed
           rewritten[#rewritten + 1] = id
           rewritten[#rewritten + 1] = fresh
         end
       end
-      if string.byte(member, 1) == 124 then
+      if is_grouped(member) then
         group_pend(queue, back, due, now, member) -- out of the group's in-flight set under the old member
       else
         redis.call('ZADD', KEYS[2], due, back)
@@ -197,7 +196,7 @@ if #acked_ids > 0 then
   if #retried > 0 then redis.call('HDEL', KEYS[5], unpack(retried)) end
   -- grouped messages (includes/groups.lua) also leave their group's in-flight set: one byte compare per ack otherwise
   for _, member in ipairs(acked_members) do
-    if string.byte(member, 1) == 124 then group_forget(queue, member, now) end
+    if is_grouped(member) then group_forget(queue, member, now) end
   end
 end
 if earliest ~= nil then wake_if_earlier(ARGV[1], earliest, old_head) end

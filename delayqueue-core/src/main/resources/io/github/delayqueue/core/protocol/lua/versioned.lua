@@ -17,7 +17,7 @@
 -- Versions older than ARGV[2] are forgotten, at most max(100, 2 x intents) per call.
 --- @include "clock"
 --- @include "keys"
---- @include "members"
+--- @include "format"
 --- @include "wake"
 --- @include "lifecycle"
 --- @include "remember"
@@ -79,7 +79,7 @@ while j <= #ARGV do
       end
     elseif op == 'R' then
       local member = envelope and member_of(id, envelope)
-      if member and string.byte(member, 1) == 124 and group_pending_due(queue, member) then
+      if member and is_grouped(member) and group_pending_due(queue, member) then
         group_move(queue, member, due_of(ARGV[j + 3]))
         result[#result + 1] = 1
       elseif member and redis.call('ZSCORE', KEYS[2], member) then

@@ -2,12 +2,12 @@
 -- "\31<seq8><id>", <seq8> a number of the send counter taken when it died, so an id that dies twice leaves two
 -- dead letters (releases before 2026-11-24 keyed a dead letter by its bare id; an id never holds a control
 -- character, so such keys are told apart by their first byte and still read). `keys` is queue_keys(KEYS).
---- @include "members"
+--- @include "format"
 --- @include "lifecycle"
 --- @include "remember"
 
 -- Moves a live message to the dead letters with its reason, under a dead key of its own; remembers its id if it
--- was sent with a dedup window. A stray member (includes/members.lua: its envelope is a later message's, live under
+-- was sent with a dedup window. A stray member (includes/format.lua: its envelope is a later message's, live under
 -- its own member: lifecycle.lua's named_live; as when an older release's claim put one in flight and its lease
 -- expired on the last attempt) only leaves: the message it names is not buried with it.
 local function bury(keys, id, member, now, attempts, reason)
@@ -15,7 +15,7 @@ local function bury(keys, id, member, now, attempts, reason)
   if envelope and stray(member, envelope) and named_live(keys, id, envelope) then
     redis.call('ZREM', keys.delayed, member)
     redis.call('ZREM', keys.inflight, member)
-    if string.byte(member, 1) == 124 then group_forget(keys, member, now) end
+    if is_grouped(member) then group_forget(keys, member, now) end
     return
   end
   if envelope then remember(keys, { id }) end

@@ -1,5 +1,5 @@
--- Fair shares per group (SendOptions.group, ConsumerOptions.groupRateLimit / groupMaxInFlight; docs/flow-groups.md).
--- A grouped message's member is "|<seq8><group>\31<id>" (includes/members.lua). Its keys, named after the messages
+-- Fair shares per group (SendOptions.group, ConsumerOptions.groupRateLimit / groupMaxInFlight; docs/internals/groups.md).
+-- A grouped message's member is "|<seq8><group>\31<id>" (includes/format.lua). Its keys, named after the messages
 -- key (same hash tag, so the same slot), exist only for queues that use groups:
 --   g:<group>:p  ZSET  the group's pending members -> due time (grouped messages are never in delayed)
 --   g:<group>:i  ZSET  the group's members in flight -> when claimed (its count against group-max-in-flight)
@@ -15,15 +15,14 @@
 -- a claim sees it among the due members it reads anyway (a queue without groups pays nothing: no command, no key),
 -- and the head of delayed, which every script already uses as the next event and for wake-ups, includes the groups.
 -- Only commands of the documented ACL rule set (docs/redis-layout.md): sorted sets and hashes, no SET or HINCRBY.
---- @include "members"
+--- @include "format"
 --- @include "wake"
 --- @include "gcra"
 
-local GROUPS_MARK = '|--------\31' -- id_of() gives '': never a message (ids are not blank)
 local CAPPED = 4503599627370496 -- 2^52 ms, above any due time a claim reads as due
 
 local function group_base(keys)
-  return string.sub(keys.messages, 1, -9)
+  return keys.base
 end
 
 -- Adds `n` to the count of grouped messages pending (HGET and HSET rather than HINCRBY: the ACL rule set)
@@ -34,18 +33,6 @@ local function group_count(flow, n)
   else
     redis.call('HDEL', flow, 'pending')
   end
-end
-
--- The group of a grouped member (first byte '|'), or nil for a member of that shape that names none: shorter than
--- the sequence, no '\31' after it, or an empty group (no script writes one: written by hand or corrupted; the marker
--- GROUPS_MARK is one, and is never read here). Such a member is an orphan: the helpers below leave it alone (pend
--- adds it nowhere, forget finds it nowhere) and the claim that meets it drops it, as it drops a member without a
--- message (or, due in delayed as its message's only member, dead-letters the message as corrupt: claim.lua), rather
--- than failing every claim of the queue. One find, no command.
-local function group_of(member)
-  local at = string.find(member, '\31', 10, true)
-  if at == nil or at == 10 then return nil end
-  return string.sub(member, 10, at - 1)
 end
 
 -- A group with nothing pending and nothing in flight keeps its flow fields only while they still limit it (its
@@ -241,7 +228,7 @@ local function group_claimed(keys, limits, visits, taken, now)
   local flow = base .. 'group-flow'
   local by_group = {}
   for _, member in ipairs(taken) do
-    local group = string.byte(member, 1) == 124 and group_of(member)
+    local group = is_grouped(member) and group_of(member)
     if group then
       local list = by_group[group]
       if not list then list = {}; by_group[group] = list end

@@ -19,9 +19,10 @@
 --   windows     HASH   id -> dedup window (ms) of a live message sent with one
 --   remembered: STRING prefix of "<remembered:><id>" -> "1", with the window as its time to live
 
+-- `base` is the prefix every other key of the queue (partition) is named with: base .. 'flow', base .. 'groups'.
 local function queue_keys(keys)
   local base = string.sub(keys[1], 1, -9) -- the messages key without 'messages'
   return { messages = keys[1], delayed = keys[2], inflight = keys[3], attempts = keys[4], errors = keys[5],
     dead = keys[6], deadmsg = keys[7], deaderr = keys[8], sequence = keys[9], paused = keys[10],
-    windows = base .. 'windows', remembered = base .. 'remembered:' }
+    windows = base .. 'windows', remembered = base .. 'remembered:', base = base }
 end

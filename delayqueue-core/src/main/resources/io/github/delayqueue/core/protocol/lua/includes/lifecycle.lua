@@ -11,7 +11,7 @@ local function forget(keys, id, member)
   redis.call('HDEL', keys.attempts, id)
   redis.call('HDEL', keys.errors, id)
   redis.call('HDEL', keys.windows, id)
-  if string.byte(member, 1) == 124 then group_forget(keys, member, nil) end
+  if is_grouped(member) then group_forget(keys, member, nil) end
 end
 
 -- A delivery is current only while its member is in flight and its attempt number is the latest.
@@ -19,7 +19,7 @@ local function is_current(keys, id, member, attempt)
   return redis.call('ZSCORE', keys.inflight, member) and redis.call('HGET', keys.attempts, id) == attempt
 end
 
--- For a member stray() judged a stray (includes/members.lua): whether the message its id's `envelope` names is live
+-- For a member stray() judged a stray (includes/format.lua): whether the message its id's `envelope` names is live
 -- under its own member (pending in delayed or its group's set, or in flight), so that the member is indeed a
 -- leftover beside it. A value that only looks like an envelope (written by hand, starting with '2'; or an envelope
 -- whose sequence digits were edited) names a member no set holds: then `member` is the message's only one, and is
@@ -28,7 +28,7 @@ end
 local function named_live(keys, id, envelope)
   local real = member_of(id, envelope)
   if redis.call('ZSCORE', keys.inflight, real) then return true end
-  if string.byte(real, 1) == 124 then
+  if is_grouped(real) then
     return group_pending_due(keys, real) ~= nil
   end
   return redis.call('ZSCORE', keys.delayed, real) ~= false

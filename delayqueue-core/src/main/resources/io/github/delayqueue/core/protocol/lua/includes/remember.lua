@@ -2,24 +2,8 @@
 -- in `windows` while it lives; when it is acknowledged or dead-lettered its id is remembered as the key
 -- "<remembered:><id>" with the window as its time to live (Redis expires it: no sweep), and an if-absent send with a
 -- window under that id writes nothing. `keys` is queue_keys(KEYS). Only messages sent with a window reach SET and
--- EXISTS, so sends without windows need no wider ACL.
-
--- The header Java writes first in a body "<length>:{"dq-dedup-window":"<ms>",...}<payload>"
-local WINDOW_HEADER = '{"dq-dedup-window":"'
-
--- The dedup window (ms, a string) a body carries, or nil
-local function window_of(body)
-  if string.byte(body, 1) == 48 then return nil end -- '0:' no headers
-  local colon = string.find(body, ':', 1, true)
-  if not colon or string.sub(body, colon + 1, colon + #WINDOW_HEADER) ~= WINDOW_HEADER then return nil end
-  local from = colon + #WINDOW_HEADER + 1
-  local to = string.find(body, '"', from, true)
-  if not to then return nil end
-  local window = string.sub(body, from, to - 1)
-  local ms = tonumber(window)
-  if not ms or ms < 1 or ms ~= math.floor(ms) then return nil end
-  return window
-end
+-- EXISTS, so sends without windows need no wider ACL. The window is read from the body by format.lua's window_of.
+--- @include "format"
 
 -- Whether an if-absent send with a window finds the id remembered
 local function is_remembered(keys, id)
