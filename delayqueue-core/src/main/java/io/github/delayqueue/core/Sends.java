@@ -94,8 +94,20 @@ final class Sends {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("body is not a message body this release writes" + where + ": " + e.getMessage(), e);
         }
-        checkWindow(m.body(), where);
-        checkGroup(m.body(), where);
+        Envelope.Reserved reserved;
+        try {
+            reserved = Envelope.reservedOf(m.body());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("body holds " + e.getMessage() + where, e);
+        }
+        if (reserved.dedupWindowMs() != null) {
+            long ms = reserved.dedupWindowMs();
+            Checks.require(ms >= 1 && ms <= SendOptions.MAX_DEDUP_WINDOW.toMillis(), "body holds a dedup window that is "
+                    + "not a whole number of milliseconds from 1 to " + SendOptions.MAX_DEDUP_WINDOW.toMillis() + where);
+        }
+        if (reserved.group() != null) {
+            SendOptions.checkGroup(reserved.group(), " (group header of the body)" + where);
+        }
         queues.checked(m.due(), where);
         return checkedBytes(m.id(), m.body(), where);
     }
@@ -179,52 +191,6 @@ final class Sends {
         });
         return List.of(outcomes);
     }
-
-    private static final String WINDOW_HEADER_START = "{\"" + Envelope.DEDUP_WINDOW_HEADER + "\":\"";
-
-    /** A body {@link #prepare} writes holds a dedup window only as its first header, a whole number of ms, 1 to the maximum. */
-    private static void checkWindow(String body, String where) {
-        int colon = body.indexOf(':');
-        if (colon < 0 || !body.startsWith(WINDOW_HEADER_START, colon + 1)) {
-            // Envelope.parse accepted the body, so the headers' length is readable
-            int headersEnd = colon < 0 ? 0 : Math.min(body.length(), colon + 1 + Integer.parseInt(body, 0, colon, 10));
-            Checks.require(colon < 0 || !body.substring(colon + 1, headersEnd).contains("\"" + Envelope.DEDUP_WINDOW_HEADER + "\""),
-                    "body holds a dedup window elsewhere than as its first header" + where);
-            return;
-        }
-        int from = colon + 1 + WINDOW_HEADER_START.length();
-        int to = body.indexOf('"', from);
-        long ms;
-        try {
-            ms = Long.parseLong(body, from, to < 0 ? from : to, 10);
-        } catch (NumberFormatException e) {
-            ms = 0;
-        }
-        Checks.require(ms >= 1 && ms <= SendOptions.MAX_DEDUP_WINDOW.toMillis(), "body holds a dedup window that is not a "
-                + "whole number of milliseconds from 1 to " + SendOptions.MAX_DEDUP_WINDOW.toMillis() + where);
-    }
-
-    /**
-     * A body {@link #prepare} writes holds a group only as a header the scripts read (before the caller's headers, a
-     * valid {@link SendOptions#group} name).
-     */
-    private static void checkGroup(String body, String where) {
-        int colon = body.indexOf(':');
-        int headersEnd = colon < 0 ? 0 : Math.min(body.length(), colon + 1 + Integer.parseInt(body, 0, colon, 10));
-        String headers = colon < 0 ? "" : body.substring(colon + 1, headersEnd);
-        int at = headers.indexOf(GROUP_HEADER_START);
-        if (at < 0) {
-            Checks.require(!headers.contains("\"" + Envelope.GROUP_HEADER + "\""), "body holds a group header that is not a "
-                    + "JSON string" + where);
-            return;
-        }
-        int to = headers.indexOf('"', at + GROUP_HEADER_START.length());
-        Checks.require(to > 0, "body holds a group header that does not end" + where);
-        SendOptions.checkGroup(headers.substring(at + GROUP_HEADER_START.length(), to), " (group header of the body)" + where);
-        Checks.require(headers.indexOf(GROUP_HEADER_START, to) < 0, "body holds two group headers" + where);
-    }
-
-    private static final String GROUP_HEADER_START = "\"" + Envelope.GROUP_HEADER + "\":\"";
 
     /** A format-2 envelope prefix (version, sequence 0, enqueued at 0) to check a body with {@link Envelope#parse}. */
     private static final String RESTORE_PREFIX = "2" + "-".repeat(Envelope.PREFIX_LENGTH - 1);
@@ -356,26 +322,10 @@ final class Sends {
                 : Envelope.PREFIX_LENGTH + body.getBytes(StandardCharsets.UTF_8).length;
     }
 
-    /**
-     * The headers to store: the dedup window first, then the expiry, then the group, where the scripts look for them
-     * ({@code includes/remember.lua}, {@code includes/expiry.lua}, {@code includes/members.lua}), then the caller's.
-     */
+    /** The headers to store: the reserved ones the options set, in {@link Envelope#withReserved}'s order, then the caller's. */
     private static Map<String, String> withReserved(SendOptions o, @Nullable String expiry) {
-        if (o.dedupWindow() == null && expiry == null && o.group() == null) {
-            return o.headers();
-        }
-        Map<String, String> headers = new java.util.LinkedHashMap<>();
-        if (o.dedupWindow() != null) {
-            headers.put(Envelope.DEDUP_WINDOW_HEADER, Long.toString(o.dedupWindow().toMillis()));
-        }
-        if (expiry != null) {
-            headers.put(Envelope.EXPIRES_HEADER, expiry);
-        }
-        if (o.group() != null) {
-            headers.put(Envelope.GROUP_HEADER, o.group());
-        }
-        headers.putAll(o.headers());
-        return headers;
+        return Envelope.withReserved(o.dedupWindow() == null ? null : o.dedupWindow().toMillis(), expiry, o.group(),
+                o.headers());
     }
 
     /** The largest epoch millisecond a Lua number holds exactly. */

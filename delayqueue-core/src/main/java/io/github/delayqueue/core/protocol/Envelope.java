@@ -72,6 +72,86 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
         return colon > 0 && !stored.startsWith(WINDOW_AT_HEADERS_START, colon + 1);
     }
 
+    /**
+     * The headers to store: the reserved ones first, each only when set, in the order the scripts read them at fixed
+     * places ({@code includes/format.lua}: the dedup window, the expiry, the group), then the caller's.
+     *
+     * @param dedupWindowMs the dedup window, ms, or null
+     * @param expiry        the expiry header's value (epoch ms, or {@code +<ms>} after the enqueue time), or null
+     * @param group         the group, or null
+     */
+    public static Map<String, String> withReserved(@Nullable Long dedupWindowMs, @Nullable String expiry,
+            @Nullable String group, Map<String, String> headers) {
+        if (dedupWindowMs == null && expiry == null && group == null) {
+            return headers;
+        }
+        Map<String, String> all = new java.util.LinkedHashMap<>();
+        if (dedupWindowMs != null) {
+            all.put(DEDUP_WINDOW_HEADER, Long.toString(dedupWindowMs));
+        }
+        if (expiry != null) {
+            all.put(EXPIRES_HEADER, expiry);
+        }
+        if (group != null) {
+            all.put(GROUP_HEADER, group);
+        }
+        all.putAll(headers);
+        return all;
+    }
+
+    /**
+     * The reserved headers a body ({@code <length>:{...}<payload>}, as {@link #body} writes it) carries where the
+     * scripts read them.
+     *
+     * @param dedupWindowMs the dedup window, or null (not a number: 0)
+     * @param group         the group, or null
+     */
+    public record Reserved(@Nullable Long dedupWindowMs, @Nullable String group) {
+    }
+
+    private static final String GROUP_AT = "\"" + GROUP_HEADER + "\":\"";
+
+    /**
+     * Reads the reserved headers of a body from outside (a restored {@code PreparedSend}): the dedup window only as the
+     * first header, the group only once, as a JSON string; the values are the caller's to check.
+     *
+     * @throws IllegalArgumentException naming what is misplaced ("a dedup window elsewhere than as its first header")
+     */
+    public static Reserved reservedOf(String body) {
+        int colon = body.indexOf(':');
+        int headersEnd = colon < 0 ? 0 : Math.min(body.length(), colon + 1 + Integer.parseInt(body, 0, colon, 10));
+        String headers = colon < 0 ? "" : body.substring(colon + 1, headersEnd);
+        Long window = null;
+        if (headers.startsWith(WINDOW_AT_HEADERS_START)) {
+            int from = WINDOW_AT_HEADERS_START.length();
+            int to = headers.indexOf('"', from);
+            try {
+                window = Long.parseLong(headers, from, to < 0 ? from : to, 10);
+            } catch (NumberFormatException e) {
+                window = 0L;
+            }
+        } else if (headers.contains("\"" + DEDUP_WINDOW_HEADER + "\"")) {
+            throw new IllegalArgumentException("a dedup window elsewhere than as its first header");
+        }
+        String group = null;
+        int at = headers.indexOf(GROUP_AT);
+        if (at < 0) {
+            if (headers.contains("\"" + GROUP_HEADER + "\"")) {
+                throw new IllegalArgumentException("a group header that is not a JSON string");
+            }
+        } else {
+            int to = headers.indexOf('"', at + GROUP_AT.length());
+            if (to < 0) {
+                throw new IllegalArgumentException("a group header that does not end");
+            }
+            if (headers.indexOf(GROUP_AT, to) >= 0) {
+                throw new IllegalArgumentException("two group headers");
+            }
+            group = headers.substring(at + GROUP_AT.length(), to);
+        }
+        return new Reserved(window, group);
+    }
+
     /** The body Java hands to the enqueue script. */
     public static String body(Map<String, String> headers, String payloadJson) {
         if (headers.isEmpty()) {

@@ -43,27 +43,32 @@ public record QueueKeys(String queue, List<Object> keys, String wakeChannel, int
         return partitions == 1 ? queue : queue + "#" + partition;
     }
 
+    /**
+     * Another key of this queue (partition), named as the scripts name it from their first key (includes/keys.lua's
+     * {@code base}): {@code <prefix>:{<tag>}:<name>}, in the same hash slot.
+     */
+    public String sibling(String name) {
+        String messages = (String) keys.get(0);
+        return messages.substring(0, messages.length() - "messages".length()) + name;
+    }
+
     /** The ledger of messages imported from another store and not yet removed there ({@code RDelayedQueueImporter}). */
     public String importLedger() {
-        String messages = (String) keys.get(0);
-        return messages.substring(0, messages.length() - "messages".length()) + "imported";
+        return sibling("imported");
     }
 
     /** The keys of the scripts that use flow control (claim, settle, hold): the ten, then the flow hash (flow.lua). */
     List<Object> flowKeys() {
-        String messages = (String) keys.get(0);
         List<Object> all = new java.util.ArrayList<>(keys);
-        all.add(messages.substring(0, messages.length() - "messages".length()) + "flow");
+        all.add(sibling("flow"));
         return all;
     }
 
     /** The keys of versioned writes (versioned.lua): the ten, then the versions hash and their record times. */
     List<Object> versionedKeys() {
-        String messages = (String) keys.get(0);
-        String base = messages.substring(0, messages.length() - "messages".length());
         List<Object> all = new java.util.ArrayList<>(keys);
-        all.add(base + "versions");
-        all.add(base + "versions-at");
+        all.add(sibling("versions"));
+        all.add(sibling("versions-at"));
         return all;
     }
 

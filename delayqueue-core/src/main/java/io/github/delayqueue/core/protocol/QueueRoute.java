@@ -45,10 +45,10 @@ public final class QueueRoute {
             parts[p] = new QueueOps(scripts, QueueKeys.of(prefix, queue, p, partitions), new ReplicaWait(queue,
                     options.waitForReplicas(), options.replicaTimeout(), options.replicasRequired()));
         }
-        List<Object> base = QueueKeys.of(prefix, queue).keys();
-        String messages = (String) base.get(0);
+        QueueKeys whole = QueueKeys.of(prefix, queue);
+        List<Object> base = whole.keys();
         this.checkKeys = List.of(QueueKeys.partitionsKey(prefix, queue), base.get(1), base.get(2), base.get(5),
-                messages.substring(0, messages.length() - "messages".length()) + "schedule-next");
+                whole.sibling("schedule-next"));
     }
 
     public int count() {

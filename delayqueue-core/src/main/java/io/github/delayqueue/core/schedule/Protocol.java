@@ -22,10 +22,8 @@ final class Protocol {
     static List<Object> keys(DelayQueueClient client, String queue, int partition, String... extra) {
         QueueKeys keys = ClientAccess.route(client, queue).part(partition).keys();
         List<Object> all = new ArrayList<>(keys.keys());
-        String messages = (String) keys.keys().get(0);
-        String base = messages.substring(0, messages.length() - "messages".length());
         for (String name : extra) {
-            all.add(base + name);
+            all.add(keys.sibling(name));
         }
         return all;
     }
