@@ -37,6 +37,11 @@ public final class Poller {
     /** A settle backlog that lasts this long is logged at WARN: settling fails or cannot keep up. */
     private static final long SETTLE_LAG_WARN_NANOS = TimeUnit.SECONDS.toNanos(1);
     /**
+     * How often this poller's claims run the claim's housekeeping stage (includes/housekeeping.lua: dead letters past
+     * their retention or count, members scored past any due time): on the first claim, then at most once per this.
+     */
+    static final long HOUSEKEEPING_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /**
      * A poller without flow limits deletes the limits recorded in Redis (hold.lua's forget-limits) when it starts and
      * then once per this many of its longest poll intervals: an instance with limits still running in a rolling deploy
      * rewrites them, and they would otherwise stay in the flow view after it stops. Not on every claim (a queue without
@@ -68,6 +73,9 @@ public final class Poller {
     private final Condition changed = lock.newCondition();
     // guarded by lock
     private boolean wakeRequested;
+    /** When this poller's last claim ran the housekeeping stage (System.nanoTime), or none yet. */
+    private long housekeptAt;
+    private boolean housekept;
     private long sleepingUntilServerMs = NOT_SLEEPING;
 
     /**
@@ -215,7 +223,7 @@ public final class Poller {
                 QueueOps.ClaimResult result;
                 try {
                     result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow,
-                            options.onExpiry() == ExpiryAction.DROP, groupFlow);
+                            options.onExpiry() == ExpiryAction.DROP, groupFlow, housekeepingDue());
                 } catch (Throwable e) {
                     slots.giveBack(wanted);
                     throw e;
@@ -337,7 +345,7 @@ public final class Poller {
             beforeClaim();
             try {
                 last = ops.claim(wanted - messages.size(), leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead,
-                        flow, options.onExpiry() == ExpiryAction.DROP, groupLimits());
+                        flow, options.onExpiry() == ExpiryAction.DROP, groupLimits(), false);
             } catch (RuntimeException e) {
                 log.debug("Queue '{}': a claim to fill a batch failed; handing over {} messages: {}", queue,
                         messages.size(), e.toString());
@@ -416,6 +424,17 @@ public final class Poller {
         } finally {
             slotsWanted = 0;
         }
+    }
+
+    /** Whether this claim runs the housekeeping stage: the first, then one per {@link #HOUSEKEEPING_NANOS}. */
+    private boolean housekeepingDue() {
+        long now = System.nanoTime();
+        if (housekept && now - housekeptAt < HOUSEKEEPING_NANOS) {
+            return false;
+        }
+        housekept = true;
+        housekeptAt = now;
+        return true;
     }
 
     private void beforeClaim() {

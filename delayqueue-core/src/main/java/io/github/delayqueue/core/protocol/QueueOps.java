@@ -307,17 +307,31 @@ public final class QueueOps {
     /** A claim that also applies limits per group of messages ({@link GroupLimits}, includes/groups.lua). */
     public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
             ClaimLimits flow, boolean dropExpired, GroupLimits groupLimits) {
+        return claim(limit, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow, dropExpired, groupLimits, true);
+    }
+
+    /**
+     * A claim that runs the housekeeping stage (includes/housekeeping.lua: dead letters past their retention or count,
+     * members scored past any due time) only when {@code housekeeping}: the engine asks about once a second, not on
+     * every claim.
+     */
+    public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
+            ClaimLimits flow, boolean dropExpired, GroupLimits groupLimits, boolean housekeeping) {
         long sent = System.nanoTime();
-        String[] limits = flow.scriptArgs();
-        Object[] args = {keys.wakeChannel(), Integer.toString(limit),
-                Long.toString(leaseMs), Integer.toString(maxAttempts), Integer.toString(reapLimit),
-                Long.toString(deadRetentionMs), Integer.toString(maxDead), Integer.toString(CLAIM_BYTES), limits[0],
-                limits[1], limits[2], limits[3], dropExpired ? "drop" : "dead"};
-        if (!groupLimits.none()) { // a consumer without group limits passes nothing more
-            String[] perGroup = groupLimits.scriptArgs();
-            args = java.util.Arrays.copyOf(args, args.length + 3);
-            System.arraycopy(perGroup, 0, args, args.length - 3, 3);
+        // the options as one JSON object (includes/claim_state.lua): numbers, and the limits as the strings they are
+        // recorded as
+        StringBuilder options = new StringBuilder(160).append("{\"n\":").append(limit).append(",\"lease\":").append(leaseMs)
+                .append(",\"attempts\":").append(maxAttempts).append(",\"reap\":").append(reapLimit)
+                .append(",\"dead_ms\":").append(deadRetentionMs).append(",\"dead_max\":").append(maxDead)
+                .append(",\"bytes\":").append(CLAIM_BYTES).append(",\"expired\":\"").append(dropExpired ? "drop" : "dead")
+                .append("\",\"house\":").append(housekeeping);
+        if (!flow.equals(ClaimLimits.NONE)) {
+            appendStrings(options.append(",\"flow\":"), flow.scriptArgs());
         }
+        if (!groupLimits.none()) { // a consumer without group limits passes nothing more
+            appendStrings(options.append(",\"group\":"), groupLimits.scriptArgs());
+        }
+        Object[] args = {options.append('}').toString()};
         List<Object> out = scripts.list(Scripts.Name.CLAIM, flowKeys, args);
         long received = System.nanoTime();
         // the server read its clock about half a round trip before the reply arrived
@@ -356,6 +370,15 @@ public final class QueueOps {
         }
         return new ClaimResult(nowMicros, clockReadAt, next.isEmpty() ? -1 : Long.parseLong(next), claimed,
                 redelivered, leaseDead, badDueDead, throttledBy, expiredDead, expiredDropped);
+    }
+
+    /** {@code ["a","b"]}: the strings are numbers, with nothing to escape. */
+    private static void appendStrings(StringBuilder out, String[] values) {
+        out.append('[');
+        for (int i = 0; i < values.length; i++) {
+            out.append(i == 0 ? "\"" : ",\"").append(values[i]).append('"');
+        }
+        out.append(']');
     }
 
     /**

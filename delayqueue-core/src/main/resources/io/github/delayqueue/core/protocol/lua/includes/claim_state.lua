@@ -1,0 +1,54 @@
+-- The claim's state, shared by its stages (claim.lua): the options it was given, the Redis clock it read, what it did
+-- besides claiming, and its reply. The options travel as one JSON object (ARGV[1], built by QueueOps.claim):
+--   n        how many to claim
+--   lease    lease ms
+--   attempts max attempts (a claim of the last one's lease, expired, goes to the dead letters)
+--   reap     how many expired leases to return per call
+--   dead_ms  dead-letter retention ms;  dead_max  most dead letters kept
+--   bytes    byte budget: envelopes are claimed while their bytes stay within it (at least one is, whatever its size)
+--   flow     the queue-wide limits as flow.lua's flow_open takes them: [interval us, tolerance us, cap, gather us], as
+--            strings (recorded as given, for readers); absent: none
+--   group    the per-group limits as groups.lua's group_limits takes them: [interval us, tolerance us, cap]; absent: none
+--   expired  'drop' deletes a message past its expiry, else it goes to the dead letters
+--   house    true: run the housekeeping stage (includes/housekeeping.lua) in this call
+--- @include "clock"
+--- @include "keys"
+--- @include "flow"
+--- @include "wake"
+
+local function claim_open(keys, options)
+  local o = cjson.decode(options)
+  local now, now_us = clock()
+  local queue = queue_keys(keys)
+  local flow = o.flow or { '0', '0', '0', '0' }
+  return { keys = queue, now = now, now_us = now_us, limit = o.n, lease = o.lease, attempts = o.attempts,
+    reap = o.reap, dead_ms = o.dead_ms, dead_max = o.dead_max, bytes = o.bytes, drop_expired = o.expired == 'drop',
+    group = o.group, house = o.house,
+    flow = flow_open(keys[11], queue.inflight, flow[1], flow[2], flow[3], flow[4], now, now_us),
+    -- what this call did besides claiming, for the engine's listener
+    redelivered = 0, lease_dead = 0, bad_dead = 0, expiry_dead = 0, expiry_dropped = 0,
+    out = { string.format('%d', now_us), '', '', '' } }
+end
+
+-- Whether the queue is paused (pause.lua): a paused queue hands nothing out and names no next event (its consumers
+-- sleep their longest poll interval; resume publishes a wake-up)
+local function claim_paused(c)
+  return redis.call('HEXISTS', c.keys.paused, 'since') == 1
+end
+
+-- The reply (claim.lua's header), with the next event unless `paused`: the head of delayed or the time a limit lets
+-- it go, or the earliest lease deadline
+local function claim_reply(c, paused)
+  if not paused then
+    local next_due, held = flow_next(c.flow, head_score(c.keys.delayed))
+    c.out[4] = held
+    local next_lease = head_score(c.keys.inflight)
+    local next_event = next_due
+    if next_lease ~= nil and (next_event == nil or next_lease < next_event) then next_event = next_lease end
+    if next_event ~= nil then c.out[2] = string.format('%d', next_event) end
+  end
+  if c.redelivered + c.lease_dead + c.bad_dead + c.expiry_dead + c.expiry_dropped > 0 then
+    c.out[3] = c.redelivered .. ':' .. c.lease_dead .. ':' .. c.bad_dead .. ':' .. c.expiry_dead .. ':' .. c.expiry_dropped
+  end
+  return c.out
+end

@@ -1,0 +1,37 @@
+-- Claim stage "housekeeping": work that need not run on every claim, run when the claim's options say so (`house`).
+-- The engine's pollers ask on their first claim and then at most once per HOUSEKEEPING_MS of their own clock per
+-- partition (ConsumerEngine), so an idle or busy queue pays it about once a second per consumer, not per claim:
+--   - dead letters past their retention or beyond the count are deleted, at most DEAD_TRIM per call (when none is due
+--     for deletion: one ZRANGEBYSCORE and one ZCARD);
+--   - members scored beyond what a Lua number holds exactly (+inf and the like: never due, so the admit stage never
+--     meets them; written by something other than delayqueue) go to the dead letters, a few per call.
+--- @include "dead_letters"
+
+local DEAD_TRIM = 100
+local MAX_SCORE = 9007199254740991
+
+-- Whether a score is one no script writes: not a whole number of milliseconds, infinite, or beyond MAX_SCORE
+local function bad_score(score)
+  local n = tonumber(score)
+  return n == nil or n ~= math.floor(n) or n > MAX_SCORE or n < -MAX_SCORE
+end
+
+-- Dead-letters a member with a bad score with its reason, rather than stalling the batch it was claimed in
+local function bury_bad_score(c, member, score)
+  c.bad_dead = c.bad_dead + 1
+  local id = id_of(member)
+  local attempts = tonumber(redis.call('HGET', c.keys.attempts, id) or '0')
+  bury(c.keys, id, member, c.now, attempts, 'due time ' .. score .. ' in the delayed set is not a whole number of '
+    .. 'milliseconds (written by something other than delayqueue)')
+end
+
+local function housekeeping(c)
+  if not c.house then return end
+  local keys = c.keys
+  local expired = redis.call('ZRANGEBYSCORE', keys.dead, '-inf', c.now - c.dead_ms, 'LIMIT', 0, DEAD_TRIM)
+  delete_dead(keys, expired)
+  local trim = math.min(redis.call('ZCARD', keys.dead) - c.dead_max, DEAD_TRIM - #expired)
+  if trim > 0 then delete_dead(keys, redis.call('ZRANGE', keys.dead, 0, trim - 1)) end
+  local too_late = redis.call('ZRANGEBYSCORE', keys.delayed, '(' .. MAX_SCORE, '+inf', 'WITHSCORES', 'LIMIT', 0, 10)
+  for k = 1, #too_late, 2 do bury_bad_score(c, too_late[k], too_late[k + 1]) end
+end
