@@ -60,6 +60,49 @@ public final class QueueOps {
         public long serverNowMs() {
             return serverNowMicros / 1000;
         }
+
+        /**
+         * Reads claim.lua's reply (its header says what it holds). {@code sent} and {@code received} (nanoTime) frame the
+         * call: the server read its clock about half a round trip before the reply arrived.
+         */
+        static ClaimResult read(List<Object> out, long sent, long received) {
+            // the server read its clock about half a round trip before the reply arrived
+            long clockReadAt = received - (received - sent) / 2;
+            long nowMicros = Long.parseLong(out.get(0).toString());
+            String next = out.get(1).toString();
+            // "" or "<redelivered>:<lease dead>:<bad due dead>:<expired dead>:<expired dropped>", see claim.lua
+            String reaped = out.get(2).toString();
+            int redelivered = 0;
+            int leaseDead = 0;
+            int badDueDead = 0;
+            int expiredDead = 0;
+            int expiredDropped = 0;
+            if (!reaped.isEmpty()) {
+                int first = reaped.indexOf(':');
+                int second = reaped.indexOf(':', first + 1);
+                int third = reaped.indexOf(':', second + 1);
+                int fourth = reaped.indexOf(':', third + 1);
+                redelivered = Integer.parseInt(reaped, 0, first, 10);
+                leaseDead = Integer.parseInt(reaped, first + 1, second, 10);
+                badDueDead = Integer.parseInt(reaped, second + 1, third, 10);
+                expiredDead = Integer.parseInt(reaped, third + 1, fourth, 10);
+                expiredDropped = Integer.parseInt(reaped, fourth + 1, reaped.length(), 10);
+            }
+            FlowLimit throttledBy = ClaimLimits.throttledBy(out.get(3).toString());
+            List<Claimed> claimed = new ArrayList<>((out.size() - 4) / 2);
+            for (int i = 4; i + 1 < out.size(); i += 2) {
+                String head = out.get(i).toString(); // "<attempt>:<due>:<member>", see claim.lua
+                int first = head.indexOf(':');
+                int second = head.indexOf(':', first + 1);
+                String member = head.substring(second + 1);
+                long dueMs = Long.parseLong(head, first + 1, second, 10);
+                long dueNanos = clockReadAt - (nowMicros - dueMs * 1000) * 1000;
+                claimed.add(new Claimed(member, Envelope.idOf(member), Integer.parseInt(head, 0, first, 10), dueMs,
+                        out.get(i + 1).toString(), dueNanos));
+            }
+            return new ClaimResult(nowMicros, clockReadAt, next.isEmpty() ? -1 : Long.parseLong(next), claimed,
+                    redelivered, leaseDead, badDueDead, throttledBy, expiredDead, expiredDropped);
+        }
     }
 
     /** How a delivery is settled; {@link #code} is its letter in settle.lua's arguments. */
@@ -333,43 +376,7 @@ public final class QueueOps {
         }
         Object[] args = {options.append('}').toString()};
         List<Object> out = scripts.list(Scripts.Name.CLAIM, flowKeys, args);
-        long received = System.nanoTime();
-        // the server read its clock about half a round trip before the reply arrived
-        long clockReadAt = received - (received - sent) / 2;
-        long nowMicros = Long.parseLong(out.get(0).toString());
-        String next = out.get(1).toString();
-        // "" or "<redelivered>:<lease dead>:<bad due dead>:<expired dead>:<expired dropped>", see claim.lua
-        String reaped = out.get(2).toString();
-        int redelivered = 0;
-        int leaseDead = 0;
-        int badDueDead = 0;
-        int expiredDead = 0;
-        int expiredDropped = 0;
-        if (!reaped.isEmpty()) {
-            int first = reaped.indexOf(':');
-            int second = reaped.indexOf(':', first + 1);
-            int third = reaped.indexOf(':', second + 1);
-            int fourth = reaped.indexOf(':', third + 1);
-            redelivered = Integer.parseInt(reaped, 0, first, 10);
-            leaseDead = Integer.parseInt(reaped, first + 1, second, 10);
-            badDueDead = Integer.parseInt(reaped, second + 1, third, 10);
-            expiredDead = Integer.parseInt(reaped, third + 1, fourth, 10);
-            expiredDropped = Integer.parseInt(reaped, fourth + 1, reaped.length(), 10);
-        }
-        FlowLimit throttledBy = ClaimLimits.throttledBy(out.get(3).toString());
-        List<Claimed> claimed = new ArrayList<>((out.size() - 4) / 2);
-        for (int i = 4; i + 1 < out.size(); i += 2) {
-            String head = out.get(i).toString(); // "<attempt>:<due>:<member>", see claim.lua
-            int first = head.indexOf(':');
-            int second = head.indexOf(':', first + 1);
-            String member = head.substring(second + 1);
-            long dueMs = Long.parseLong(head, first + 1, second, 10);
-            long dueNanos = clockReadAt - (nowMicros - dueMs * 1000) * 1000;
-            claimed.add(new Claimed(member, Envelope.idOf(member), Integer.parseInt(head, 0, first, 10), dueMs,
-                    out.get(i + 1).toString(), dueNanos));
-        }
-        return new ClaimResult(nowMicros, clockReadAt, next.isEmpty() ? -1 : Long.parseLong(next), claimed,
-                redelivered, leaseDead, badDueDead, throttledBy, expiredDead, expiredDropped);
+        return ClaimResult.read(out, sent, System.nanoTime());
     }
 
     /** {@code ["a","b"]}: the strings are numbers, with nothing to escape. */

@@ -6,6 +6,7 @@ import io.github.delayqueue.core.schedule.ScheduleInfo;
 import io.github.delayqueue.core.schedule.SchedulePage;
 import io.github.delayqueue.core.schedule.ScheduleSpec;
 import io.github.delayqueue.core.schedule.Schedules;
+import io.github.delayqueue.spring.DelayQueueCode;
 
 /**
  * Recurring schedules at runtime, such as a weekly report per customer at 09:00 in the customer's zone:
@@ -41,4 +42,36 @@ public interface DelayQueueSchedules {
 
     /** Runs one tick now, outside the series; returns the tick's message id. */
     String trigger(String queue, String id);
+
+    // The same, by the queue's code constant, as DelayQueueTemplate takes it
+
+    /** {@link #remove(String, String)} of {@code queue.code()}. */
+    default boolean remove(DelayQueueCode queue, String id) {
+        return remove(queue.code(), id);
+    }
+
+    /** {@link #get(String, String)} of {@code queue.code()}. */
+    default Optional<ScheduleInfo> get(DelayQueueCode queue, String id) {
+        return get(queue.code(), id);
+    }
+
+    /** {@link #list(String, long, int)} of {@code queue.code()}. */
+    default SchedulePage list(DelayQueueCode queue, long offset, int limit) {
+        return list(queue.code(), offset, limit);
+    }
+
+    /** {@link #pause(String, String)} of {@code queue.code()}. */
+    default boolean pause(DelayQueueCode queue, String id) {
+        return pause(queue.code(), id);
+    }
+
+    /** {@link #resume(String, String)} of {@code queue.code()}. */
+    default boolean resume(DelayQueueCode queue, String id) {
+        return resume(queue.code(), id);
+    }
+
+    /** {@link #trigger(String, String)} of {@code queue.code()}. */
+    default String trigger(DelayQueueCode queue, String id) {
+        return trigger(queue.code(), id);
+    }
 }

@@ -303,14 +303,15 @@ class DelayQueueScheduleAutoConfigurationTests {
                     assertThat(oldAgain).hasNotFailed();
                     await().atMost(Duration.ofSeconds(30))
                             .until(() -> oldAgain.getBean(ScheduleDeclarations.class).isDone());
-                    ScheduleInfo info = schedules.get("REMINDER", "nightly").orElseThrow();
+                    ScheduleInfo info = schedules.get(OrderQueues.REMINDER, "nightly").orElseThrow(); // by the code constant
                     assertThat(info.spec().expression()).isEqualTo("0 0 3 * * *");
                     assertThat(info.nextTickAt().atZone(info.spec().zone()).getHour()).isEqualTo(3);
                     assertThat(old.getBean(DelayQueueAdmin.class).stats(OrderQueues.REMINDER).pending())
                             .as("one pending tick, of the newest spec").isEqualTo(1);
                 });
             });
-            schedules.remove("REMINDER", "nightly");
+            assertThat(schedules.remove(OrderQueues.REMINDER, "nightly")).isTrue();
+            assertThat(schedules.get("REMINDER", "nightly")).isEmpty();
         });
     }
 }

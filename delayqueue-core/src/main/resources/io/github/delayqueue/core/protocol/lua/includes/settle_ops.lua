@@ -1,0 +1,62 @@
+-- Settle stages "parse" and "fence": the ops of one settle call and which of them still hold their delivery.
+-- An op is one argument, its member last (the only part that may hold ':'): "A<attempt>:<member>",
+-- "a<attempt>:<member>", "H<attempt>:<due ms>:<member>", "L<attempt>:<delay ms>:<member>", or two for those that carry
+-- a text: "R<attempt>:<delay ms>:<member>", text and "D<attempt>:<member>", text (settle.lua's header says what each
+-- does). A batch holds at most one current delivery per id and every op touches only its own id, so the fences of the
+-- whole batch are read up front with two variadic commands (ZMSCORE, HMGET), the same as one by one.
+--- @include "clock"
+--- @include "keys"
+--- @include "format"
+--- @include "wake"
+
+-- The ops of ARGV (from 2): their letters, attempts, members, ids, delays (R, H, L) and texts (R, D), and the
+-- positions of the hand-backs (H, L)
+local function settle_open(keys, argv)
+  local s = { keys = queue_keys(keys), channel = argv[1], now = now_ms(), ops = {}, attempts_sent = {}, delays = {},
+    texts = {}, members = {}, ids = {}, backs = {}, acks = {}, result = {}, earliest = nil, old_head = nil, head_read = false }
+  local j = 2
+  while j <= #argv do
+    local entry = argv[j]
+    local op = string.sub(entry, 1, 1)
+    local colon = string.find(entry, ':', 2, true)
+    local n = #s.ops + 1
+    s.ops[n] = op
+    s.attempts_sent[n] = string.sub(entry, 2, colon - 1)
+    local rest = colon + 1
+    if op == 'R' or op == 'H' or op == 'L' then
+      local second = string.find(entry, ':', rest, true)
+      s.delays[n] = tonumber(string.sub(entry, rest, second - 1))
+      rest = second + 1
+    end
+    if op == 'H' or op == 'L' then s.backs[#s.backs + 1] = n end
+    s.members[n] = string.sub(entry, rest)
+    s.ids[n] = id_of(s.members[n])
+    if op == 'R' or op == 'D' then
+      s.texts[n] = argv[j + 1]
+      j = j + 2
+    else
+      j = j + 1
+    end
+  end
+  return s
+end
+
+-- Reads the fences of the batch: an op applies only while its member is in flight and its attempt is the latest
+local function read_fences(s)
+  s.leases = redis.call('ZMSCORE', s.keys.inflight, unpack(s.members))
+  s.attempts = redis.call('HMGET', s.keys.attempts, unpack(s.ids))
+end
+
+local function fenced(s, i)
+  return s.leases[i] and s.attempts[i] == s.attempts_sent[i]
+end
+
+-- The head of delayed before this call's writes (read once, at the first op that puts a message back), for the wake-up
+local function before_write(s)
+  if not s.head_read then s.old_head, s.head_read = head_score(s.keys.delayed), true end
+end
+
+-- Notes a message put back due at `due`, for the wake-up
+local function due_back(s, due)
+  if s.earliest == nil or due < s.earliest then s.earliest = due end
+end
