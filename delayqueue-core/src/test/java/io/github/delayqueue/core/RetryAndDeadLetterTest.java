@@ -228,6 +228,35 @@ class RetryAndDeadLetterTest {
     }
 
     /**
+     * The consumer trims dead letters in its claim's housekeeping stage, about once a second and at most 100 per claim;
+     * a claim that deleted 100 makes the next one trim again, so 6,000 dead letters past their retention go within
+     * seconds, not a minute (at one trim of 100 a second they would take 60 s).
+     */
+    @Test
+    void aFloodOfDeadLettersIsTrimmedClaimAfterClaimNotOncePerSecond() {
+        String queue = "dead-flood";
+        int partitions = client.queueRoute(queue).count();
+        long now = client.stats(queue).serverTime().toEpochMilli();
+        for (int p = 0; p < partitions; p++) {
+            QueueKeys keys = client.queueRoute(queue).part(p).keys();
+            redis.redisson().getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE, """
+                    for i = 1, 6000 do
+                      local key = ARGV[2] .. 'old-' .. i
+                      redis.call('ZADD', KEYS[6], tonumber(ARGV[1]) - 20 * 86400000 + i, key)
+                      redis.call('HSET', KEYS[7], key, '20:0:"x"')
+                      redis.call('HSET', KEYS[8], key, '5:test')
+                    end
+                    """, RScript.ReturnType.VALUE, keys.keys(), Long.toString(now), "p" + p + "-");
+        }
+        consumer = client.newConsumer(queue, String.class, (p, c) -> { }, ConsumerOptions.builder()
+                .maxPollInterval(Duration.ofMillis(20)).deadLetterRetention(Duration.ofDays(14)).build());
+        consumer.start();
+        // 60 claims' trims per partition; 20 s is far below the 60 s a trim a second would need, and far above what
+        // claims back to back take even on a loaded machine
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.stats(queue).dead() == 0);
+    }
+
+    /**
      * 250 dead letters in each partition, written as a consumer would: 150 died 20 days ago, 100 an hour ago. The
      * consumer keeps 14 days and 60 in all, each partition its share (60 / partitions, rounded up).
      */

@@ -129,19 +129,23 @@ public final class Poller {
         }
     }
 
-    void run() {
-        long leaseMs = options.visibilityTimeout().toMillis();
-        long maxSleepMs = options.maxPollInterval().toMillis();
-        int maxAttempts = options.retry().maxAttempts();
-        int reapLimit = Math.max(options.batchSize(), 100);
-        long deadRetentionMs = options.deadLetterRetention().toMillis();
+    /**
+     * The claim's fixed arguments, worked out once per run from the consumer's options and this partition's share, and
+     * the loop's state between claims.
+     */
+    private final class Loop {
+        final long leaseMs = options.visibilityTimeout().toMillis();
+        final long maxSleepMs = options.maxPollInterval().toMillis();
+        final int maxAttempts = options.retry().maxAttempts();
+        final int reapLimit = Math.max(options.batchSize(), 100);
+        final long deadRetentionMs = options.deadLetterRetention().toMillis();
+        final int partitions = ops.keys().partitions();
         // each partition keeps its share of the queue's dead letters (ids spread evenly over the partitions)
-        int partitions = ops.keys().partitions();
-        int maxDead = (options.deadLetterMaxCount() + partitions - 1) / partitions;
+        final int maxDead = (options.deadLetterMaxCount() + partitions - 1) / partitions;
         // and its share of the flow limits; a claim held back by one names when it lets messages go (half the burst
         // free again, the end of a hold) as its next event, or none at the in-flight cap (a settle wakes the poller)
-        ClaimLimits flow = ClaimLimits.of(options.rateLimit(), options.maxInFlight(), ops.keys().partition(), partitions);
-        GroupLimits groupFlow = groupLimits();
+        final ClaimLimits flow = ClaimLimits.of(options.rateLimit(), options.maxInFlight(), ops.keys().partition(), partitions);
+        final GroupLimits groupFlow = groupLimits();
         // With a backlog, claim at least this many at once (waiting up to BACKLOG_WAIT_MS for free slots):
         // claiming each slot as it frees costs a round trip and a script call per message.
         int minClaim = Math.max(1, Math.min(options.batchSize(), options.concurrency()) / 2);
@@ -150,165 +154,238 @@ public final class Poller {
         // the whole queue stopped (PartitionsOnClusterTest). One claim takes at most an even share; a busy partition
         // still fills every free slot, by claiming again.
         int claimCap = partitions == 1 ? Integer.MAX_VALUE : Math.max(1, (options.concurrency() + partitions - 1) / partitions);
-        minClaim = Math.min(minClaim, claimCap);
-        if (dispatchBatch != null) { // a batch consumer: one claim is one batch (batchSize is the batch size here)
-            claimCap = options.batchSize();
-            minClaim = 1; // a partial batch goes as soon as it is claimed
-        }
         // back-pressure: while settling fails or lags, claim nothing more, so finished deliveries waiting to
         // be settled stay bounded (at most this plus the running handlers), whatever Redis answers. Four
         // batches: a healthy settler under a burst holds up to two (one being written, one piling up), and a
         // bound it reaches in normal flow would pause claiming for nothing.
-        int unsettledLimit = Math.max(4 * Settler.BATCH, 4 * options.concurrency());
-        boolean backlog = false;
-        long settleBacklogSince = 0;
-        boolean settleLagWarned = false;
-        long backoffMs = 0;
-        int failures = 0;
-        int rejections = 0;
-        long rejectedBackoffMs = 0;
-        boolean checked = false;
-        long forgetEveryNanos = TimeUnit.MILLISECONDS.toNanos(maxSleepMs) * FORGET_LIMITS_EVERY_POLLS;
-        long forgotAt = 0;
+        final int unsettledLimit = Math.max(4 * Settler.BATCH, 4 * options.concurrency());
+        final long forgetEveryNanos = TimeUnit.MILLISECONDS.toNanos(maxSleepMs) * FORGET_LIMITS_EVERY_POLLS;
+        boolean backlog;
+        long settleBacklogSince;
+        boolean settleLagWarned;
+        long backoffMs;
+        int failures;
+        int rejections;
+        long rejectedBackoffMs;
+        boolean checked;
+        long forgotAt;
+
+        Loop() {
+            minClaim = Math.min(minClaim, claimCap);
+            if (dispatchBatch != null) { // a batch consumer: one claim is one batch (batchSize is the batch size here)
+                claimCap = options.batchSize();
+                minClaim = 1; // a partial batch goes as soon as it is claimed
+            }
+        }
+    }
+
+    /**
+     * The poller's loop, in named steps: check the partition count once, keep the flow view current, wait while
+     * settles lag, take free handler slots, claim, dispatch what was claimed, then sleep until the next event (a
+     * wake-up, the claim's next due time or permit, or {@code maxPollInterval}).
+     */
+    void run() {
+        Loop loop = new Loop();
         wakeUps.subscribe();
         while (running.getAsBoolean()) {
             try {
-                if (!checked) {
-                    partitionCheck.run(); // a PartitionCountException ends the loop: the consumer's failure()
-                    checked = true;
-                }
-                if (forgotAt == 0 || System.nanoTime() - forgotAt >= forgetEveryNanos) {
-                    if (flow.equals(ClaimLimits.NONE)) {
-                        ops.forgetLimits(); // the flow view shows no limits once only consumers without any run
-                    } else {
-                        ops.markGroups(); // forgetLimits re-marks the groups too
-                    }
-                    forgotAt = System.nanoTime() | 1; // never 0: 0 means not yet
-                }
-                if (settler.unsettled() >= unsettledLimit) {
-                    long now = System.nanoTime();
-                    if (settleBacklogSince == 0) {
-                        settleBacklogSince = now;
-                        log.debug("Queue '{}': {} finished deliveries wait to be settled; claiming paused until they "
-                                + "are", queue, settler.unsettled());
-                    } else if (!settleLagWarned && now - settleBacklogSince >= SETTLE_LAG_WARN_NANOS) {
-                        settleLagWarned = true;
-                        log.warn("Queue '{}': {} finished deliveries have waited over a second to be settled; claiming "
-                                + "paused until they are", queue, settler.unsettled());
-                    }
-                    awaitSettles(unsettledLimit, 20);
+                checkPartitionsOnce(loop);
+                keepFlowViewCurrent(loop);
+                if (settlesLag(loop)) {
                     continue;
                 }
-                if (settleBacklogSince != 0) {
-                    if (settleLagWarned) {
-                        log.info("Queue '{}': settling caught up; claiming again", queue);
-                    }
-                    settleBacklogSince = 0;
-                    settleLagWarned = false;
-                }
-                int free = slots.available();
-                if (free == 0) {
-                    awaitSlots(1, maxSleepMs);
+                int wanted = takeSlots(loop);
+                if (wanted == 0) {
                     continue;
                 }
-                if (backlog && free < minClaim) {
-                    awaitSlots(minClaim, BACKLOG_WAIT_MS);
-                    free = slots.available();
+                QueueOps.ClaimResult result = claim(loop, wanted);
+                if (!dispatchClaimed(loop, result.messages()) || result.messages().size() == wanted) {
+                    continue; // rejected (after a pause), or probably more are due
                 }
-                int wanted = Math.min(Math.min(options.batchSize(), free), claimCap);
-                if (wanted == 0 || !slots.take(wanted)) {
-                    continue; // the poller of another partition took them first
-                }
-                beforeClaim();
-                QueueOps.ClaimResult result;
-                try {
-                    result = ops.claim(wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow,
-                            options.onExpiry() == ExpiryAction.DROP, groupFlow, housekeepingDue());
-                } catch (Throwable e) {
-                    slots.giveBack(wanted);
-                    throw e;
-                }
-                if (listener != DelayQueueListener.NONE) {
-                    report(result);
-                }
-                if (dispatchBatch != null && batchWaitNanos > 0 && !result.messages().isEmpty()
-                        && result.messages().size() < wanted) {
-                    result = fill(result, wanted, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow);
-                }
-                // each claimed message keeps its slot until its delivery finishes
-                slots.giveBack(wanted - result.messages().size());
-                backlog = result.messages().size() == wanted;
-                if (failures > 0) {
-                    log.info("Queue '{}': Redis answers again after {} failed polls", queue, failures);
-                }
-                failures = 0;
-                backoffMs = 0;
-                wakeUps.retryIfDue();
-                List<QueueOps.Claimed> messages = result.messages();
-                boolean rejected = false;
-                if (dispatchBatch != null && !messages.isEmpty()) {
-                    Throwable rejection = dispatchBatch.apply(messages);
-                    if (rejection != null) { // each delivery of the batch gave its own slot back
-                        rejected = true;
-                        rejections++;
-                        rejectedBackoffMs = Math.min(Math.max(100, rejectedBackoffMs * 2), 5_000);
-                        handBack(messages, rejection, rejections, rejectedBackoffMs);
-                    }
-                }
-                for (int i = 0; dispatchBatch == null && i < messages.size() && !rejected; i++) {
-                    Throwable rejection = dispatch.apply(messages.get(i));
-                    if (rejection != null) {
-                        slots.giveBack(messages.size() - i - 1); // never dispatched (the refused one's delivery gave its own)
-                        rejected = true;
-                        rejections++;
-                        rejectedBackoffMs = Math.min(Math.max(100, rejectedBackoffMs * 2), 5_000);
-                        handBack(messages.subList(i, messages.size()), rejection, rejections, rejectedBackoffMs);
-                    }
-                }
-                if (rejected) {
-                    pause(rejectedBackoffMs); // give the executor time; other consumers may take the messages meanwhile
-                    continue;
-                }
-                if (rejections > 0 && !messages.isEmpty()) {
-                    log.info("Queue '{}': the handler executor accepts work again after {} rejections", queue, rejections);
-                    rejections = 0;
-                    rejectedBackoffMs = 0;
-                }
-                if (messages.size() == wanted) {
-                    continue; // probably more are due
-                }
-                long untilServerMs = result.serverNowMs() + maxSleepMs;
-                long sleepNanos = TimeUnit.MILLISECONDS.toNanos(maxSleepMs);
-                if (result.nextEventMs() >= 0 && result.nextEventMs() < untilServerMs) {
-                    // to the microsecond: the server read its clock about half a round trip before the reply
-                    // arrived (clockReadAtNanos), and dispatching took some of the time since
-                    long eventAt = result.clockReadAtNanos()
-                            + TimeUnit.MICROSECONDS.toNanos(result.nextEventMs() * 1000 - result.serverNowMicros());
-                    untilServerMs = result.nextEventMs();
-                    sleepNanos = eventAt - System.nanoTime();
-                }
-                if (sleepNanos > 0) {
-                    awaitNanos(sleepNanos, untilServerMs);
-                }
+                sleepUntilNextEvent(loop, result);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
             } catch (PartitionCountException e) {
                 throw e; // a configuration error: claiming again cannot help
             } catch (Throwable e) { // an Error too: the poller must not end while the consumer runs
-                failures++;
-                backoffMs = Math.min(Math.max(100, backoffMs * 2), Math.max(1_000, Math.min(maxSleepMs * 5, 10_000)));
-                if (failures == 1 || failures % 20 == 0) {
-                    Threads.loopFailed(log, e, "Queue '{}': polling Redis failed ({} in a row), retrying in {} ms: {}",
-                            queue, failures, backoffMs);
-                }
-                try {
-                    await(backoffMs, NOT_SLEEPING);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
+                if (!backOff(loop, e)) {
                     break;
                 }
             }
+        }
+    }
+
+    private void checkPartitionsOnce(Loop loop) {
+        if (!loop.checked) {
+            partitionCheck.run(); // a PartitionCountException ends the loop: the consumer's failure()
+            loop.checked = true;
+        }
+    }
+
+    /** Every FORGET_LIMITS_EVERY_POLLS poll intervals: the flow view's limits, or the groups' marker (hold.lua). */
+    private void keepFlowViewCurrent(Loop loop) {
+        if (loop.forgotAt == 0 || System.nanoTime() - loop.forgotAt >= loop.forgetEveryNanos) {
+            if (loop.flow.equals(ClaimLimits.NONE)) {
+                ops.forgetLimits(); // the flow view shows no limits once only consumers without any run
+            } else {
+                ops.markGroups(); // forgetLimits re-marks the groups too
+            }
+            loop.forgotAt = System.nanoTime() | 1; // never 0: 0 means not yet
+        }
+    }
+
+    /** Whether settles lag behind (then it has waited a little for them, and claims nothing this turn). */
+    private boolean settlesLag(Loop loop) throws InterruptedException {
+        if (settler.unsettled() >= loop.unsettledLimit) {
+            long now = System.nanoTime();
+            if (loop.settleBacklogSince == 0) {
+                loop.settleBacklogSince = now;
+                log.debug("Queue '{}': {} finished deliveries wait to be settled; claiming paused until they "
+                        + "are", queue, settler.unsettled());
+            } else if (!loop.settleLagWarned && now - loop.settleBacklogSince >= SETTLE_LAG_WARN_NANOS) {
+                loop.settleLagWarned = true;
+                log.warn("Queue '{}': {} finished deliveries have waited over a second to be settled; claiming "
+                        + "paused until they are", queue, settler.unsettled());
+            }
+            awaitSettles(loop.unsettledLimit, 20);
+            return true;
+        }
+        if (loop.settleBacklogSince != 0) {
+            if (loop.settleLagWarned) {
+                log.info("Queue '{}': settling caught up; claiming again", queue);
+            }
+            loop.settleBacklogSince = 0;
+            loop.settleLagWarned = false;
+        }
+        return false;
+    }
+
+    /** Takes the handler slots this claim may fill (0: none now; it has waited for one). */
+    private int takeSlots(Loop loop) throws InterruptedException {
+        int free = slots.available();
+        if (free == 0) {
+            awaitSlots(1, loop.maxSleepMs);
+            return 0;
+        }
+        if (loop.backlog && free < loop.minClaim) {
+            awaitSlots(loop.minClaim, BACKLOG_WAIT_MS);
+            free = slots.available();
+        }
+        int wanted = Math.min(Math.min(options.batchSize(), free), loop.claimCap);
+        if (wanted == 0 || !slots.take(wanted)) {
+            return 0; // the poller of another partition took them first
+        }
+        return wanted;
+    }
+
+    /**
+     * Claims up to {@code wanted} (a batch consumer waits up to {@code batchWait} to fill its batch), tells the
+     * listener, and gives back the slots it did not fill; each claimed message keeps its slot until its delivery ends.
+     */
+    private QueueOps.ClaimResult claim(Loop loop, int wanted) throws InterruptedException {
+        beforeClaim();
+        QueueOps.ClaimResult result;
+        try {
+            result = ops.claim(wanted, loop.leaseMs, loop.maxAttempts, loop.reapLimit, loop.deadRetentionMs, loop.maxDead,
+                    loop.flow, options.onExpiry() == ExpiryAction.DROP, loop.groupFlow, housekeepingDue());
+        } catch (Throwable e) {
+            slots.giveBack(wanted);
+            throw e;
+        }
+        if (listener != DelayQueueListener.NONE) {
+            report(result);
+        }
+        if (result.deadTrimmed() >= QueueOps.ClaimResult.DEAD_TRIM) {
+            housekept = false; // there may be more to delete: the next claim runs the stage again
+        }
+        if (dispatchBatch != null && batchWaitNanos > 0 && !result.messages().isEmpty()
+                && result.messages().size() < wanted) {
+            result = fill(result, wanted, loop.leaseMs, loop.maxAttempts, loop.reapLimit, loop.deadRetentionMs,
+                    loop.maxDead, loop.flow);
+        }
+        slots.giveBack(wanted - result.messages().size());
+        loop.backlog = result.messages().size() == wanted;
+        if (loop.failures > 0) {
+            log.info("Queue '{}': Redis answers again after {} failed polls", queue, loop.failures);
+        }
+        loop.failures = 0;
+        loop.backoffMs = 0;
+        wakeUps.retryIfDue();
+        return result;
+    }
+
+    /**
+     * Hands the claimed messages to the handlers (one batch, or one by one); false when the executor refused them:
+     * they were handed back, and the poller has paused to give the executor time (other consumers may take them).
+     */
+    private boolean dispatchClaimed(Loop loop, List<QueueOps.Claimed> messages) throws InterruptedException {
+        boolean rejected = false;
+        if (dispatchBatch != null && !messages.isEmpty()) {
+            Throwable rejection = dispatchBatch.apply(messages);
+            if (rejection != null) { // each delivery of the batch gave its own slot back
+                rejected = true;
+                rejected(loop, messages, rejection);
+            }
+        }
+        for (int i = 0; dispatchBatch == null && i < messages.size() && !rejected; i++) {
+            Throwable rejection = dispatch.apply(messages.get(i));
+            if (rejection != null) {
+                slots.giveBack(messages.size() - i - 1); // never dispatched (the refused one's delivery gave its own)
+                rejected = true;
+                rejected(loop, messages.subList(i, messages.size()), rejection);
+            }
+        }
+        if (rejected) {
+            pause(loop.rejectedBackoffMs);
+            return false;
+        }
+        if (loop.rejections > 0 && !messages.isEmpty()) {
+            log.info("Queue '{}': the handler executor accepts work again after {} rejections", queue, loop.rejections);
+            loop.rejections = 0;
+            loop.rejectedBackoffMs = 0;
+        }
+        return true;
+    }
+
+    private void rejected(Loop loop, List<QueueOps.Claimed> messages, Throwable rejection) {
+        loop.rejections++;
+        loop.rejectedBackoffMs = Math.min(Math.max(100, loop.rejectedBackoffMs * 2), 5_000);
+        handBack(messages, rejection, loop.rejections, loop.rejectedBackoffMs);
+    }
+
+    /** Sleeps until the claim's next event, to the microsecond, or {@code maxPollInterval}; a wake-up ends it sooner. */
+    private void sleepUntilNextEvent(Loop loop, QueueOps.ClaimResult result) throws InterruptedException {
+        long untilServerMs = result.serverNowMs() + loop.maxSleepMs;
+        long sleepNanos = TimeUnit.MILLISECONDS.toNanos(loop.maxSleepMs);
+        if (result.nextEventMs() >= 0 && result.nextEventMs() < untilServerMs) {
+            // the server read its clock about half a round trip before the reply arrived (clockReadAtNanos), and
+            // dispatching took some of the time since
+            long eventAt = result.clockReadAtNanos()
+                    + TimeUnit.MICROSECONDS.toNanos(result.nextEventMs() * 1000 - result.serverNowMicros());
+            untilServerMs = result.nextEventMs();
+            sleepNanos = eventAt - System.nanoTime();
+        }
+        if (sleepNanos > 0) {
+            awaitNanos(sleepNanos, untilServerMs);
+        }
+    }
+
+    /** A failed turn: logs it (the first and every 20th) and backs off; false when interrupted meanwhile. */
+    private boolean backOff(Loop loop, Throwable e) {
+        loop.failures++;
+        loop.backoffMs = Math.min(Math.max(100, loop.backoffMs * 2),
+                Math.max(1_000, Math.min(loop.maxSleepMs * 5, 10_000)));
+        if (loop.failures == 1 || loop.failures % 20 == 0) {
+            Threads.loopFailed(log, e, "Queue '{}': polling Redis failed ({} in a row), retrying in {} ms: {}",
+                    queue, loop.failures, loop.backoffMs);
+        }
+        try {
+            await(loop.backoffMs, NOT_SLEEPING);
+            return true;
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

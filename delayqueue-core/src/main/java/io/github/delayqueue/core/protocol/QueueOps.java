@@ -40,11 +40,19 @@ public final class QueueOps {
      * as the middle of the round trip. {@code redelivered}, {@code leaseDead} and {@code badDueDead}: expired
      * leases put back, expired leases dead-lettered on their last attempt, messages with a due time delayqueue
      * never writes dead-lettered. {@code expiredDead} and {@code expiredDropped}: messages past their expiry
-     * dead-lettered or deleted instead of claimed.
+     * dead-lettered or deleted instead of claimed. {@code deadTrimmed}: dead letters the housekeeping stage deleted
+     * ({@link #DEAD_TRIM} means there may be more).
      */
     public record ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
             int redelivered, int leaseDead, int badDueDead, @Nullable FlowLimit throttledBy, int expiredDead,
-            int expiredDropped) {
+            int expiredDropped, int deadTrimmed) {
+
+        public ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
+                int redelivered, int leaseDead, int badDueDead, @Nullable FlowLimit throttledBy, int expiredDead,
+                int expiredDropped) {
+            this(serverNowMicros, clockReadAtNanos, nextEventMs, messages, redelivered, leaseDead, badDueDead, throttledBy,
+                    expiredDead, expiredDropped, 0);
+        }
 
         public ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
                 int redelivered, int leaseDead, int badDueDead, @Nullable FlowLimit throttledBy) {
@@ -56,6 +64,9 @@ public final class QueueOps {
                 int redelivered, int leaseDead, int badDueDead) {
             this(serverNowMicros, clockReadAtNanos, nextEventMs, messages, redelivered, leaseDead, badDueDead, null);
         }
+
+        /** Most dead letters one claim's housekeeping deletes (includes/housekeeping.lua's DEAD_TRIM). */
+        public static final int DEAD_TRIM = 100;
 
         public long serverNowMs() {
             return serverNowMicros / 1000;
@@ -70,13 +81,14 @@ public final class QueueOps {
             long clockReadAt = received - (received - sent) / 2;
             long nowMicros = Long.parseLong(out.get(0).toString());
             String next = out.get(1).toString();
-            // "" or "<redelivered>:<lease dead>:<bad due dead>:<expired dead>:<expired dropped>", see claim.lua
+            // "" or "<redelivered>:<lease dead>:<bad due dead>:<expired dead>:<expired dropped>:<dead trimmed>", claim.lua
             String reaped = out.get(2).toString();
             int redelivered = 0;
             int leaseDead = 0;
             int badDueDead = 0;
             int expiredDead = 0;
             int expiredDropped = 0;
+            int deadTrimmed = 0;
             if (!reaped.isEmpty()) {
                 int first = reaped.indexOf(':');
                 int second = reaped.indexOf(':', first + 1);
@@ -86,7 +98,9 @@ public final class QueueOps {
                 leaseDead = Integer.parseInt(reaped, first + 1, second, 10);
                 badDueDead = Integer.parseInt(reaped, second + 1, third, 10);
                 expiredDead = Integer.parseInt(reaped, third + 1, fourth, 10);
-                expiredDropped = Integer.parseInt(reaped, fourth + 1, reaped.length(), 10);
+                int fifth = reaped.indexOf(':', fourth + 1);
+                expiredDropped = Integer.parseInt(reaped, fourth + 1, fifth, 10);
+                deadTrimmed = Integer.parseInt(reaped, fifth + 1, reaped.length(), 10);
             }
             FlowLimit throttledBy = ClaimLimits.throttledBy(out.get(3).toString());
             List<Claimed> claimed = new ArrayList<>((out.size() - 4) / 2);
@@ -101,7 +115,7 @@ public final class QueueOps {
                         out.get(i + 1).toString(), dueNanos));
             }
             return new ClaimResult(nowMicros, clockReadAt, next.isEmpty() ? -1 : Long.parseLong(next), claimed,
-                    redelivered, leaseDead, badDueDead, throttledBy, expiredDead, expiredDropped);
+                    redelivered, leaseDead, badDueDead, throttledBy, expiredDead, expiredDropped, deadTrimmed);
         }
     }
 

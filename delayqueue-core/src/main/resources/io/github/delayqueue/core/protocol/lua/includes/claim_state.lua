@@ -26,7 +26,7 @@ local function claim_open(keys, options)
     group = o.group, house = o.house,
     flow = flow_open(keys[11], queue.inflight, flow[1], flow[2], flow[3], flow[4], now, now_us),
     -- what this call did besides claiming, for the engine's listener
-    redelivered = 0, lease_dead = 0, bad_dead = 0, expiry_dead = 0, expiry_dropped = 0,
+    redelivered = 0, lease_dead = 0, bad_dead = 0, expiry_dead = 0, expiry_dropped = 0, dead_trimmed = 0,
     out = { string.format('%d', now_us), '', '', '' } }
 end
 
@@ -47,8 +47,9 @@ local function claim_reply(c, paused)
     if next_lease ~= nil and (next_event == nil or next_lease < next_event) then next_event = next_lease end
     if next_event ~= nil then c.out[2] = string.format('%d', next_event) end
   end
-  if c.redelivered + c.lease_dead + c.bad_dead + c.expiry_dead + c.expiry_dropped > 0 then
+  if c.redelivered + c.lease_dead + c.bad_dead + c.expiry_dead + c.expiry_dropped + c.dead_trimmed > 0 then
     c.out[3] = c.redelivered .. ':' .. c.lease_dead .. ':' .. c.bad_dead .. ':' .. c.expiry_dead .. ':' .. c.expiry_dropped
+      .. ':' .. c.dead_trimmed
   end
   return c.out
 end

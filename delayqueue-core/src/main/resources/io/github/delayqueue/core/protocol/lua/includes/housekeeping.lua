@@ -2,7 +2,8 @@
 -- The engine's pollers ask on their first claim and then at most once per HOUSEKEEPING_MS of their own clock per
 -- partition (ConsumerEngine), so an idle or busy queue pays it about once a second per consumer, not per claim:
 --   - dead letters past their retention or beyond the count are deleted, at most DEAD_TRIM per call (when none is due
---     for deletion: one ZRANGEBYSCORE and one ZCARD);
+--     for deletion: one ZRANGEBYSCORE and one ZCARD); a call that deleted DEAD_TRIM says so in its reply, and the
+--     engine runs the stage again on its next claim, so a flood of dead letters is trimmed as fast as it comes;
 --   - members scored beyond what a Lua number holds exactly (+inf and the like: never due, so the admit stage never
 --     meets them; written by something other than delayqueue) go to the dead letters, a few per call.
 --- @include "dead_letters"
@@ -32,6 +33,7 @@ local function housekeeping(c)
   delete_dead(keys, expired)
   local trim = math.min(redis.call('ZCARD', keys.dead) - c.dead_max, DEAD_TRIM - #expired)
   if trim > 0 then delete_dead(keys, redis.call('ZRANGE', keys.dead, 0, trim - 1)) end
+  c.dead_trimmed = #expired + math.max(trim, 0) -- DEAD_TRIM: there may be more, and the engine asks again at once
   local too_late = redis.call('ZRANGEBYSCORE', keys.delayed, '(' .. MAX_SCORE, '+inf', 'WITHSCORES', 'LIMIT', 0, 10)
   for k = 1, #too_late, 2 do bury_bad_score(c, too_late[k], too_late[k + 1]) end
 end
