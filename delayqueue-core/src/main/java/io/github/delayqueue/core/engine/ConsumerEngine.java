@@ -291,6 +291,16 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
     private static final Object NO_PAYLOAD = new Object();
 
     /**
+     * The one place a {@link MessageContext} is built: from the claimed member and, once it is parsed, its envelope
+     * (null: not parsed or unreadable, so no enqueue time and no headers).
+     */
+    private MessageContext contextOf(QueueOps.Claimed claimed, @Nullable Envelope envelope) {
+        return new MessageContext(queue, claimed.id(), claimed.attempt(), Instant.ofEpochMilli(claimed.dueMs()),
+                envelope == null ? null : envelope.enqueuedAt(), envelope == null ? Map.of() : envelope.headers(),
+                Envelope.groupOf(claimed.member()));
+    }
+
+    /**
      * Reads a claimed message, the same for a single and a batch delivery: its context (set on the delivery) and its
      * payload. Null when it cannot be read: then it went to the dead letters, after the interceptors were told
      * ({@link DeliveryInterceptor#undecodable}: a schedule's tick writes its next one), or, when one of them failed,
@@ -305,9 +315,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
             undecodable(delivery, e, e instanceof IllegalArgumentException ? e.getMessage() : Unreadable.describe(e));
             return null;
         }
-        MessageContext context = new MessageContext(queue, claimed.id(), claimed.attempt(),
-                Instant.ofEpochMilli(claimed.dueMs()), envelope.enqueuedAt(), envelope.headers(),
-                Envelope.groupOf(claimed.member()));
+        MessageContext context = contextOf(claimed, envelope);
         if (payloadType == Void.class) { // a handler that takes no payload: nothing to decode, nothing to fail
             delivery.context = context;
             return NO_PAYLOAD;
@@ -694,9 +702,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         if (interceptors.isEmpty()) {
             return;
         }
-        MessageContext shown = context != null ? context : new MessageContext(queue, delivery.claimed.id(),
-                delivery.claimed.attempt(), Instant.ofEpochMilli(delivery.claimed.dueMs()), null, Map.of(),
-                Envelope.groupOf(delivery.claimed.member()));
+        MessageContext shown = context != null ? context : contextOf(delivery.claimed, null);
         Duration handlerTime = Duration.ofNanos(System.nanoTime() - delivery.startNanos);
         for (DeliveryInterceptor interceptor : interceptors) {
             try {
@@ -718,9 +724,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
                 options.handlerTimeout());
         MessageContext context = delivery.context;
         if (context == null) { // still decoding: a context of what is known
-            context = new MessageContext(queue, delivery.claimed.id(), delivery.claimed.attempt(),
-                    Instant.ofEpochMilli(delivery.claimed.dueMs()), null, Map.of(),
-                    Envelope.groupOf(delivery.claimed.member()));
+            context = contextOf(delivery.claimed, null);
         }
         TimeoutException timeout = new TimeoutException("handler timed out after " + options.handlerTimeout());
         timeout.setStackTrace(new StackTraceElement[0]); // the lease keeper's stack says nothing about the handler
