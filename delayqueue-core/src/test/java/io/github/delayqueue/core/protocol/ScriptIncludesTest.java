@@ -103,6 +103,43 @@ class ScriptIncludesTest {
         }
     }
 
+    /**
+     * One owner of the stored format (docs/internals/redis-layout.md, "Stored format"): no script or include but
+     * includes/format.lua tests a member's or an envelope's first byte ('|' 124, '~' 126, '2' 50) or names a reserved
+     * header; in Java, no class of core's main tree but {@link Envelope} names the reserved headers' JSON keys or the
+     * grouped member's separator.
+     */
+    @Test
+    void onlyTheFormatsOwnersReadTheStoredFormat() throws Exception {
+        List<String> files = new ArrayList<>();
+        for (Scripts.Name name : Scripts.Name.values()) {
+            files.add(name.file());
+        }
+        try (var includes = Files.list(Path.of(Scripts.class.getResource("lua/includes").toURI()))) {
+            includes.map(f -> "includes/" + f.getFileName()).sorted().forEach(files::add);
+        }
+        Pattern formatByte = Pattern.compile("string\\.byte\\([^)]*\\)\\s*[~=]=\\s*(124|126|50)\\b|\"dq-(group|expires|dedup-window)\"");
+        for (String file : files) {
+            if (file.equals("includes/format.lua")) {
+                continue;
+            }
+            String code = read(file).replaceAll("(?m)--.*$", "");
+            assertThat(formatByte.matcher(code).find()).as(file + " reads the stored format itself").isFalse();
+        }
+        Path main = Path.of("src/main/java/io/github/delayqueue/core");
+        Pattern javaFormat = Pattern.compile("\"\\\\u001f\"|'\\\\u001f'|\"dq-(group|expires|dedup-window)\"");
+        try (var sources = Files.walk(main)) {
+            for (Path source : sources.filter(f -> f.toString().endsWith(".java")).toList()) {
+                String name = source.getFileName().toString();
+                if (name.equals("Envelope.java") || name.equals("DeadLetterKeys.java") || name.equals("SendOptions.java")) {
+                    continue; // the owners: members and envelopes; dead keys; the header names' public constants
+                }
+                assertThat(javaFormat.matcher(Files.readString(source)).find()).as(source + " reads the stored format itself")
+                        .isFalse();
+            }
+        }
+    }
+
     private static List<String> definedIn(String text) {
         List<String> defined = new ArrayList<>();
         Matcher m = LOCAL_FUNCTION.matcher(text);
