@@ -30,6 +30,8 @@ import org.junit.jupiter.api.Test;
  * <li>Outside delayqueue-core nothing names a core internal package ({@link #INTERNAL}), but for the exceptions
  * listed here.</li>
  * <li>The starter: no runtime package imports {@code autoconfigure}, and each imports only packages below it.</li>
+ * <li>Outside the starter (the test support, the dashboard, the sample), main code names only the starter's public
+ * API ({@link #STARTER_PUBLIC}, the root package, the auto-configuration classes).</li>
  * <li>The BOM has the parent's version and manages every library module.</li>
  * </ul>
  */
@@ -53,6 +55,14 @@ class LayoutTest {
             "GroupedClaimCost -> io.github.delayqueue.core.protocol.Scripts",
             "ReadinessWarmUpIntegrationTests -> io.github.delayqueue.core.protocol.Scripts",
             "RedisWarmUpIntegrationTests -> io.github.delayqueue.core.protocol.Scripts");
+    /**
+     * The starter's public API, as its package-info files say: the root package, {@code schedule}'s
+     * {@code DelayQueueSchedules} and {@code CronTicks}, its properties and Redisson customizer, and every
+     * {@code *AutoConfiguration} class (named to order or exclude it). Every other type of its packages is internal.
+     */
+    private static final Set<String> STARTER_PUBLIC = Set.of(SPRING + ".schedule.DelayQueueSchedules",
+            SPRING + ".schedule.CronTicks", SPRING + ".autoconfigure.DelayQueueProperties",
+            SPRING + ".autoconfigure.DelayQueueRedissonConfigCustomizer");
     /** The starter's packages by rank: a package may use only packages of a lower rank. */
     private static final Map<String, Integer> STARTER_RANK = Map.ofEntries(Map.entry(SPRING, 0),
             Map.entry(SPRING + ".core", 1), Map.entry(SPRING + ".consumer", 2), Map.entry(SPRING + ".outbox", 2),
@@ -121,6 +131,32 @@ class LayoutTest {
             }
         }
         assertThat(wrong).as("uses of delayqueue-core's internal packages from other modules").isEmpty();
+    }
+
+    /**
+     * The test support and the dashboard use the starter as a user would: its public API only (the sample app and the
+     * benchmarks too). The starter's own tests may reach its internals.
+     */
+    @Test
+    void outsideTheStarterOnlyItsPublicApiIsNamed() {
+        List<String> wrong = new ArrayList<>();
+        for (Path module : modules()) {
+            String name = module.getFileName().toString();
+            if (name.equals("delayqueue-spring-boot-starter") || name.equals("delayqueue-core")
+                    || name.equals("benchmarks")) {
+                continue; // the benchmarks measure the starter's internals themselves (the observed paths' cost)
+            }
+            for (Ref ref : refs(module.resolve("src/main/java"))) {
+                String type = ref.toPackage() + "." + ref.toClass();
+                boolean autoConfiguration = ref.toPackage().equals(SPRING + ".autoconfigure")
+                        && ref.toClass().endsWith("AutoConfiguration");
+                if (ref.toPackage().startsWith(SPRING + ".") && STARTER_RANK.containsKey(ref.toPackage())
+                        && !STARTER_PUBLIC.contains(type) && !autoConfiguration) {
+                    wrong.add(name + ": " + ref);
+                }
+            }
+        }
+        assertThat(wrong).as("uses of the starter's internal types from other modules' main code").isEmpty();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.github.delayqueue.spring;
 
+import java.lang.reflect.Type;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.function.Function;
 import org.redisson.client.codec.Codec;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.ImportReport;
 import io.github.delayqueue.core.MessagePage;
@@ -32,6 +34,18 @@ public interface DelayQueueAdmin {
      * empty for an unknown or {@code null} code.
      */
     Optional<DelayQueueCode> find(String code);
+
+    /**
+     * The engine client that serves the queue (its key prefix, partitions and Redis connection), for what this
+     * interface does not wrap; the queue's name there is {@code code.code()}.
+     */
+    DelayQueueClient client(DelayQueueCode code);
+
+    /**
+     * The payload type of the queue's {@link DelayHandler @DelayHandler} in this application; empty when it has none
+     * (a queue it only sends to). Batch handlers give their item type.
+     */
+    Optional<Type> payloadType(DelayQueueCode code);
 
     /** Pending, due, in-flight and dead counts of one queue, read atomically. */
     QueueStats stats(DelayQueueCode code);

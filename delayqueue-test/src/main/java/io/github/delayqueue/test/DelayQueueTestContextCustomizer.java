@@ -14,8 +14,9 @@ import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.ContextCustomizer;
 import org.springframework.test.context.MergedContextConfiguration;
 
-import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
-import io.github.delayqueue.spring.core.QueueCatalog;
+import io.github.delayqueue.core.PayloadCodec;
+import io.github.delayqueue.spring.DelayQueueAdmin;
+import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
 
 /**
  * Prepares each test context for delayed jobs:
@@ -66,14 +67,14 @@ final class DelayQueueTestContextCustomizer implements ContextCustomizer {
     }
 
     private static DelayQueueTester tester(BeanFactory beanFactory) {
-        QueueCatalog catalog = beanFactory.getBeanProvider(QueueCatalog.class).getIfUnique();
-        DefaultDelayQueueConsumerRegistry registry = beanFactory.getBeanProvider(DefaultDelayQueueConsumerRegistry.class)
-                .getIfUnique();
-        if (catalog == null || registry == null) {
+        DelayQueueAdmin admin = beanFactory.getBeanProvider(DelayQueueAdmin.class).getIfUnique();
+        DelayQueueConsumerRegistry registry = beanFactory.getBeanProvider(DelayQueueConsumerRegistry.class).getIfUnique();
+        PayloadCodec codec = beanFactory.getBeanProvider(PayloadCodec.class).getIfUnique();
+        if (admin == null || registry == null || codec == null) {
             throw new IllegalStateException("DelayQueueTester needs delayqueue's auto-configuration in the test "
                     + "context: use @SpringBootTest (or a test slice that includes DelayQueueAutoConfiguration)");
         }
-        return new DelayQueueTester(catalog, registry, DelayQueueTester.DEFAULT_TIMEOUT, resetScope(beanFactory),
+        return new DelayQueueTester(admin, registry, codec, DelayQueueTester.DEFAULT_TIMEOUT, resetScope(beanFactory),
                 () -> beanFactory.getBeanProvider(RedissonClient.class).getIfUnique());
     }
 

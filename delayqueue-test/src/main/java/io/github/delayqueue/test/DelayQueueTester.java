@@ -16,13 +16,15 @@ import org.redisson.client.codec.StringCodec;
 import org.springframework.core.ResolvableType;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.MessagePage;
+import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueCode;
-import io.github.delayqueue.spring.consumer.DefaultDelayQueueConsumerRegistry;
-import io.github.delayqueue.spring.core.QueueCatalog;
+import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
 
 /**
  * Tests an application's delayed jobs against the real Redis, consumers and handlers, in seconds rather than
@@ -58,24 +60,26 @@ public final class DelayQueueTester {
 
     private static final int PAGE = 1000;
     /**
-     * The groups index's member in delayed (includes/groups.lua GROUPS_MARK): never a message. A copy, held equal to
+     * The groups index's member in delayed (includes/format.lua GROUPS_MARK): never a message. A copy, held equal to
      * the script's by GroupsMarkTests.
      */
     static final String GROUPS_MARK = "|--------\u001f";
 
     private static final Duration POLL = Duration.ofMillis(20);
 
-    private final QueueCatalog catalog;
-    private final DefaultDelayQueueConsumerRegistry registry;
+    private final DelayQueueAdmin admin;
+    private final DelayQueueConsumerRegistry registry;
+    private final PayloadCodec codec;
     private final Duration timeout;
     private final ResetScope resetScope;
     /** The context's Redis client, for reset() to delete remembered ids (dedup windows); null if it has none. */
     private final Supplier<@Nullable RedissonClient> redisson;
 
-    DelayQueueTester(QueueCatalog catalog, DefaultDelayQueueConsumerRegistry registry, Duration timeout,
+    DelayQueueTester(DelayQueueAdmin admin, DelayQueueConsumerRegistry registry, PayloadCodec codec, Duration timeout,
             ResetScope resetScope, Supplier<@Nullable RedissonClient> redisson) {
-        this.catalog = catalog;
+        this.admin = admin;
         this.registry = registry;
+        this.codec = codec;
         this.timeout = timeout;
         this.resetScope = resetScope;
         this.redisson = redisson;
@@ -89,7 +93,7 @@ public final class DelayQueueTester {
     /** A tester whose runs and waits fail after {@code timeout} (positive) instead. */
     public DelayQueueTester withTimeout(Duration timeout) {
         require(timeout != null && !timeout.isNegative() && !timeout.isZero(), "timeout must be positive, was " + timeout);
-        return new DelayQueueTester(this.catalog, this.registry, timeout, this.resetScope, this.redisson);
+        return new DelayQueueTester(this.admin, this.registry, this.codec, timeout, this.resetScope, this.redisson);
     }
 
     // ---- what was sent
@@ -114,7 +118,7 @@ public final class DelayQueueTester {
      * @throws AssertionError           if a payload does not decode
      */
     public List<ScheduledMessage<Object>> pending(DelayQueueCode code) {
-        QueueCatalog.Queue queue = queue(code);
+        Queue queue = queue(code);
         Type type = declaredType(queue).orElseThrow(() -> new IllegalArgumentException("Queue " + queue.name()
                 + " has no @DelayHandler in this application, so its payload type is unknown: call pending("
                 + queue.name() + ", PayloadType.class)"));
@@ -129,7 +133,7 @@ public final class DelayQueueTester {
      * @throws IllegalArgumentException if the handler's payload type is not a {@code payloadType}
      */
     public <T> List<ScheduledMessage<T>> pending(DelayQueueCode code, Class<T> payloadType) {
-        QueueCatalog.Queue queue = queue(code);
+        Queue queue = queue(code);
         require(payloadType != null, "payloadType must not be null");
         Optional<Type> declared = declaredType(queue);
         if (declared.isPresent()) {
@@ -166,7 +170,7 @@ public final class DelayQueueTester {
      *                               pending messages, or pending messages in 1000 groups or more
      */
     public List<String> runAll(DelayQueueCode code) {
-        QueueCatalog.Queue queue = queue(code);
+        Queue queue = queue(code);
         requireConsumer(queue);
         return run(targets(queue, null), "Running every message of " + queue.name());
     }
@@ -182,7 +186,7 @@ public final class DelayQueueTester {
      *                               or more
      */
     public List<String> runDueWithin(DelayQueueCode code, Duration duration) {
-        QueueCatalog.Queue queue = queue(code);
+        Queue queue = queue(code);
         requireDuration(duration);
         requireConsumer(queue);
         return run(targets(queue, duration), "Running the messages of " + queue.name() + " due within " + duration);
@@ -195,9 +199,9 @@ public final class DelayQueueTester {
     public List<String> runDueWithin(Duration duration) {
         requireDuration(duration);
         List<Run.Target> targets = new ArrayList<>();
-        for (DelayQueueCode code : this.catalog.codes()) {
+        for (DelayQueueCode code : this.admin.codes()) {
             if (this.registry.consumer(code).isPresent()) {
-                targets.addAll(targets(this.catalog.require(code), duration));
+                targets.addAll(targets(queue(code), duration));
             }
         }
         return run(targets, "Running the messages due within " + duration);
@@ -214,7 +218,7 @@ public final class DelayQueueTester {
     public void awaitIdle() {
         long deadline = System.nanoTime() + this.timeout.toNanos();
         while (true) {
-            List<QueueStats> busy = this.catalog.codes().stream().map(this.catalog::require)
+            List<QueueStats> busy = this.admin.codes().stream().map(this::queue)
                     .map(queue -> queue.client().stats(queue.name()))
                     .filter(stats -> stats.ready() > 0 || stats.inFlight() > 0).toList();
             if (busy.isEmpty()) {
@@ -223,7 +227,7 @@ public final class DelayQueueTester {
             if (System.nanoTime() - deadline > 0) {
                 StringBuilder text = new StringBuilder("Queues still busy after ").append(this.timeout).append(':');
                 for (QueueStats stats : busy) {
-                    boolean consumed = this.registry.consumer(this.catalog.find(stats.queue()).orElseThrow().code())
+                    boolean consumed = this.registry.consumer(this.admin.find(stats.queue()).orElseThrow())
                             .isPresent();
                     text.append("\n  - ").append(stats.queue()).append(": ").append(stats.ready()).append(" due, ")
                             .append(stats.inFlight()).append(" in flight, ").append(stats.dead()).append(" dead")
@@ -242,7 +246,7 @@ public final class DelayQueueTester {
      * type when they can be.
      */
     public List<DeadMessage> deadLetters(DelayQueueCode code) {
-        QueueCatalog.Queue queue = queue(code);
+        Queue queue = queue(code);
         Optional<Type> type = declaredType(queue);
         return queue.client().deadLetters(queue.name(), Run.DEAD_LIMIT).stream()
                 .map(letter -> deadMessage(letter, type.orElse(null))).toList();
@@ -254,7 +258,7 @@ public final class DelayQueueTester {
      * @throws AssertionError if the queue has no dead letter with this id, saying where the message is instead
      */
     public DeadMessage deadLetter(DelayQueueCode code, String id) {
-        QueueCatalog.Queue queue = queue(code);
+        Queue queue = queue(code);
         requireId(id);
         Optional<DeadMessage> dead = newestDead(queue, id);
         if (dead.isPresent()) {
@@ -273,7 +277,7 @@ public final class DelayQueueTester {
      *                        timeout
      */
     public DeadMessage runExpectingDeadLetter(DelayQueueCode code, String id) {
-        QueueCatalog.Queue queue = queue(code);
+        Queue queue = queue(code);
         requireId(id);
         if (queue.client().message(queue.name(), id).isEmpty()) {
             return deadLetter(code, id);
@@ -312,8 +316,8 @@ public final class DelayQueueTester {
      */
     public void reset() {
         List<String> foreign = new ArrayList<>();
-        for (DelayQueueCode code : this.catalog.codes()) {
-            QueueCatalog.Queue queue = this.catalog.require(code);
+        for (DelayQueueCode code : this.admin.codes()) {
+            Queue queue = queue(code);
             String prefix = queue.client().options().keyPrefix();
             if (!this.resetScope.owns(prefix)) {
                 foreign.add(queue.name() + " (prefix '" + prefix + "')");
@@ -322,8 +326,8 @@ public final class DelayQueueTester {
         if (!foreign.isEmpty()) {
             throw new IllegalStateException(this.resetScope.refusal(foreign));
         }
-        for (DelayQueueCode code : this.catalog.codes()) {
-            QueueCatalog.Queue queue = this.catalog.require(code);
+        for (DelayQueueCode code : this.admin.codes()) {
+            Queue queue = queue(code);
             boolean empty = false;
             for (int round = 0; round <= MAX_MESSAGES / PAGE && !empty; round++) {
                 List<QueuedMessage> messages = new ArrayList<>(queue.client().pending(queue.name(), 0, PAGE).messages());
@@ -342,7 +346,7 @@ public final class DelayQueueTester {
         }
     }
 
-    private static String prefix(QueueCatalog.Queue queue) {
+    private static String prefix(Queue queue) {
         return queue.client().options().keyPrefix();
     }
 
@@ -381,7 +385,7 @@ public final class DelayQueueTester {
 
     /** The live message with this id, as a run target, after checking that the queue is consumed. */
     private Run.Target live(DelayQueueCode code, String id) {
-        QueueCatalog.Queue queue = queue(code);
+        Queue queue = queue(code);
         requireId(id);
         requireConsumer(queue);
         Optional<QueuedMessage> message = queue.client().message(queue.name(), id);
@@ -396,7 +400,7 @@ public final class DelayQueueTester {
     }
 
     /** The queue's in-flight messages and its pending ones (due within {@code within}, or all), in due order. */
-    private List<Run.Target> targets(QueueCatalog.Queue queue, @Nullable Duration within) {
+    private List<Run.Target> targets(Queue queue, @Nullable Duration within) {
         List<Run.Target> targets = new ArrayList<>();
         for (QueuedMessage message : inFlight(queue)) {
             targets.add(new Run.Target(queue, message.id(), message.enqueuedAt()));
@@ -421,7 +425,7 @@ public final class DelayQueueTester {
      *
      * @throws IllegalStateException if they are more than {@value #MAX_MESSAGES}, or in {@value #PAGE} groups or more
      */
-    private static Pending allPending(QueueCatalog.Queue queue) {
+    private static Pending allPending(Queue queue) {
         List<QueuedMessage> messages = new ArrayList<>();
         Instant serverTime = null;
         long offset = 0;
@@ -445,7 +449,7 @@ public final class DelayQueueTester {
         return new Pending(messages, serverTime);
     }
 
-    private static IllegalStateException tooMany(QueueCatalog.Queue queue) {
+    private static IllegalStateException tooMany(Queue queue) {
         return new IllegalStateException("Queue " + queue.name() + " holds more than " + MAX_MESSAGES
                 + " pending messages; DelayQueueTester reads at most " + MAX_MESSAGES + " at once");
     }
@@ -456,7 +460,7 @@ public final class DelayQueueTester {
      * with {@code all}, a listing that may have left groups out throws; without, those of the groups listed (for
      * reset, which deletes them and lists again).
      */
-    private static List<QueuedMessage> grouped(QueueCatalog.Queue queue, int most, boolean all) {
+    private static List<QueuedMessage> grouped(Queue queue, int most, boolean all) {
         List<QueuedMessage> messages = new ArrayList<>();
         List<GroupStats> groups = queue.client().groups(queue.name(), PAGE);
         if (all && groups.size() >= PAGE) {
@@ -479,7 +483,7 @@ public final class DelayQueueTester {
     }
 
     /** Every in-flight message of the queue, bounded by {@link #MAX_MESSAGES}. */
-    private static List<QueuedMessage> inFlight(QueueCatalog.Queue queue) {
+    private static List<QueuedMessage> inFlight(Queue queue) {
         List<QueuedMessage> messages = new ArrayList<>();
         long offset = 0;
         while (true) {
@@ -496,7 +500,7 @@ public final class DelayQueueTester {
         }
     }
 
-    private <T> List<ScheduledMessage<T>> read(QueueCatalog.Queue queue, Type decodeAs, Class<T> as) {
+    private <T> List<ScheduledMessage<T>> read(Queue queue, Type decodeAs, Class<T> as) {
         Pending pending = allPending(queue);
         List<ScheduledMessage<T>> messages = new ArrayList<>(pending.messages().size());
         for (QueuedMessage message : pending.messages()) {
@@ -509,9 +513,9 @@ public final class DelayQueueTester {
         return messages;
     }
 
-    private Object decode(QueueCatalog.Queue queue, String id, String json, Type type) {
+    private Object decode(Queue queue, String id, String json, Type type) {
         try {
-            return this.catalog.codec().decode(json, type);
+            return this.codec.decode(json, type);
         } catch (RuntimeException e) {
             throw new AssertionError("Message '" + id + "' of queue " + queue.name() + " does not decode as "
                     + type.getTypeName() + ": " + e.getMessage() + "; stored payload: " + json, e);
@@ -522,7 +526,7 @@ public final class DelayQueueTester {
         Object payload = null;
         if (type != null) {
             try {
-                payload = this.catalog.codec().decode(letter.payload(), type);
+                payload = this.codec.decode(letter.payload(), type);
             } catch (RuntimeException e) {
                 // left null: a payload that does not decode may be why it died
             }
@@ -531,23 +535,30 @@ public final class DelayQueueTester {
                 letter.reason(), letter.deadAt());
     }
 
-    private Optional<DeadMessage> newestDead(QueueCatalog.Queue queue, String id) {
+    private Optional<DeadMessage> newestDead(Queue queue, String id) {
         Optional<Type> type = declaredType(queue);
         return queue.client().deadLetters(queue.name(), Run.DEAD_LIMIT).stream().filter(letter -> letter.id().equals(id))
                 .reduce((first, second) -> second).map(letter -> deadMessage(letter, type.orElse(null)));
     }
 
     /** The payload type of the queue's {@code @DelayHandler} in this application, if it has one. */
-    private Optional<Type> declaredType(QueueCatalog.Queue queue) {
-        return this.registry.definitions().stream().filter(definition -> definition.queue().name().equals(queue.name()))
-                .map(definition -> definition.endpoint().payloadType()).findFirst();
+    private Optional<Type> declaredType(Queue queue) {
+        return this.admin.payloadType(queue.code());
     }
 
-    private QueueCatalog.Queue queue(DelayQueueCode code) {
-        return this.catalog.require(code);
+    /** A declared queue and the engine client that serves it; its name there is its code's {@code code()}. */
+    record Queue(DelayQueueCode code, DelayQueueClient client) {
+
+        String name() {
+            return code.code();
+        }
     }
 
-    private void requireConsumer(QueueCatalog.Queue queue) {
+    private Queue queue(DelayQueueCode code) {
+        return new Queue(code, this.admin.client(code));
+    }
+
+    private void requireConsumer(Queue queue) {
         if (this.registry.consumer(queue.code()).isEmpty()) {
             throw new IllegalStateException("No consumer of queue " + queue.name() + " runs in this application, so "
                     + "nothing would handle its messages: it needs a @DelayHandler, delayqueue.consumer.enabled and "

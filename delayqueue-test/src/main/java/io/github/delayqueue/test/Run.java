@@ -18,7 +18,6 @@ import org.jspecify.annotations.Nullable;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
-import io.github.delayqueue.spring.core.QueueCatalog;
 
 /**
  * Makes time pass for some live messages and waits until each is settled: a pending message due later is
@@ -33,7 +32,7 @@ final class Run {
     static final int DEAD_LIMIT = 1000;
 
     /** One message to run: its queue, id, and the send it was when the run began. */
-    record Target(QueueCatalog.Queue queue, String id, @Nullable Instant enqueuedAt) {
+    record Target(DelayQueueTester.Queue queue, String id, @Nullable Instant enqueuedAt) {
 
         String describe() {
             return this.queue.name() + " '" + this.id + "'";
@@ -85,11 +84,11 @@ final class Run {
 
     Run(List<Target> targets, Duration poll) {
         this.poll = poll;
-        Set<QueueCatalog.Queue> queues = new LinkedHashSet<>();
+        Set<DelayQueueTester.Queue> queues = new LinkedHashSet<>();
         for (Target target : targets) {
             queues.add(target.queue());
         }
-        for (QueueCatalog.Queue queue : queues) {
+        for (DelayQueueTester.Queue queue : queues) {
             this.deadBefore.put(queue.name(), deadKeys(queue));
         }
         for (Target target : targets) {
@@ -106,7 +105,7 @@ final class Run {
             Map<String, Instant> now = new HashMap<>();
             Map<String, List<DeadLetter>> deadLetters = new HashMap<>();
             for (Target target : List.copyOf(this.live.keySet())) {
-                QueueCatalog.Queue queue = target.queue();
+                DelayQueueTester.Queue queue = target.queue();
                 Optional<QueuedMessage> message = queue.client().message(queue.name(), target.id())
                         .filter(m -> Objects.equals(m.enqueuedAt(), target.enqueuedAt()));
                 if (message.isEmpty()) {
@@ -147,7 +146,7 @@ final class Run {
         return died;
     }
 
-    private static Set<String> deadKeys(QueueCatalog.Queue queue) {
+    private static Set<String> deadKeys(DelayQueueTester.Queue queue) {
         QueueStats stats = queue.client().stats(queue.name());
         if (stats.dead() >= DEAD_LIMIT) {
             throw new IllegalStateException("Queue " + queue.name() + " holds " + stats.dead() + " dead letters; "
@@ -159,7 +158,7 @@ final class Run {
         return keys;
     }
 
-    private static List<DeadLetter> readDead(QueueCatalog.Queue queue) {
+    private static List<DeadLetter> readDead(DelayQueueTester.Queue queue) {
         return queue.client().deadLetters(queue.name(), DEAD_LIMIT);
     }
 

@@ -12,12 +12,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link DelayQueueTester#reset()} deletes the groups' marker from each queue's delayed set by its own copy of the
- * marker: the copy must stay the one the scripts write (delayqueue-core's includes/groups.lua), or a reset would leave
+ * marker: the copy must stay the one the scripts write (delayqueue-core's includes/format.lua), or a reset would leave
  * a marker behind whose groups it deleted. Read from the script resource on the class path, as the scripts are loaded.
  */
 class GroupsMarkTests {
 
-    private static final String GROUPS_LUA = "io/github/delayqueue/core/protocol/lua/includes/groups.lua";
+    private static final String GROUPS_LUA = "io/github/delayqueue/core/protocol/lua/includes/format.lua";
 
     @Test
     void theTestersCopyOfTheGroupsMarkerIsTheScripts() throws IOException {

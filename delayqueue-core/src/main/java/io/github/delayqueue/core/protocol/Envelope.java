@@ -37,7 +37,7 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
 
     /**
      * The header carrying a send's expiry (epoch ms, or {@code +<ms>} after the enqueue time), written right after the
-     * dedup window (or first without one) so that the scripts find it at a fixed place ({@code includes/expiry.lua});
+     * dedup window (or first without one) so that the scripts find it at a fixed place ({@code includes/format.lua});
      * never shown to handlers or in reads. The same name as {@code SendOptions.EXPIRES_HEADER}.
      */
     public static final String EXPIRES_HEADER = "dq-expires";

@@ -11,6 +11,7 @@ import java.util.function.Function;
 import org.redisson.client.codec.Codec;
 
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.ImportReport;
 import io.github.delayqueue.core.MessagePage;
@@ -50,6 +51,16 @@ public final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
     @Override
     public Optional<DelayQueueCode> find(String code) {
         return this.catalog.find(code).map(QueueCatalog.Queue::code);
+    }
+
+    @Override
+    public DelayQueueClient client(DelayQueueCode code) {
+        return this.catalog.require(code).client();
+    }
+
+    @Override
+    public Optional<Type> payloadType(DelayQueueCode code) {
+        return this.payloadTypes.apply(this.catalog.require(code).name());
     }
 
     @Override
