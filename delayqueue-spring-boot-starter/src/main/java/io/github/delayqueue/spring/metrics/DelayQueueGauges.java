@@ -1,6 +1,7 @@
 package io.github.delayqueue.spring.metrics;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -15,6 +16,7 @@ import io.github.delayqueue.spring.DelayQueueConfigurationException;
 import io.github.delayqueue.spring.core.QueueCatalog;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,8 +24,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * The queue gauges ({@code delayqueue.queue.pending}, {@code .ready}, {@code .in.flight}, {@code .dead},
- * {@code .throttled}, tagged by {@code queue}) of every declared queue. They read Redis, so a scrape never does: one named daemon thread
+ * The queue gauges ({@code delayqueue.queue.pending}, {@code .ready}, {@code .ready.age}, {@code .in.flight},
+ * {@code .dead}, {@code .throttled}, tagged by {@code queue}) of every declared queue. They read Redis, so a scrape never does: one named daemon thread
  * ({@code delayqueue-metrics}) reads the statistics of each queue once per refresh interval (one
  * {@code DelayQueueClient.stats} call, O(log N)) and the gauges show the last values read, or {@code NaN} until
  * the first read and after a failed one (an old figure would look current). Started with the context, stopped
@@ -89,6 +91,10 @@ public final class DelayQueueGauges implements SmartLifecycle {
                 gauge("queue.dead", "Dead letters", snapshot, QueueStats::dead);
                 gauge("queue.throttled", "Due messages the flow limits (queue-wide or per group) or a slow-down "
                         + "hold keep in Redis now (part of ready)", snapshot, stats -> stats.flow().throttled());
+                TimeGauge.builder(DelayQueueMetrics.PREFIX + "queue.ready.age", snapshot, TimeUnit.MILLISECONDS,
+                        s -> s.value(DelayQueueGauges::readyAgeMillis))
+                        .description("How long the oldest ready message has been due (0 when none is): with ready, "
+                                + "the signal to scale consumers on").tag("queue", snapshot.queue.name()).register(registry);
             }
         }
         AtomicInteger threads = new AtomicInteger();
@@ -104,6 +110,18 @@ public final class DelayQueueGauges implements SmartLifecycle {
     private void gauge(String name, String description, Snapshot snapshot, ToDoubleFunction<QueueStats> field) {
         Gauge.builder(DelayQueueMetrics.PREFIX + name, snapshot, s -> s.value(field)).description(description)
                 .tag("queue", snapshot.queue.name()).register(registry);
+    }
+
+    /**
+     * How long the oldest ready message has been due, ms on the Redis clock: the statistics' time less the earliest
+     * pending due time while some are ready (for a grouped message, the time its group may next be claimed), else 0.
+     */
+    static double readyAgeMillis(QueueStats stats) {
+        Instant head = stats.nextDueAt();
+        if (stats.ready() == 0 || head == null) {
+            return 0;
+        }
+        return Math.max(0, stats.serverTime().toEpochMilli() - head.toEpochMilli());
     }
 
     /** One statistics read per queue; never throws (a scheduled task that throws is never run again). */

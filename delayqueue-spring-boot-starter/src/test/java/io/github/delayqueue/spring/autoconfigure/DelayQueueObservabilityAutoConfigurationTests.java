@@ -47,6 +47,47 @@ class DelayQueueObservabilityAutoConfigurationTests {
         });
     }
 
+    /**
+     * The autoscaling signals: the ready count and the age of the oldest ready message are read from Redis, so two
+     * instances show the same figures; a paused queue's due messages still count (they wait all the same).
+     */
+    @Test
+    void twoInstancesReadTheSameReadyCountAndAgeAlsoWhilePaused() {
+        String prefix = io.github.delayqueue.testing.TestRedis.uniquePrefix();
+        ApplicationContextRunner online = this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues("spring.data.redis.url=" + io.github.delayqueue.testing.TestRedis.url(),
+                        "delayqueue.key-prefix=" + prefix, "delayqueue.metrics.refresh-interval=100ms");
+        try {
+            online.run(first -> online.run(second -> {
+                DelayQueueTemplate template = first.getBean(DelayQueueTemplate.class);
+                java.time.Instant dueAt = java.time.Instant.now().minusSeconds(30);
+                for (int i = 0; i < 3; i++) {
+                    template.sendAt(OrderQueues.PRODUCER_ONLY, "m" + i, dueAt.plusSeconds(i)); // no handler consumes it
+                }
+                first.getBean(io.github.delayqueue.spring.DelayQueueAdmin.class).pause(OrderQueues.PRODUCER_ONLY);
+                org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).untilAsserted(() -> {
+                    for (var context : java.util.List.of(first, second)) {
+                        MeterRegistry meters = context.getBean(MeterRegistry.class);
+                        assertThat(meters.get("delayqueue.queue.ready").tag("queue", "PRODUCER_ONLY").gauge().value())
+                                .isEqualTo(3);
+                        // the oldest was due 30 s ago: at least that (the Redis clock may run a little behind this one)
+                        assertThat(meters.get("delayqueue.queue.ready.age").tag("queue", "PRODUCER_ONLY").timeGauge()
+                                .value(java.util.concurrent.TimeUnit.SECONDS)).isBetween(25.0, 300.0);
+                    }
+                });
+                double a = first.getBean(MeterRegistry.class).get("delayqueue.queue.ready.age").tag("queue", "PRODUCER_ONLY")
+                        .timeGauge().value(java.util.concurrent.TimeUnit.SECONDS);
+                double b = second.getBean(MeterRegistry.class).get("delayqueue.queue.ready.age").tag("queue", "PRODUCER_ONLY")
+                        .timeGauge().value(java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(Math.abs(a - b)).as("the same figure from both, but for when each read it").isLessThan(10.0);
+                assertThat(first.getBean(MeterRegistry.class).get("delayqueue.queue.ready.age").tag("queue", "ORDER_TIMEOUT")
+                        .timeGauge().value(java.util.concurrent.TimeUnit.SECONDS)).as("nothing ready").isZero();
+            }));
+        } finally {
+            io.github.delayqueue.testing.TestRedis.deleteKeys(prefix);
+        }
+    }
+
     @Test
     void theGaugesThreadStopsWithTheContext() {
         java.util.Set<Thread> before = metricsThreads();
