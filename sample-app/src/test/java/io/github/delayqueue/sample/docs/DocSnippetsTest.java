@@ -43,6 +43,8 @@ import org.springframework.boot.context.properties.bind.UnboundConfigurationProp
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.boot.env.PropertiesPropertySourceLoader;
+import org.springframework.boot.env.PropertySourceLoader;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.context.annotation.ClassPathScanningCandidateComponentProvider;
 import org.springframework.core.env.EnumerablePropertySource;
@@ -51,8 +53,8 @@ import org.springframework.core.io.ByteArrayResource;
 import org.springframework.core.type.filter.AnnotationTypeFilter;
 
 /**
- * Every {@code ```java} block of README.md and docs/** compiles, and every {@code ```yaml} block names only
- * {@code delayqueue.*} properties that exist with values they accept.
+ * Every {@code ```java} block of README.md and docs/** compiles, and every {@code ```yaml} (or
+ * {@code ```properties}) block names only {@code delayqueue.*} properties that exist, with values they accept.
  * <p>
  * The java blocks of one page are compiled together, each as a compilation unit, against this test's classpath
  * (the starter, core, dashboard, test support, Spring Boot, Redisson); a block without a package is put in the
@@ -145,17 +147,30 @@ class DocSnippetsTest {
                     "-classpath", classpath(), "-d", out.toString());
             boolean ok = compiler.getTask(new StringWriter(), files, diagnostics, options, null, units.keySet()).call();
             List<String> errors = new ArrayList<>();
+            Map<Block, List<Long>> outsideAType = new LinkedHashMap<>();
             for (Diagnostic<? extends JavaFileObject> diagnostic : diagnostics.getDiagnostics()) {
                 if (diagnostic.getKind() != Diagnostic.Kind.ERROR) {
                     continue;
                 }
                 Block block = units.get(diagnostic.getSource());
-                String where = block == null ? name(page) : block.at(diagnostic.getLineNumber());
-                errors.add(where + ": " + diagnostic.getMessage(Locale.ROOT));
+                if (block == null) {
+                    errors.add(name(page) + ": " + diagnostic.getMessage(Locale.ROOT));
+                } else if (diagnostic.getCode().equals("compiler.err.expected4")
+                        || diagnostic.getCode().equals("compiler.err.expected3")) {
+                    // "class, interface, enum, or record expected": statements or a method outside a type
+                    outsideAType.computeIfAbsent(block, any -> new ArrayList<>()).add(diagnostic.getLineNumber());
+                } else {
+                    errors.add(block.at(diagnostic.getLineNumber()) + ": " + diagnostic.getMessage(Locale.ROOT));
+                }
             }
+            outsideAType.forEach((block, lines) -> errors.add(block.at(lines.get(0))
+                    + ": code outside a class (\"class, interface, enum, or record expected\" at lines "
+                    + String.join(", ", lines.stream().distinct().map(line -> String.valueOf(block.line() + line - 1)).toList())
+                    + "): a block is a whole compilation unit, so put statements in a method of a class"));
             if (!ok || !errors.isEmpty()) {
-                fail("java blocks that do not compile (put a block without a package in " + pagePackage
-                        + "; blocks of one page compile together):\n" + String.join("\n", errors));
+                fail("java blocks of " + name(page) + ".md that do not compile (each block is a compilation unit; those "
+                        + "without a package are compiled together in package " + pagePackage + "):\n"
+                        + String.join("\n", errors));
             }
         } finally {
             try (Stream<Path> walk = Files.walk(out)) {
@@ -223,7 +238,9 @@ class DocSnippetsTest {
             }
             Map<String, Object> properties = new LinkedHashMap<>();
             try {
-                for (PropertySource<?> document : new YamlPropertySourceLoader().load(block.at(0),
+                PropertySourceLoader loader = block.language().equals("properties") ? new PropertiesPropertySourceLoader()
+                        : new YamlPropertySourceLoader();
+                for (PropertySource<?> document : loader.load(block.at(0),
                         new ByteArrayResource(block.text().getBytes(StandardCharsets.UTF_8)))) {
                     EnumerablePropertySource<?> source = (EnumerablePropertySource<?>) document;
                     for (String key : source.getPropertyNames()) {
@@ -231,13 +248,14 @@ class DocSnippetsTest {
                     }
                 }
             } catch (IOException | RuntimeException e) {
-                errors.add(block.at(0) + ": not yaml: " + e.getMessage());
+                errors.add(block.at(0) + ": not " + block.language() + ": " + e.getMessage());
                 continue;
             }
             check(bindings, block, properties, errors);
         }
         if (!errors.isEmpty()) {
-            fail("yaml blocks with properties that do not exist or do not bind:\n" + String.join("\n", errors));
+            fail("yaml blocks of " + name(page) + ".md with properties that do not exist or do not bind:\n"
+                    + String.join("\n", errors));
         }
     }
 
@@ -292,7 +310,7 @@ class DocSnippetsTest {
     }
 
     private static boolean isYaml(String language) {
-        return language.equals("yaml") || language.equals("yml");
+        return language.equals("yaml") || language.equals("yml") || language.equals("properties");
     }
 
     // ---- markdown
