@@ -63,7 +63,8 @@ import org.springframework.core.type.filter.AnnotationTypeFilter;
  * {@code @ConfigurationProperties} class of its prefix with a handler that fails on a key no field takes.
  * <p>
  * A block opts out only with the line {@code <!-- not compiled: reason -->} directly above its fence, for text
- * that is partial on purpose (a diff, an excerpt); the opt-outs are printed.
+ * that is partial on purpose (a diff, an excerpt) or code that needs a library this build does not have; the
+ * opt-outs are printed.
  */
 class DocSnippetsTest {
 
@@ -85,7 +86,10 @@ class DocSnippetsTest {
      */
     private static final Set<String> READ_FROM_ENVIRONMENT = Set.of("delayqueue.test.reset-configured-prefix");
 
-    /** The keys a yaml block may set under {@code management.*.delayqueue}: Boot's own for an endpoint and health. */
+    /**
+     * The keys a yaml block may set under {@code management.endpoint.delayqueue} and
+     * {@code management.health.delayqueue}: Boot's own for an endpoint and a health indicator.
+     */
     private static final Set<String> MANAGEMENT_KEYS = Set.of("management.endpoint.delayqueue.access",
             "management.endpoint.delayqueue.cache.time-to-live", "management.health.delayqueue.enabled");
 
