@@ -51,10 +51,12 @@ public class DelayQueueProperties {
     private final Metrics metrics = new Metrics();
 
     /**
-     * Per-queue settings, keyed by queue code: key-prefix, consumer-enabled, max-payload-size, partitions and every
-     * setting of delayqueue.consumer except enabled (concurrency, batch-size, visibility-timeout,
-     * handler-timeout, max-poll-interval, shutdown-timeout, retry.*, dead-letter.*). Unset values inherit the
-     * global ones. Use brackets for codes with dots: 'delayqueue.queues[orders.timeout].concurrency'.
+     * Per-queue settings, keyed by queue code: key-prefix, consumer-enabled, max-payload-size, partitions; flow control
+     * (rate-limit, rate-limit-burst, max-in-flight, group-rate-limit, group-max-in-flight); on-expiry (dead-letter or
+     * drop); observation-enabled; and every setting of delayqueue.consumer except enabled (concurrency, batch-size,
+     * batch-wait, visibility-timeout, handler-timeout, max-poll-interval, shutdown-timeout, retry.*,
+     * dead-letter.*). Unset values inherit the global ones. Use brackets for codes with dots:
+     * 'delayqueue.queues[orders.timeout].concurrency'. See docs/reference/configuration.md.
      */
     private Map<String, Queue> queues = new LinkedHashMap<>();
 
@@ -257,7 +259,7 @@ public class DelayQueueProperties {
          */
         private boolean transactionAware = true;
 
-        /** Largest payload accepted, measured in UTF-8 bytes of its JSON. */
+        /** Largest message body accepted, in UTF-8 bytes: the payload's JSON and its headers' JSON together. */
         private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
 
         /** Most messages accepted by one sendAll call. */
@@ -395,7 +397,7 @@ public class DelayQueueProperties {
         /** Whether this application consumes this queue (false = only send to it). */
         private @Nullable Boolean consumerEnabled;
 
-        /** Largest payload accepted by this queue, measured in UTF-8 bytes of its JSON. */
+        /** Largest message body this queue accepts, in UTF-8 bytes: the payload's JSON and its headers' JSON together. */
         private @Nullable DataSize maxPayloadSize;
 
         /**

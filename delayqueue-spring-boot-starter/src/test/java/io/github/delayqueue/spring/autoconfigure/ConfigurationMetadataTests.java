@@ -3,6 +3,7 @@ package io.github.delayqueue.spring.autoconfigure;
 import java.beans.PropertyDescriptor;
 import java.io.InputStream;
 import java.net.URL;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -66,6 +67,46 @@ class ConfigurationMetadataTests {
                 .containsEntry("delayqueue.endpoint.show-payloads", "false")
                 .containsEntry("delayqueue.producer.outbox.enabled", "false")
                 .containsEntry("delayqueue.producer.outbox.relay-after", "10s");
+    }
+
+    /**
+     * An IDE cannot complete inside a map entry's value, so the descriptions of {@code delayqueue.queues} and
+     * {@code delayqueue.schedules} (shown where a user types the key) name every setting an entry takes: a setting
+     * added without being named there fails here.
+     */
+    @Test
+    void theQueuesAndSchedulesDescriptionsNameEverySettingAnEntryTakes() throws Exception {
+        Map<String, String> descriptions = properties().valueStream().collect(Collectors.toMap(
+                p -> p.get("name").asString(), p -> p.has("description") ? p.get("description").asString() : ""));
+        assertThat(settingsOf(DelayQueueProperties.Queue.class)).hasSizeGreaterThan(15)
+                .allSatisfy(setting -> assertThat(descriptions.get("delayqueue.queues")).as(setting).contains(setting));
+        assertThat(settingsOf(DelayQueueProperties.Schedule.class)).hasSizeGreaterThan(6)
+                .allSatisfy(setting -> assertThat(descriptions.get("delayqueue.schedules")).as(setting).contains(setting));
+        // what counts against the payload limit: the headers too
+        assertThat(descriptions.get("delayqueue.producer.max-payload-size")).contains("headers")
+                .doesNotContain("bytes of its JSON");
+    }
+
+    /** The per-queue and per-schedule settings with a fixed set of values are enums, so an IDE offers the values. */
+    @Test
+    void settingsWithAFixedSetOfValuesAreEnums() throws NoSuchFieldException {
+        assertThat(DelayQueueProperties.Queue.class.getDeclaredField("onExpiry").getType().isEnum()).isTrue();
+        assertThat(DelayQueueProperties.Schedule.class.getDeclaredField("misfire").getType().isEnum()).isTrue();
+        assertThat(DelayQueueProperties.Schedule.class.getDeclaredField("overlap").getType().isEnum()).isTrue();
+    }
+
+    /** The settings a map entry of {@code type} takes, in kebab case; nested groups as {@code retry.*}. */
+    private static List<String> settingsOf(Class<?> type) {
+        List<String> settings = new java.util.ArrayList<>();
+        for (PropertyDescriptor property : BeanUtils.getPropertyDescriptors(type)) {
+            if (property.getName().equals("class")) {
+                continue;
+            }
+            String name = property.getName().replaceAll("([A-Z])", "-$1").toLowerCase();
+            boolean group = property.getPropertyType().getName().startsWith(DelayQueueProperties.class.getName() + "$");
+            settings.add(group ? name + ".*" : name);
+        }
+        return settings;
     }
 
     /** The file next to the starter's own classes, not one from another jar on the test class path. */
