@@ -26,13 +26,14 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Keeps {@code docs/reference/configuration.md} in step with the code: every property of the starter's generated
- * configuration metadata is documented with its default, every documented property exists, and the
- * per-queue table lists exactly the fields of the per-queue settings class.
+ * Keeps {@code docs/reference/configuration.md} in step with the code: every property of the configuration metadata
+ * on the class path (the starter's, the endpoint's access and cache, the test support's) is documented with its
+ * default, every documented property exists, and the per-queue and per-schedule tables list exactly the fields of
+ * their settings classes.
  */
 class ConfigurationDocsTest {
 
-    private static final Pattern ROW = Pattern.compile("^\\| `((?:management\\.health\\.)?delayqueue\\.[^`]+)` \\| ([^|]*) \\|",
+    private static final Pattern ROW = Pattern.compile("^\\| `((?:management\\.(?:health|endpoint)\\.)?delayqueue\\.[^`]+)` \\| ([^|]*) \\|",
             Pattern.MULTILINE);
 
     private static final String QUEUE_PREFIX = "delayqueue.queues.<code>.";
@@ -55,7 +56,8 @@ class ConfigurationDocsTest {
             try (InputStream in = url.openStream()) {
                 for (JsonNode property : JsonMapper.builder().build().readTree(in).path("properties")) {
                     String name = property.path("name").asString();
-                    if (name.startsWith("delayqueue.") || name.startsWith("management.health.delayqueue.")) {
+                    if (name.startsWith("delayqueue.") || name.startsWith("management.health.delayqueue.")
+                            || name.startsWith("management.endpoint.delayqueue.")) {
                         metadata.put(name, property);
                     }
                 }
