@@ -80,6 +80,7 @@ record FlowPart(@Nullable ClaimLimits limits, @Nullable Double rate, long thrott
 
     /**
      * {@code perSecond} written with the first period in which its permits are whole: 100/1s, 10/1m; then with the
+     * fewest permits in a whole number of milliseconds under a minute (50/1100ms reads as 1/22ms); then with the
      * fewest days up to {@link RateLimit#MAX_PERIOD} (1/2d, 3/2d, 1/30d); else rounded to whole permits a day, or to
      * one permit in a whole number of days for a rate slower than one a day.
      */
@@ -90,6 +91,10 @@ record FlowPart(@Nullable ClaimLimits limits, @Nullable Double rate, long thrott
             if (whole != null) {
                 return whole.withBurst(shown);
             }
+        }
+        RateLimit inMillis = wholeMillis(perSecond);
+        if (inMillis != null) {
+            return inMillis.withBurst(shown);
         }
         long maxDays = RateLimit.MAX_PERIOD.toDays();
         for (long days = 2; days <= maxDays; days++) {
@@ -106,10 +111,25 @@ record FlowPart(@Nullable ClaimLimits limits, @Nullable Double rate, long thrott
         return RateLimit.of(1, Duration.ofDays(days)).withBurst(shown);
     }
 
+    /**
+     * A rate given over a period of milliseconds, such as {@code 50/1100ms}: the fewest permits (up to 1,000) in a whole
+     * number of milliseconds under a minute ({@code 1/22ms}), or {@code null}. Rather that than whole permits a day.
+     */
+    private static @Nullable RateLimit wholeMillis(double perSecond) {
+        for (int permits = 1; permits <= 1_000; permits++) {
+            double millis = permits * 1000 / perSecond;
+            long whole = Math.round(millis);
+            if (whole >= 1 && whole < 60_000 && Math.abs(millis - whole) <= 1e-9 * millis) {
+                return RateLimit.of(permits, Duration.ofMillis(whole));
+            }
+        }
+        return null;
+    }
+
     /** {@code perSecond} as whole permits per {@code period}, or {@code null} when they are not whole. */
     private static @Nullable RateLimit whole(double perSecond, Duration period) {
         double permits = perSecond * period.toSeconds();
         long whole = Math.round(permits);
-        return whole >= 1 && Math.abs(permits - whole) <= 1e-6 * permits ? RateLimit.of(whole, period) : null;
+        return whole >= 1 && Math.abs(permits - whole) <= 1e-9 * permits ? RateLimit.of(whole, period) : null;
     }
 }

@@ -27,4 +27,15 @@ class FlowPartTest {
         // 1 every 2.37 days: not whole in any period up to 30 days (1 every 2.4 days is 5/12d); one in the nearest days
         assertThat(FlowPart.rateLimit(1.0 / (2.37 * 86_400), 1)).hasToString("1/2d");
     }
+
+    /** A limit over a period of milliseconds used to read as whole permits a day (50/1100ms as 3927273/1d). */
+    @org.junit.jupiter.api.Test
+    void aRateOverMillisecondsReadsOverMilliseconds() {
+        RateLimit given = RateLimit.parse("50/1100ms");
+        RateLimit shown = FlowPart.rateLimit(1e6 / given.intervalMicros(1), 1);
+        assertThat(shown).hasToString(RateLimit.parse("1/22ms").withBurst(1).toString());
+        assertThat(shown.intervalMicros(1)).isEqualTo(given.intervalMicros(1));
+        assertThat(FlowPart.rateLimit(1e6 / RateLimit.parse("3/250ms").intervalMicros(1), 1).period())
+                .isLessThan(Duration.ofMinutes(1));
+    }
 }
