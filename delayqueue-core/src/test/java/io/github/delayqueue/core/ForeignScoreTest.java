@@ -86,4 +86,36 @@ class ForeignScoreTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> client.stats(queue).inFlight() == 0);
         assertThat(delivered).containsExactlyInAnyOrder("a", "c");
     }
+
+    /** The same in a group's pending set (grouped messages never wait in delayed): dead-lettered, not claimed. */
+    @ParameterizedTest
+    @ValueSource(strings = { "1.5", "-inf" })
+    void aGroupedMessageWithAForeignScoreIsDeadLetteredAndTheRestOfItsGroupIsDelivered(String score) {
+        String queue = "foreign-group-score" + score;
+        for (String id : List.of("a", "b", "c")) {
+            client.send(queue, id, Duration.ZERO, SendOptions.id(id).group("g"));
+        }
+        String messages = QueueKeys.of(redis.prefix(), queue).keys().get(0).toString();
+        String pending = messages.substring(0, messages.length() - "messages".length()) + "g:g:p";
+        String memberOfB = redis.redisson().getScoredSortedSet(pending, StringCodec.INSTANCE).valueRange(0, -1)
+                .stream().map(Object::toString).filter(m -> m.endsWith("b")).findFirst().orElseThrow();
+        redis.redisson().getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE,
+                "return redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])", RScript.ReturnType.LONG,
+                List.of(pending), score, memberOfB);
+
+        Set<String> delivered = ConcurrentHashMap.newKeySet();
+        consumer = client.newConsumer(queue, String.class, (payload, context) -> delivered.add(payload),
+                ConsumerOptions.builder().batchSize(10).build());
+        consumer.start();
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(delivered).containsExactlyInAnyOrder("a", "c");
+            assertThat(client.deadLetters(queue, 10)).singleElement().satisfies(dead -> {
+                assertThat(dead.id()).isEqualTo("b");
+                assertThat(dead.reason()).contains("not a whole number of milliseconds");
+            });
+        });
+        assertThat(redis.redisson().getScoredSortedSet(pending, StringCodec.INSTANCE).size()).isZero();
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.stats(queue).pending() == 0);
+    }
 }

@@ -3,8 +3,8 @@
 -- turn has come: groups.lua's group_candidates), at most the room the flow limits left. Then every candidate gets one
 -- verdict, decided in one place (admit_verdict) from its member, its score and its envelope:
 --   deliver   handed out (the lease stage puts it in flight)
---   corrupt   dead-lettered with its reason: a due time no script writes, or a grouped-shape member that is its
---             message's only member but names no group
+--   corrupt   dead-lettered with its reason: a due time no script writes (in delayed or a group's set), or a
+--             grouped-shape member that is its message's only member but names no group
 --   regroup   a grouped member found due in delayed (a release before groups reaps an expired grouped lease back
 --             there): moved to its group's set at its due time
 --   orphan    dropped: a member without a message, a grouped-shape member beside the member its envelope names, or one
@@ -125,6 +125,17 @@ local function read_candidates(c, room)
     -- the groups may fill the whole claim: then the earliest due of both kinds are taken, so an ungrouped member due
     -- after a group's is not claimed before it, nor a grouped one cut first by the byte budget
     batch.visits = group_candidates(c.keys, batch.glimits, room, c.now, c.now_us, members, ids, scores)
+    -- a grouped member scored as no script writes (fractional, -inf: by hand or another tool) is corrupt, as in delayed
+    local kept = ungrouped
+    for i = ungrouped + 1, #members do
+      if bad_score(scores[i]) then
+        bury_bad_score(c, members[i], scores[i])
+      else
+        kept = kept + 1
+        members[kept], ids[kept], scores[kept] = members[i], ids[i], string.format('%d', tonumber(scores[i]))
+      end
+    end
+    for i = #members, kept + 1, -1 do members[i], ids[i], scores[i] = nil, nil, nil end
     if ungrouped > 0 and #members > ungrouped then in_due_order(members, ids, scores, room) end
   end
   return batch

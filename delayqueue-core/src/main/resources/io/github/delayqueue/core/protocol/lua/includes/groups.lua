@@ -203,7 +203,7 @@ local function group_candidates(keys, limits, room, now, now_us, members, ids, s
         if group_of(got[k]) == group then
           members[#members + 1] = got[k]
           ids[#ids + 1] = id_of(got[k])
-          scores[#scores + 1] = string.format('%d', tonumber(got[k + 1]))
+          scores[#scores + 1] = got[k + 1] -- as stored: the claim screens it (a score no script writes) and formats it
         else
           -- a member of no group or of another (written by hand or corrupted, group_of): an orphan here, dropped,
           -- and off the pending count if it was on it (the count, too low otherwise, stops at 0: group_count)
