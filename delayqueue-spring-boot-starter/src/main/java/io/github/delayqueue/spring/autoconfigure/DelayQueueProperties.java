@@ -51,18 +51,21 @@ public class DelayQueueProperties {
     private final Metrics metrics = new Metrics();
 
     /**
-     * Per-queue settings, keyed by queue code: key-prefix, consumer-enabled, max-payload-size, partitions; flow control
-     * (rate-limit, rate-limit-burst, max-in-flight, group-rate-limit, group-max-in-flight); on-expiry (dead-letter or
-     * drop); observation-enabled; and every setting of delayqueue.consumer except enabled (concurrency, batch-size,
-     * batch-wait, visibility-timeout, handler-timeout, max-poll-interval, shutdown-timeout, retry.*,
-     * dead-letter.*). Unset values inherit the global ones. Use brackets for codes with dots:
-     * 'delayqueue.queues[orders.timeout].concurrency'. See docs/reference/configuration.md.
+     * Per-queue settings, keyed by queue code. Each entry takes: key-prefix, consumer-enabled, max-payload-size and
+     * partitions; the flow limits rate-limit, rate-limit-burst and max-in-flight; the group limits group-rate-limit and
+     * group-max-in-flight; on-expiry (dead-letter or drop); observation-enabled; and every setting of
+     * delayqueue.consumer except enabled: concurrency, the batch settings batch-size and batch-wait,
+     * visibility-timeout, handler-timeout, max-poll-interval, shutdown-timeout, retry.* and dead-letter.*. Unset
+     * values inherit the global ones (the flow and group limits, on-expiry and partitions have none: unset is no
+     * limit, dead-letter, 1). Use brackets for codes with dots: 'delayqueue.queues[orders.timeout].concurrency'.
      */
     private Map<String, Queue> queues = new LinkedHashMap<>();
 
     /**
-     * Recurring schedules this application declares, keyed by schedule name (its id within its queue): queue, cron
-     * or every, zone, payload, misfire, catch-up-limit, overlap. Declared at each start; see docs/guides/recurring-jobs.md.
+     * Recurring schedules this application declares, keyed by schedule name (its id within its queue). Each entry
+     * takes: queue (required), cron or every (exactly one), zone (default UTC), payload (JSON, default {}), misfire
+     * (fire-once, skip or fire-all), catch-up-limit (for fire-all, default 100) and overlap (allow or skip). Declared
+     * at each start; see docs/guides/recurring-jobs.md.
      */
     private Map<String, Schedule> schedules = new LinkedHashMap<>();
 
@@ -136,13 +139,19 @@ public class DelayQueueProperties {
         /** Payload of every tick, as JSON of the queue handler's payload type (default an empty object). */
         private String payload = "{}";
 
-        /** What to do with ticks missed while no consumer ran or the schedule was paused. */
+        /**
+         * What to do with ticks missed while no consumer ran or the schedule was paused: fire-once (one catch-up
+         * tick, then on schedule), skip (none) or fire-all (every missed tick, up to catch-up-limit).
+         */
         private io.github.delayqueue.core.schedule.Misfire misfire = io.github.delayqueue.core.schedule.Misfire.FIRE_ONCE;
 
         /** Most missed ticks misfire 'fire-all' runs after one outage (1 to 10000). */
         private int catchUpLimit = 100;
 
-        /** Whether a tick runs while the previous tick of the schedule still runs or waits for a retry ('skip' leaves it out). */
+        /**
+         * Whether a tick runs while the previous tick of the schedule still runs or waits for a retry: allow (it
+         * runs) or skip (it is left out, acknowledged without running the handler).
+         */
         private io.github.delayqueue.core.schedule.Overlap overlap = io.github.delayqueue.core.schedule.Overlap.ALLOW;
 
         public @Nullable String getQueue() {
@@ -259,7 +268,11 @@ public class DelayQueueProperties {
          */
         private boolean transactionAware = true;
 
-        /** Largest message body accepted, in UTF-8 bytes: the payload's JSON and its headers' JSON together. */
+        /**
+         * Largest message accepted, in UTF-8 bytes of its stored body: the payload's JSON plus its headers (the
+         * send's own, and those the library adds: trace context when observed, dedup window, expiry, group) written
+         * as JSON with their length, at most 512MB. A larger send throws IllegalArgumentException and writes nothing.
+         */
         private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
 
         /** Most messages accepted by one sendAll call. */
@@ -397,7 +410,10 @@ public class DelayQueueProperties {
         /** Whether this application consumes this queue (false = only send to it). */
         private @Nullable Boolean consumerEnabled;
 
-        /** Largest message body this queue accepts, in UTF-8 bytes: the payload's JSON and its headers' JSON together. */
+        /**
+         * Largest message accepted by this queue, counted as delayqueue.producer.max-payload-size counts it: the
+         * payload's JSON plus its headers, in UTF-8 bytes.
+         */
         private @Nullable DataSize maxPayloadSize;
 
         /**
@@ -417,8 +433,9 @@ public class DelayQueueProperties {
         private @Nullable String rateLimit;
 
         /**
-         * Messages of this queue claimed at once after a quiet spell, within its rate limit (default: the permits of
-         * 50 ms, at least 1).
+         * Messages of this queue claimed at once after a quiet spell, within its rate limit, 1 to 1000000. Default:
+         * the permits of 50 ms rounded down, at least 1 (floor(permits * 50ms / period): 200/1s gives 10, 50/1s gives
+         * 2, 10/1s and 10/1m give 1). A partitioned queue gives each partition ceil(burst / partitions).
          */
         private @Nullable Integer rateLimitBurst;
 

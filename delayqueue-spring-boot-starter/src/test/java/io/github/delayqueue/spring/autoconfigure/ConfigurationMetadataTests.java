@@ -2,11 +2,18 @@ package io.github.delayqueue.spring.autoconfigure;
 
 import java.beans.PropertyDescriptor;
 import java.io.InputStream;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.net.URL;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
@@ -19,8 +26,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The metadata that the configuration processor generates into the starter's classes (and so its
- * jar) documents every property of {@link DelayQueueProperties} and {@link DelayQueueOutboxProperties}, found by
- * walking the classes.
+ * jar), merged with {@code additional-spring-configuration-metadata.json}, documents every property of
+ * {@link DelayQueueProperties} and {@link DelayQueueOutboxProperties}, found by walking the classes; gives the values
+ * of every enum-typed property as hints (a constant added to an enum without a hint fails); and describes what an
+ * entry of {@code delayqueue.queues} and of {@code delayqueue.schedules} takes.
+ *
+ * <p>The metadata format has no name for a property of a map's value ({@code delayqueue.queues.<code>.on-expiry}):
+ * the hints of those are named after the map's {@code .values} hint, {@code delayqueue.queues.values.on-expiry}.
+ * IDEs complete such properties from the value class itself (its enum types).
  */
 class ConfigurationMetadataTests {
 
@@ -70,52 +83,145 @@ class ConfigurationMetadataTests {
     }
 
     /**
-     * An IDE cannot complete inside a map entry's value, so the descriptions of {@code delayqueue.queues} and
-     * {@code delayqueue.schedules} (shown where a user types the key) name every setting an entry takes: a setting
-     * added without being named there fails here.
+     * Every enum-typed setting of a queue entry and of a schedule entry has a hint whose values are exactly the enum's
+     * constants, in the kebab case the documentation writes ({@code FIRE_ONCE}: {@code fire-once}), each described;
+     * so do the enum-typed properties of the metadata ({@code initialize-schema}, the endpoint's {@code access}).
      */
     @Test
-    void theQueuesAndSchedulesDescriptionsNameEverySettingAnEntryTakes() throws Exception {
-        Map<String, String> descriptions = properties().valueStream().collect(Collectors.toMap(
-                p -> p.get("name").asString(), p -> p.has("description") ? p.get("description").asString() : ""));
-        assertThat(settingsOf(DelayQueueProperties.Queue.class)).hasSizeGreaterThan(15)
-                .allSatisfy(setting -> assertThat(descriptions.get("delayqueue.queues")).as(setting).contains(setting));
-        assertThat(settingsOf(DelayQueueProperties.Schedule.class)).hasSizeGreaterThan(6)
-                .allSatisfy(setting -> assertThat(descriptions.get("delayqueue.schedules")).as(setting).contains(setting));
-        // what counts against the payload limit: the headers too
-        assertThat(descriptions.get("delayqueue.producer.max-payload-size")).contains("headers")
-                .doesNotContain("bytes of its JSON");
-    }
-
-    /** The per-queue and per-schedule settings with a fixed set of values are enums, so an IDE offers the values. */
-    @Test
-    void settingsWithAFixedSetOfValuesAreEnums() throws NoSuchFieldException {
-        assertThat(DelayQueueProperties.Queue.class.getDeclaredField("onExpiry").getType().isEnum()).isTrue();
-        assertThat(DelayQueueProperties.Schedule.class.getDeclaredField("misfire").getType().isEnum()).isTrue();
-        assertThat(DelayQueueProperties.Schedule.class.getDeclaredField("overlap").getType().isEnum()).isTrue();
-    }
-
-    /** The settings a map entry of {@code type} takes, in kebab case; nested groups as {@code retry.*}. */
-    private static List<String> settingsOf(Class<?> type) {
-        List<String> settings = new java.util.ArrayList<>();
-        for (PropertyDescriptor property : BeanUtils.getPropertyDescriptors(type)) {
-            if (property.getName().equals("class")) {
-                continue;
+    void enumPropertiesHaveHintsListingEveryConstant() throws Exception {
+        Map<String, Class<?>> enums = new LinkedHashMap<>();
+        enumFields("delayqueue.queues.values.", DelayQueueProperties.Queue.class, enums);
+        enumFields("delayqueue.schedules.values.", DelayQueueProperties.Schedule.class, enums);
+        assertThat(enums).containsKeys("delayqueue.queues.values.on-expiry", "delayqueue.schedules.values.misfire",
+                "delayqueue.schedules.values.overlap");
+        ClassLoader loader = getClass().getClassLoader();
+        for (JsonNode property : properties()) {
+            String type = property.path("type").asString();
+            if (!type.isEmpty() && !type.contains("<")) {
+                Class<?> propertyType = Class.forName(type, false, loader);
+                if (propertyType.isEnum()) {
+                    enums.put(property.get("name").asString(), propertyType);
+                }
             }
-            String name = property.getName().replaceAll("([A-Z])", "-$1").toLowerCase();
-            boolean group = property.getPropertyType().getName().startsWith(DelayQueueProperties.class.getName() + "$");
-            settings.add(group ? name + ".*" : name);
         }
-        return settings;
+        assertThat(enums).containsKeys("delayqueue.producer.outbox.initialize-schema", "management.endpoint.delayqueue.access");
+
+        Map<String, JsonNode> hints = hints();
+        List<String> problems = new ArrayList<>();
+        enums.forEach((name, type) -> {
+            JsonNode hint = hints.get(name);
+            if (hint == null) {
+                problems.add(name + " (" + type.getSimpleName() + ") has no hint");
+                return;
+            }
+            Set<String> constants = Arrays.stream(type.getEnumConstants())
+                    .map(c -> ((Enum<?>) c).name().toLowerCase(Locale.ROOT).replace('_', '-'))
+                    .collect(Collectors.toCollection(TreeSet::new));
+            Set<String> values = hint.path("values").valueStream().map(v -> v.get("value").asString())
+                    .collect(Collectors.toCollection(TreeSet::new));
+            if (!values.equals(constants)) {
+                problems.add(name + ": hint values " + values + ", constants of " + type.getName() + " " + constants);
+            }
+            hint.path("values").valueStream().filter(v -> !v.has("description") || v.get("description").asString().isBlank())
+                    .forEach(v -> problems.add(name + ": value " + v.get("value").asString() + " has no description"));
+        });
+        assertThat(problems).isEmpty();
+    }
+
+    /** The description of each map names every setting an entry of it takes, nested groups as {@code retry.*}. */
+    @Test
+    void mapDescriptionsNameEverySettingOfAnEntry() throws Exception {
+        Map<String, String> descriptions = properties().valueStream().collect(Collectors.toMap(
+                p -> p.get("name").asString(), p -> p.path("description").asString()));
+        Map<String, Class<?>> maps = Map.of("delayqueue.queues", DelayQueueProperties.Queue.class,
+                "delayqueue.schedules", DelayQueueProperties.Schedule.class);
+        List<String> problems = new ArrayList<>();
+        maps.forEach((map, type) -> {
+            Set<String> settings = new TreeSet<>();
+            settings(type, "", settings);
+            for (String setting : settings) {
+                if (!Pattern.compile("(?<![\\w.-])" + Pattern.quote(setting) + "(?![\\w-])").matcher(descriptions.get(map)).find()) {
+                    problems.add(map + "'s description does not name " + setting);
+                }
+            }
+        });
+        assertThat(problems).isEmpty();
+        assertThat(descriptions.get("delayqueue.queues")).contains("rate-limit", "group-rate-limit", "on-expiry",
+                "observation-enabled", "batch-size", "batch-wait");
+    }
+
+    /**
+     * The payload limit counts the stored body, headers included (the engine's check in Sends), so no description
+     * may say it counts only the JSON.
+     */
+    @Test
+    void noDescriptionSaysThePayloadLimitCountsOnlyTheJson() throws Exception {
+        List<String> descriptions = new ArrayList<>();
+        properties().valueStream().forEach(p -> descriptions.add(p.path("description").asString()));
+        hints().values().forEach(h -> h.path("values").valueStream()
+                .forEach(v -> descriptions.add(v.path("description").asString())));
+        assertThat(descriptions).noneMatch(d -> d.contains("bytes of its JSON"));
+        Map<String, String> byName = properties().valueStream().collect(Collectors.toMap(
+                p -> p.get("name").asString(), p -> p.path("description").asString()));
+        assertThat(byName.get("delayqueue.producer.max-payload-size")).contains("headers");
+        assertThat(byName.get("delayqueue.queues")).doesNotContain("bytes of its JSON");
     }
 
     /** The file next to the starter's own classes, not one from another jar on the test class path. */
     private static JsonNode properties() throws Exception {
+        return metadata().get("properties");
+    }
+
+    private static Map<String, JsonNode> hints() throws Exception {
+        Map<String, JsonNode> hints = new LinkedHashMap<>();
+        metadata().path("hints").valueStream().forEach(h -> hints.put(h.get("name").asString(), h));
+        return hints;
+    }
+
+    private static JsonNode metadata() throws Exception {
         URL classes = DelayQueueProperties.class.getProtectionDomain().getCodeSource().getLocation();
         URL metadata = new URL(classes, METADATA);
         try (InputStream in = metadata.openStream()) {
-            return JsonMapper.builder().build().readTree(in).get("properties");
+            return JsonMapper.builder().build().readTree(in);
         }
+    }
+
+    /** The enum-typed settings of {@code type} (superclasses and nested groups included), by hint name. */
+    private static void enumFields(String prefix, Class<?> type, Map<String, Class<?>> into) {
+        for (Class<?> t = type; t != null && t != Object.class; t = t.getSuperclass()) {
+            for (Field field : t.getDeclaredFields()) {
+                if (Modifier.isStatic(field.getModifiers())) {
+                    continue;
+                }
+                String name = prefix + kebab(field.getName());
+                if (field.getType().isEnum()) {
+                    into.put(name, field.getType());
+                } else if (field.getType().getName().startsWith(DelayQueueProperties.class.getName() + "$")) {
+                    enumFields(name + ".", field.getType(), into);
+                }
+            }
+        }
+    }
+
+    /** The settings of an entry of {@code type}: leaves in kebab case, nested groups as {@code retry.*}. */
+    private static void settings(Class<?> type, String prefix, Set<String> into) {
+        for (Class<?> t = type; t != null && t != Object.class; t = t.getSuperclass()) {
+            for (Field field : t.getDeclaredFields()) {
+                if (Modifier.isStatic(field.getModifiers())) {
+                    continue;
+                }
+                String name = prefix + kebab(field.getName());
+                if (!field.getType().isEnum() && field.getType().getName().startsWith(DelayQueueProperties.class.getName() + "$")) {
+                    into.add(name + ".*");
+                } else {
+                    into.add(name);
+                }
+            }
+        }
+    }
+
+    private static String kebab(String camel) {
+        return camel.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
     }
 
     /** Leaf properties in kebab case; nested groups of {@link DelayQueueProperties} are descended into. */
