@@ -18,7 +18,8 @@ import io.github.delayqueue.core.protocol.QueueKeys;
  * <ul>
  *   <li>{@code keyPrefix}: first part of every Redis key (default {@code dq}); keys look like
  *       {@code dq:{orders}:delayed}.</li>
- *   <li>{@code maxPayloadBytes}: largest message body accepted, in UTF-8 bytes: the payload's JSON and its headers' JSON together (default 1 MiB).</li>
+ *   <li>{@code maxPayloadBytes}: largest message body accepted, in UTF-8 bytes: the payload's JSON and its
+ *   headers' JSON together (default 1 MiB).</li>
  *   <li>{@code maxBatchSize}: most messages accepted by one {@code sendAll} call (default 10,000).</li>
  *   <li>{@code codec}: payload JSON codec (default {@link JacksonPayloadCodec} on Jackson's defaults).</li>
  *   <li>{@code clock}: the JVM clock, read only to reject a {@code sendAt} instant absurdly far in the
