@@ -67,6 +67,16 @@ class FlowControlTest {
         consumer.start();
     }
 
+    /** Sends {@code count} messages due now ("m0", "m1", ...) and waits until all are ready. */
+    private static void sendDueNow(DelayQueueClient producer, String queue, int count) {
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO));
+        }
+        producer.sendAll(queue, batch);
+        await().atMost(DEADLINE).until(() -> producer.stats(queue).ready() == count);
+    }
+
     /** The most elements of {@code sortedNanos} within any window of {@code window} starting at one of them. */
     static int mostInAnyWindow(List<Long> sortedNanos, Duration window) {
         int most = 0;
@@ -265,12 +275,7 @@ class FlowControlTest {
     void aClaimTakesTheBurstThenNamesWhenHalfTheBurstIsFreeAsItsNextEventAndLeavesTheRestDue() {
         String queue = "burst";
         DelayQueueClient producer = redis.client();
-        List<SendRequest> batch = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            batch.add(SendRequest.of("m" + i, Duration.ZERO));
-        }
-        producer.sendAll(queue, batch);
-        await().atMost(DEADLINE).until(() -> producer.stats(queue).ready() == 10);
+        sendDueNow(producer, queue, 10);
         QueueOps ops = new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
         // one permit every 100 ms, 4 at once after a quiet spell
         ClaimLimits limits = ClaimLimits.of(RateLimit.parse("10/1s").withBurst(4), 0, 0, 1);
@@ -326,12 +331,7 @@ class FlowControlTest {
     void theStrictQuotaRecipeNeverClaimsMoreThanTheQuotaInAnyOneSecondOnTwoInstances() throws Exception {
         String queue = "strict-quota";
         DelayQueueClient producer = redis.client();
-        List<SendRequest> batch = new ArrayList<>();
-        for (int i = 0; i < 400; i++) {
-            batch.add(SendRequest.of("m" + i, Duration.ZERO));
-        }
-        producer.sendAll(queue, batch);
-        await().atMost(DEADLINE).until(() -> producer.stats(queue).ready() == 400);
+        sendDueNow(producer, queue, 400);
         ClaimLimits recipe = ClaimLimits.of(RateLimit.parse("49/1s").withBurst(1), 0, 0, 1);
         List<Long> claimedAtMicros = Collections.synchronizedList(new ArrayList<>());
         List<Thread> instances = new ArrayList<>();

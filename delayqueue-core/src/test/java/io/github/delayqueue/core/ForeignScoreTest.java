@@ -49,6 +49,26 @@ class ForeignScoreTest {
         }
     }
 
+    /** ZADD of the member of {@code id} in {@code set} with the score as text: the way redis-cli or another tool writes it. */
+    private void rescore(String set, String id, String score) {
+        String member = redis.redisson().getScoredSortedSet(set, StringCodec.INSTANCE).valueRange(0, -1)
+                .stream().map(Object::toString).filter(m -> m.endsWith(id)).findFirst().orElseThrow();
+        redis.redisson().getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE,
+                "return redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])", RScript.ReturnType.LONG,
+                List.of(set), score, member);
+    }
+
+    /** Starts a consumer of {@code queue} that records each payload, every one on its first attempt. */
+    private Set<String> consume(String queue) {
+        Set<String> delivered = ConcurrentHashMap.newKeySet();
+        consumer = client.newConsumer(queue, String.class, (payload, context) -> {
+            assertThat(context.attempt()).isEqualTo(1);
+            delivered.add(payload);
+        }, ConsumerOptions.builder().batchSize(10).build());
+        consumer.start();
+        return delivered;
+    }
+
     @ParameterizedTest
     @ValueSource(strings = { "1.5", "-inf", "inf", "1e300" })
     void aMessageWithAForeignScoreIsDeadLetteredAndTheRestOfItsBatchIsDelivered(String score) {
@@ -58,19 +78,8 @@ class ForeignScoreTest {
         }
         QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
         String delayed = keys.keys().get(1).toString();
-        String memberOfB = redis.redisson().getScoredSortedSet(delayed, StringCodec.INSTANCE).valueRange(0, -1)
-                .stream().map(Object::toString).filter(m -> m.endsWith("b")).findFirst().orElseThrow();
-        // ZADD with the score as text: the way redis-cli or another tool writes it
-        redis.redisson().getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE,
-                "return redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])", RScript.ReturnType.LONG,
-                List.of(delayed), score, memberOfB);
-
-        Set<String> delivered = ConcurrentHashMap.newKeySet();
-        consumer = client.newConsumer(queue, String.class, (payload, context) -> {
-            assertThat(context.attempt()).isEqualTo(1);
-            delivered.add(payload);
-        }, ConsumerOptions.builder().batchSize(10).build());
-        consumer.start();
+        rescore(delayed, "b", score);
+        Set<String> delivered = consume(queue);
 
         // the default lease is 30 s: well within it, so the batch did not wait out a lease
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
@@ -97,16 +106,8 @@ class ForeignScoreTest {
         }
         String messages = QueueKeys.of(redis.prefix(), queue).keys().get(0).toString();
         String pending = messages.substring(0, messages.length() - "messages".length()) + "g:g:p";
-        String memberOfB = redis.redisson().getScoredSortedSet(pending, StringCodec.INSTANCE).valueRange(0, -1)
-                .stream().map(Object::toString).filter(m -> m.endsWith("b")).findFirst().orElseThrow();
-        redis.redisson().getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE,
-                "return redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])", RScript.ReturnType.LONG,
-                List.of(pending), score, memberOfB);
-
-        Set<String> delivered = ConcurrentHashMap.newKeySet();
-        consumer = client.newConsumer(queue, String.class, (payload, context) -> delivered.add(payload),
-                ConsumerOptions.builder().batchSize(10).build());
-        consumer.start();
+        rescore(pending, "b", score);
+        Set<String> delivered = consume(queue);
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             assertThat(delivered).containsExactlyInAnyOrder("a", "c");

@@ -77,13 +77,7 @@ class ScriptIncludesTest {
      */
     @Test
     void everyFileDeclaresTheIncludesItUses() throws Exception {
-        List<String> files = new ArrayList<>();
-        for (Scripts.Name name : Scripts.Name.values()) {
-            files.add(name.file());
-        }
-        try (var includes = Files.list(Path.of(Scripts.class.getResource("lua/includes").toURI()))) {
-            includes.map(f -> "includes/" + f.getFileName()).sorted().forEach(files::add);
-        }
+        List<String> files = scriptsAndIncludes();
         Set<String> helpers = new HashSet<>();
         for (String file : files) {
             helpers.addAll(definedIn(read(file)));
@@ -111,13 +105,7 @@ class ScriptIncludesTest {
      */
     @Test
     void onlyTheFormatsOwnersReadTheStoredFormat() throws Exception {
-        List<String> files = new ArrayList<>();
-        for (Scripts.Name name : Scripts.Name.values()) {
-            files.add(name.file());
-        }
-        try (var includes = Files.list(Path.of(Scripts.class.getResource("lua/includes").toURI()))) {
-            includes.map(f -> "includes/" + f.getFileName()).sorted().forEach(files::add);
-        }
+        List<String> files = scriptsAndIncludes();
         Pattern formatByte = Pattern.compile("string\\.byte\\([^)]*\\)\\s*[~=]=\\s*(124|126|50)\\b|\"dq-(group|expires|dedup-window)\"");
         for (String file : files) {
             if (file.equals("includes/format.lua")) {
@@ -138,6 +126,18 @@ class ScriptIncludesTest {
                         .isFalse();
             }
         }
+    }
+
+    /** Every script's file and every include's, as {@link Scripts#expand} names them. */
+    private static List<String> scriptsAndIncludes() throws Exception {
+        List<String> files = new ArrayList<>();
+        for (Scripts.Name name : Scripts.Name.values()) {
+            files.add(name.file());
+        }
+        try (var includes = Files.list(Path.of(Scripts.class.getResource("lua/includes").toURI()))) {
+            includes.map(f -> "includes/" + f.getFileName()).sorted().forEach(files::add);
+        }
+        return files;
     }
 
     private static List<String> definedIn(String text) {
