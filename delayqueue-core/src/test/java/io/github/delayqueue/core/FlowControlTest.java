@@ -323,6 +323,35 @@ class FlowControlTest {
     }
 
     /**
+     * A permit is never early, at a slow rate too: at 1/1d, with the next permit 50 ms ahead on the Redis clock, a claim
+     * before it takes nothing (a slack of a millionth of a permit, as an earlier arithmetic had, would have been 86 ms
+     * early here). Checked only when the claim's own clock was still before the permit, so a slow machine cannot make
+     * it fail.
+     */
+    @Test
+    void aPermitIsNeverEarlyAtASlowRate() {
+        String queue = "slow-rate";
+        DelayQueueClient producer = redis.client();
+        sendDueNow(producer, queue, 3);
+        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        QueueOps ops = new QueueOps(new Scripts(redis.redisson()), keys);
+        ClaimLimits daily = ClaimLimits.of(RateLimit.parse("1/1d").withBurst(1), 0, 0, 1);
+        QueueOps.ClaimResult first = ops.claim(10, 60_000, 5, 100, 60_000, 1_000, daily);
+        assertThat(first.messages()).hasSize(1);
+        for (int round = 0; round < 5; round++) {
+            long permitAt = first.serverNowMicros() + 50_000 + round; // the next permit, 50 ms ahead of that clock
+            redis.redisson().getMap(keys.sibling("flow"), StringCodec.INSTANCE).put("tat", Long.toString(permitAt));
+            QueueOps.ClaimResult early = ops.claim(10, 60_000, 5, 100, 60_000, 1_000, daily);
+            if (early.serverNowMicros() < permitAt) {
+                assertThat(early.messages()).as("a claim %d us before the permit", permitAt - early.serverNowMicros())
+                        .isEmpty();
+                assertThat(early.throttledBy()).isEqualTo(FlowLimit.RATE_LIMIT);
+            }
+            first = early.messages().isEmpty() ? early : first;
+        }
+    }
+
+    /**
      * The strict-quota recipe of the flow-control guide: a quota of 50 calls in any one second, {@code rate-limit:
      * 49/1s} with a burst of 1, two instances claiming as fast as they can. Counted on the Redis clock of each
      * claim (to the microsecond), so a handler that starts late cannot blur the count.

@@ -1,6 +1,6 @@
 -- Claim stage "housekeeping": work that need not run on every claim, run when the claim's options say so (`house`).
--- The engine's pollers ask on their first claim and then at most once per HOUSEKEEPING_MS of their own clock per
--- partition (ConsumerEngine), so an idle or busy queue pays it about once a second per consumer, not per claim:
+-- The engine's pollers ask on their first claim and then at most once per Poller.HOUSEKEEPING_NANOS of their own
+-- clock per partition, so an idle or busy queue pays it about once a second per consumer, not per claim:
 --   - dead letters past their retention or beyond the count are deleted, at most DEAD_TRIM per call (when none is due
 --     for deletion: one ZRANGEBYSCORE and one ZCARD); a call that deleted DEAD_TRIM says so in its reply, and the
 --     engine runs the stage again on its next claim, so a flood of dead letters is trimmed as fast as it comes;

@@ -18,6 +18,7 @@ local function settle_open(keys, argv)
   while j <= #argv do
     local entry = argv[j]
     local op = string.sub(entry, 1, 1)
+    if not string.find('AaRDHL', op, 1, true) then error('settle.lua: unknown op ' .. op) end -- QueueOps sends none
     local colon = string.find(entry, ':', 2, true)
     local n = #s.ops + 1
     s.ops[n] = op
