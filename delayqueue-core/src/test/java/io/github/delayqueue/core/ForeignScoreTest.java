@@ -119,4 +119,33 @@ class ForeignScoreTest {
         assertThat(redis.redisson().getScoredSortedSet(pending, StringCodec.INSTANCE).size()).isZero();
         await().atMost(Duration.ofSeconds(10)).until(() -> client.stats(queue).pending() == 0);
     }
+
+    /**
+     * A grouped message scored +inf (never due) at its group's head used to leave the group scored -2^63 in the index,
+     * due at once for ever; now the group is scored +inf there and the pollers' periodic pass dead-letters that head.
+     */
+    @org.junit.jupiter.api.Test
+    void aGroupedMessageScoredInfinityIsDeadLetteredAndItsGroupGoesOn() {
+        String queue = "foreign-group-infinity";
+        client.send(queue, "a", Duration.ZERO, SendOptions.id("a").group("g"));
+        String messages = QueueKeys.of(redis.prefix(), queue).keys().get(0).toString();
+        String base = messages.substring(0, messages.length() - "messages".length());
+        rescore(base + "g:g:p", "a", "+inf");
+        client.send(queue, "b", Duration.ofMillis(200), SendOptions.id("b").group("g"));
+
+        Set<String> delivered = ConcurrentHashMap.newKeySet();
+        consumer = client.newConsumer(queue, String.class, (payload, context) -> delivered.add(payload),
+                ConsumerOptions.builder().maxPollInterval(Duration.ofMillis(50)).build());
+        consumer.start();
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            assertThat(delivered).containsExactly("b");
+            assertThat(client.deadLetters(queue, 10)).singleElement().satisfies(dead -> {
+                assertThat(dead.id()).isEqualTo("a");
+                assertThat(dead.reason()).contains("not a whole number of milliseconds");
+            });
+            assertThat(client.stats(queue).pending()).isZero();
+        });
+        assertThat(redis.redisson().getScoredSortedSet(base + "groups", StringCodec.INSTANCE).size()).isZero();
+    }
 }

@@ -3,7 +3,8 @@
 -- ARGV: 1 wake channel (unused), 2 how long (ms, from the Redis clock): a handler threw SlowDownException; or
 --       'forget-limits': a consumer without limits runs (includes/flow.lua's 'limits' and 'claims'); both that and
 --       'mark-groups' (a consumer with limits runs) also put the groups' marker back in delayed (includes/groups.lua's
---       group_mark: an older release's claim deletes it), on the pollers' periodic path, never on send/claim/settle;
+--       group_mark: an older release's claim deletes it) and dead-letter a group's head scored +inf, on the pollers'
+--       periodic path, never on send/claim/settle;
 --       3 (optional, with a duration) the group to hold instead of the queue (includes/groups.lua)
 -- Returns: the end of the hold (ms, Redis clock): the later of this one and one already set; 0 for 'forget-limits'
 --          and 'mark-groups'.
@@ -11,7 +12,23 @@
 --- @include "flow"
 --- @include "keys"
 --- @include "groups"
-if ARGV[2] == 'mark-groups' or ARGV[2] == 'forget-limits' then group_mark(queue_keys(KEYS)) end
+--- @include "dead_letters"
+if ARGV[2] == 'mark-groups' or ARGV[2] == 'forget-limits' then
+  local queue = queue_keys(KEYS)
+  -- a group whose head is scored past any due time (+inf: written by hand) sits last in the index at +inf (groups.lua's
+  -- group_index) and would stall its group for good: its head goes to the dead letters, as such a member of delayed
+  -- does in the claim's housekeeping. One ZRANGE when there is none.
+  local last = redis.call('ZRANGE', queue.base .. 'groups', -1, -1, 'WITHSCORES')
+  if last[2] and tonumber(last[2]) == math.huge then
+    local head = redis.call('ZRANGE', queue.base .. 'g:' .. last[1] .. ':p', 0, 0, 'WITHSCORES')
+    if head[2] and tonumber(head[2]) == math.huge then
+      bury(queue, id_of(head[1]), head[1], now_ms(), tonumber(redis.call('HGET', queue.attempts, id_of(head[1])) or '0'),
+        'due time ' .. head[2] .. ' in its group is not a whole number of milliseconds (written by something other '
+        .. 'than delayqueue)')
+    end
+  end
+  group_mark(queue)
+end
 if ARGV[2] == 'mark-groups' then return 0 end
 if ARGV[2] == 'forget-limits' then
   -- and the claim counts: a queue without limits shows neither (QueueFlow.NONE once no hold remains); 'tat' stays,

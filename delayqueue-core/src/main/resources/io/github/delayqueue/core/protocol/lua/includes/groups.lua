@@ -106,7 +106,9 @@ local function group_index(keys, group, now)
         redis.call('HDEL', flow, 'c:' .. group)
       end
     end
-    redis.call('ZADD', index, string.format('%d', score), group)
+    -- a head scored past any due time (+inf, written by hand: the claim's housekeeping dead-letters it) is never due;
+    -- '%d' would turn it into -2^63, due at once for ever
+    redis.call('ZADD', index, score < 9007199254740992 and string.format('%d', score) or '+inf', group)
   end
   group_mark(keys)
 end
