@@ -47,31 +47,39 @@ public interface DelayQueueSchedules {
 
     /** {@link #remove(String, String)} of {@code queue.code()}. */
     default boolean remove(DelayQueueCode queue, String id) {
-        return remove(queue.code(), id);
+        return remove(code(queue), id);
     }
 
     /** {@link #get(String, String)} of {@code queue.code()}. */
     default Optional<ScheduleInfo> get(DelayQueueCode queue, String id) {
-        return get(queue.code(), id);
+        return get(code(queue), id);
     }
 
     /** {@link #list(String, long, int)} of {@code queue.code()}. */
     default SchedulePage list(DelayQueueCode queue, long offset, int limit) {
-        return list(queue.code(), offset, limit);
+        return list(code(queue), offset, limit);
     }
 
     /** {@link #pause(String, String)} of {@code queue.code()}. */
     default boolean pause(DelayQueueCode queue, String id) {
-        return pause(queue.code(), id);
+        return pause(code(queue), id);
     }
 
     /** {@link #resume(String, String)} of {@code queue.code()}. */
     default boolean resume(DelayQueueCode queue, String id) {
-        return resume(queue.code(), id);
+        return resume(code(queue), id);
     }
 
     /** {@link #trigger(String, String)} of {@code queue.code()}. */
     default String trigger(DelayQueueCode queue, String id) {
-        return trigger(queue.code(), id);
+        return trigger(code(queue), id);
+    }
+
+    /** The name of {@code queue}, refused with a clear message when null, as the String forms refuse a null queue. */
+    private static String code(DelayQueueCode queue) {
+        if (queue == null) {
+            throw new IllegalArgumentException("queue code must not be null");
+        }
+        return queue.code();
     }
 }

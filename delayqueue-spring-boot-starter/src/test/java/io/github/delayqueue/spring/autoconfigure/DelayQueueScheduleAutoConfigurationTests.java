@@ -179,6 +179,11 @@ class DelayQueueScheduleAutoConfigurationTests {
             assertThatIllegalArgumentException().isThrownBy(() -> schedules.remove("REMINDER", "a b"))
                     .withMessageContaining("schedule id");
             assertThatIllegalArgumentException().isThrownBy(() -> schedules.put(null));
+            assertThatIllegalArgumentException() // the code forms refuse a null code as the String forms a null queue
+                    .isThrownBy(() -> schedules.remove((io.github.delayqueue.spring.DelayQueueCode) null, "x"))
+                    .withMessageContaining("queue code must not be null");
+            assertThatIllegalArgumentException().isThrownBy(() -> schedules.trigger(OrderQueues.REMINDER, "a b"))
+                    .withMessageContaining("schedule id");
         });
     }
 

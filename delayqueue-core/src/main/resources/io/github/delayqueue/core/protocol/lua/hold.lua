@@ -17,17 +17,19 @@ if ARGV[2] == 'mark-groups' or ARGV[2] == 'forget-limits' then
   local queue = queue_keys(KEYS)
   -- a group whose head is scored past any due time (+inf: written by hand) sits last in the index at +inf (groups.lua's
   -- group_index) and would stall its group for good: its head goes to the dead letters, as such a member of delayed
-  -- does in the claim's housekeeping. One ZRANGE when there is none.
-  local last = redis.call('ZRANGE', queue.base .. 'groups', -1, -1, 'WITHSCORES')
-  if last[2] and tonumber(last[2]) == math.huge then
-    local head = redis.call('ZRANGE', queue.base .. 'g:' .. last[1] .. ':p', 0, 0, 'WITHSCORES')
-    if head[2] and tonumber(head[2]) == math.huge then
-      bury(queue, id_of(head[1]), head[1], now_ms(), tonumber(redis.call('HGET', queue.attempts, id_of(head[1])) or '0'),
-        'due time ' .. head[2] .. ' in its group is not a whole number of milliseconds (written by something other '
-        .. 'than delayqueue)')
+  -- does in the claim's housekeeping (burying it re-marks the groups). One ZRANGE more, only where groups exist.
+  if group_mark(queue) then
+    local last = redis.call('ZRANGE', queue.base .. 'groups', -1, -1, 'WITHSCORES')
+    if last[2] and tonumber(last[2]) == math.huge then
+      local head = redis.call('ZRANGE', queue.base .. 'g:' .. last[1] .. ':p', 0, 0, 'WITHSCORES')
+      if head[2] and tonumber(head[2]) == math.huge then
+        local id = id_of(head[1])
+        bury(queue, id, head[1], now_ms(), tonumber(redis.call('HGET', queue.attempts, id) or '0'),
+          'due time ' .. head[2] .. ' in its group is not a whole number of milliseconds (written by something other '
+          .. 'than delayqueue)')
+      end
     end
   end
-  group_mark(queue)
 end
 if ARGV[2] == 'mark-groups' then return 0 end
 if ARGV[2] == 'forget-limits' then

@@ -13,7 +13,6 @@
 -- or "+<ms>" after the enqueue time), "dq-group"; then the caller's headers. Values are printable ASCII without
 -- quotes or backslashes.
 
-local FORMAT = 2
 local GROUPED = 124 -- '|'
 local UNGROUPED = 126 -- '~'
 

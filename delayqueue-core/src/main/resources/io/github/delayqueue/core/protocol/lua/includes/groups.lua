@@ -70,6 +70,7 @@ local function group_mark(keys)
   elseif mark then
     redis.call('ZREM', keys.delayed, GROUPS_MARK)
   end
+  return first[1] ~= nil -- whether any group is indexed
 end
 
 -- Deletes the flow fields of at most 20 groups that went quiet and whose limits no longer bind (group_rest)
