@@ -36,6 +36,9 @@ import io.github.delayqueue.core.protocol.QueueKeys;
  *       without a replica neither fails nor stalls sends); see {@link Builder#replicasRequired}.</li>
  *   <li>{@code partitions}: per queue, how many partitions it is split into (default 1); see
  *       {@link Builder#partitions}.</li>
+ *   <li>{@code sharedIdlePolling}: whether the instances consuming a queue take turns checking it for work whose
+ *       wake-up was lost, so that an idle queue costs Redis the same however many instances consume it (default
+ *       true); see {@link Builder#sharedIdlePolling}.</li>
  * </ul>
  */
 public final class ClientOptions {
@@ -60,6 +63,7 @@ public final class ClientOptions {
     private final boolean replicasRequired;
     private final Map<String, Integer> partitions;
     private final int defaultPartitions;
+    private final boolean sharedIdlePolling;
 
     private ClientOptions(Builder b) {
         Checks.require(b.keyPrefix != null && !b.keyPrefix.isBlank(), "keyPrefix must not be blank");
@@ -86,6 +90,7 @@ public final class ClientOptions {
         this.replicasRequired = b.replicasRequired;
         this.partitions = Map.copyOf(b.partitions);
         this.defaultPartitions = b.defaultPartitions;
+        this.sharedIdlePolling = b.sharedIdlePolling;
     }
 
     public static Builder builder() {
@@ -137,6 +142,11 @@ public final class ClientOptions {
         return count == null ? defaultPartitions : count;
     }
 
+    /** Whether the consuming instances take turns checking idle queues; see {@link Builder#sharedIdlePolling}. */
+    public boolean sharedIdlePolling() {
+        return sharedIdlePolling;
+    }
+
     /** Builder for {@link ClientOptions}; {@link #build()} checks the values. */
     public static final class Builder {
         private String keyPrefix = "dq";
@@ -150,6 +160,7 @@ public final class ClientOptions {
         private boolean replicasRequired = true;
         private final Map<String, Integer> partitions = new HashMap<>();
         private int defaultPartitions = 1;
+        private boolean sharedIdlePolling = true;
 
         private Builder() {
         }
@@ -237,6 +248,22 @@ public final class ClientOptions {
         Builder defaultPartitions(int count) {
             Checks.require(count >= 1 && count <= Partitions.MAX, "partitions must be between 1 and " + Partitions.MAX);
             this.defaultPartitions = count;
+            return this;
+        }
+
+        /**
+         * Whether the consumers of this client share the checks of idle queues with the other instances (default
+         * true). A consumer learns of new work through its queue's wake-ups and sleeps until the next due time or
+         * lease deadline it knows of; checks cover what no wake-up announced (a lost wake-up, a lease that expired
+         * on a stopped instance). Shared, each instance registers in Redis ({@code <keyPrefix>:{~watch}:*}) and the
+         * instances consuming a queue take turns: each {@code maxPollInterval} one of them reads the queue's head,
+         * and its consumer claims when something is due, so an idle queue costs about one read per interval
+         * whatever the number of instances. Not shared (false), every consumer claims at least every
+         * {@code maxPollInterval} on its own, the cost growing with the instances. A consumer whose wake-up
+         * subscription failed, or whose client cannot reach the registry, claims on its own until both work again.
+         */
+        public Builder sharedIdlePolling(boolean shared) {
+            this.sharedIdlePolling = shared;
             return this;
         }
 
