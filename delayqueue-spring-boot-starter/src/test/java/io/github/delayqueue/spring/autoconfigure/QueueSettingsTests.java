@@ -46,6 +46,16 @@ class QueueSettingsTests {
     }
 
     @Test
+    void sharedIdlePollingIsOnByDefaultAndThePropertyTurnsItOffForEveryClient() {
+        DelayQueueProperties properties = new DelayQueueProperties();
+        QueueSettings settings = new QueueSettings(properties, Set.of("ORDER_PAYMENT_TIMEOUT"));
+        io.github.delayqueue.core.JacksonPayloadCodec codec = new io.github.delayqueue.core.JacksonPayloadCodec();
+        assertThat(settings.clientOptions(settings.clientKey("ORDER_PAYMENT_TIMEOUT"), codec).sharedIdlePolling()).isTrue();
+        properties.setSharedIdlePolling(false);
+        assertThat(settings.clientOptions(settings.clientKey("ORDER_PAYMENT_TIMEOUT"), codec).sharedIdlePolling()).isFalse();
+    }
+
+    @Test
     void mergingTakesTheFirstSetValuePerSettingDescendingIntoGroupsThenTheDefaults() {
         Queue queue = new Queue();
         queue.setBatchSize(7);
