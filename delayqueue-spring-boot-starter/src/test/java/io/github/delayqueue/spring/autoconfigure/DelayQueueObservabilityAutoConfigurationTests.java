@@ -49,7 +49,8 @@ class DelayQueueObservabilityAutoConfigurationTests {
 
     /**
      * The autoscaling signals: the ready count and the age of the oldest ready message are read from Redis, so two
-     * instances show the same figures; a paused queue's due messages still count (they wait all the same).
+     * instances show the same figures; a paused queue's due messages still count (they wait all the same), and so do
+     * grouped ones (docs/operations/autoscaling.md).
      */
     @Test
     void twoInstancesReadTheSameReadyCountAndAgeAlsoWhilePaused() {
@@ -64,10 +65,20 @@ class DelayQueueObservabilityAutoConfigurationTests {
                 for (int i = 0; i < 3; i++) {
                     template.sendAt(OrderQueues.PRODUCER_ONLY, "m" + i, dueAt.plusSeconds(i)); // no handler consumes it
                 }
-                first.getBean(io.github.delayqueue.spring.DelayQueueAdmin.class).pause(OrderQueues.PRODUCER_ONLY);
+                io.github.delayqueue.spring.DelayQueueAdmin admin = first.getBean(io.github.delayqueue.spring.DelayQueueAdmin.class);
+                admin.pause(OrderQueues.PRODUCER_ONLY);
+                // grouped messages, due 20 s ago, in two groups of a queue nobody consumes in these contexts
+                for (String group : java.util.List.of("g1", "g2")) {
+                    admin.client(OrderQueues.REMINDER).sendAt(OrderQueues.REMINDER.code(), "r-" + group, dueAt.plusSeconds(10),
+                            io.github.delayqueue.core.SendOptions.none().group(group));
+                }
                 org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).untilAsserted(() -> {
                     for (var context : java.util.List.of(first, second)) {
                         MeterRegistry meters = context.getBean(MeterRegistry.class);
+                        assertThat(meters.get("delayqueue.queue.ready").tag("queue", "REMINDER").gauge().value())
+                                .as("grouped messages count").isEqualTo(2);
+                        assertThat(meters.get("delayqueue.queue.ready.age").tag("queue", "REMINDER").timeGauge()
+                                .value(java.util.concurrent.TimeUnit.SECONDS)).isBetween(15.0, 300.0);
                         assertThat(meters.get("delayqueue.queue.ready").tag("queue", "PRODUCER_ONLY").gauge().value())
                                 .isEqualTo(3);
                         // the oldest was due 30 s ago: at least that (the Redis clock may run a little behind this one)
