@@ -52,6 +52,10 @@ import io.github.delayqueue.core.internal.Checks;
  *       messages, for every group on its own (default none): one group's burst does not hold back the others, and a
  *       group at its limit is passed over without reading its messages. Ungrouped messages are not affected; the
  *       queue-wide limits apply on top. See docs/guides/flow-control.md.</li>
+ *   <li>{@code historyMaxAge}, {@code historyMaxCount}: keep a record of each message this consumer acknowledges or
+ *       dead-letters (when, after how many attempts, on which instance, how long its handler took, the outcome), for
+ *       {@link DelayQueueClient#status} to read after the fact: records older than the age, and the oldest beyond
+ *       the count (per partition, its share), are deleted (default: none kept). See {@link Builder#keepHistory}.</li>
  *   <li>{@code onExpiry}: what the claim does with a message past its expiry ({@link SendOptions#expiresAt}):
  *       {@link ExpiryAction#DEAD_LETTER} (the default) or {@link ExpiryAction#DROP}.</li>
  * </ul>
@@ -83,6 +87,8 @@ public final class ConsumerOptions {
     private final @Nullable RateLimit groupRateLimit;
     private final int groupMaxInFlight;
     private final ExpiryAction onExpiry;
+    private final Duration historyMaxAge;
+    private final int historyMaxCount;
 
     private ConsumerOptions(Builder b) {
         Checks.require(b.concurrency >= 1 && b.concurrency <= 10_000,
@@ -122,7 +128,17 @@ public final class ConsumerOptions {
         this.groupMaxInFlight = b.groupMaxInFlight;
         Checks.require(b.onExpiry != null, "onExpiry must not be null");
         this.onExpiry = b.onExpiry;
+        Checks.require(b.historyMaxAge != null && !b.historyMaxAge.isNegative(),
+                "history max age must not be null or negative (0: no age bound)");
+        Checks.atMostMaxDelay(b.historyMaxAge, "history max age");
+        Checks.require(b.historyMaxCount >= 0 && b.historyMaxCount <= MAX_HISTORY_COUNT,
+                "history max count must be between 0 (no count bound) and " + MAX_HISTORY_COUNT + ", was " + b.historyMaxCount);
+        this.historyMaxAge = b.historyMaxAge;
+        this.historyMaxCount = b.historyMaxCount;
     }
+
+    /** The most records {@link Builder#keepHistory} keeps per queue. */
+    public static final int MAX_HISTORY_COUNT = 10_000_000;
 
     public static Builder builder() {
         return new Builder();
@@ -135,7 +151,7 @@ public final class ConsumerOptions {
                 .retry(retry).deadLetterRetention(deadLetterRetention).deadLetterMaxCount(deadLetterMaxCount)
                 .noRetryFor(noRetryFor).errorHandler(errorHandler).interceptors(interceptors).virtualThreads(virtualThreads)
                 .rateLimit(rateLimit).maxInFlight(maxInFlight).groupRateLimit(groupRateLimit).groupMaxInFlight(groupMaxInFlight)
-                .onExpiry(onExpiry);
+                .onExpiry(onExpiry).keepHistory(historyMaxAge, historyMaxCount);
     }
 
     /** What the claim does with a message past its expiry. */
@@ -217,6 +233,21 @@ public final class ConsumerOptions {
         return groupMaxInFlight;
     }
 
+    /** How long records of settled messages are kept (zero: no age bound); see {@link Builder#keepHistory}. */
+    public Duration historyMaxAge() {
+        return historyMaxAge;
+    }
+
+    /** How many records of settled messages are kept (0: no count bound); see {@link Builder#keepHistory}. */
+    public int historyMaxCount() {
+        return historyMaxCount;
+    }
+
+    /** Whether this consumer keeps records of the messages it settles. */
+    public boolean keepsHistory() {
+        return !historyMaxAge.isZero() || historyMaxCount > 0;
+    }
+
     @Override
     public String toString() {
         return "ConsumerOptions[concurrency=" + concurrency + ", batchSize=" + batchSize + ", visibilityTimeout="
@@ -228,7 +259,8 @@ public final class ConsumerOptions {
                 + (maxInFlight == 0 ? "" : ", maxInFlight=" + maxInFlight)
                 + (groupRateLimit == null ? "" : ", groupRateLimit=" + groupRateLimit)
                 + (groupMaxInFlight == 0 ? "" : ", groupMaxInFlight=" + groupMaxInFlight)
-                + (onExpiry == ExpiryAction.DEAD_LETTER ? "" : ", onExpiry=" + onExpiry) + "]";
+                + (onExpiry == ExpiryAction.DEAD_LETTER ? "" : ", onExpiry=" + onExpiry)
+                + (keepsHistory() ? ", historyMaxAge=" + historyMaxAge + ", historyMaxCount=" + historyMaxCount : "") + "]";
     }
 
     /** Builder for {@link ConsumerOptions}; {@link #build()} checks the values. */
@@ -242,6 +274,8 @@ public final class ConsumerOptions {
         private RetryPolicy retry = RetryPolicy.DEFAULT;
         private Duration deadLetterRetention = Duration.ofDays(14);
         private int deadLetterMaxCount = 100_000;
+        private Duration historyMaxAge = Duration.ZERO;
+        private int historyMaxCount;
         private Collection<Class<? extends Throwable>> noRetryFor = Set.of();
         private @Nullable DeliveryErrorHandler errorHandler;
         private List<DeliveryInterceptor> interceptors = List.of();
@@ -352,6 +386,24 @@ public final class ConsumerOptions {
 
         public Builder deadLetterMaxCount(int deadLetterMaxCount) {
             this.deadLetterMaxCount = deadLetterMaxCount;
+            return this;
+        }
+
+        /**
+         * Keeps a record of each message this consumer acknowledges or dead-letters, written by the script that settles
+         * it: its due time, when it was claimed and settled, attempts, the instance, how long the delivery took, the
+         * outcome (and a dead letter's reason), readable with {@link DelayQueueClient#status} until it is trimmed.
+         * Records older than {@code maxAge} are deleted (about once a second while the queue is busy, on its periodic
+         * turn while it is idle), and the oldest beyond {@code maxCount} as each settle adds records; a partitioned
+         * queue keeps {@code maxCount} split evenly over its partitions. Zero for either means no bound of that kind;
+         * both zero (the default) keep nothing. Give every consumer of a queue the same values.
+         *
+         * @throws IllegalArgumentException from {@link #build()} when {@code maxAge} is negative or beyond
+         *         {@link DelayQueueClient#MAX_DELAY}, or {@code maxCount} outside 0 to {@link #MAX_HISTORY_COUNT}
+         */
+        public Builder keepHistory(Duration maxAge, int maxCount) {
+            this.historyMaxAge = maxAge;
+            this.historyMaxCount = maxCount;
             return this;
         }
 

@@ -341,6 +341,17 @@ public final class DelayQueueClient {
         return reads.message(queue, id);
     }
 
+    /**
+     * Where the message {@code id} stands: pending or in flight (with the message, as {@link #message} reads it),
+     * acknowledged or dead-lettered (with its record, while the queue's history keeps it: see
+     * {@link ConsumerOptions.Builder#keepHistory}), or unknown. One script call on the id's partition.
+     *
+     * @throws IllegalArgumentException if the queue name or the id is invalid
+     */
+    public MessageStatus status(String queue, String id) {
+        return reads.status(queue, id);
+    }
+
     /** The oldest dead letters, at most {@code limit} (1 to 1000). */
     public List<DeadLetter> deadLetters(String queue, int limit) {
         return deadLetters.deadLetters(queue, limit);

@@ -41,7 +41,14 @@ final class Reads {
         return ClientQueues.redis(route, "read '" + id + "' in queue '" + queue + "'", () -> route.of(id).peek(id));
     }
 
-    List<GroupStats> groups(String queue, int limit) {
+    MessageStatus status(String queue, String id) {
+        QueueRoute route = queues.route(queue);
+        ClientQueues.validateId(id, "");
+        return ClientQueues.redis(route, "read the status of '" + id + "' in queue '" + queue + "'",
+                () -> route.of(id).status(id));
+    }
+
+        List<GroupStats> groups(String queue, int limit) {
         QueueRoute route = queues.route(queue);
         Checks.require(limit >= 1 && limit <= DelayQueueClient.DEAD_BATCH, "limit must be between 1 and "
                 + DelayQueueClient.DEAD_BATCH + ", was " + limit);

@@ -518,6 +518,15 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
     }
 
     @Override
+    public int historyKeep() {
+        if (!options.keepsHistory()) {
+            return -1;
+        }
+        int partitions = ops.keys().partitions(); // each partition keeps its share, as of dead letters
+        return options.historyMaxCount() == 0 ? 0 : (options.historyMaxCount() + partitions - 1) / partitions;
+    }
+
+    @Override
     public void finished(Delivery delivery, boolean slotReleased) {
         running.remove(delivery);
         if (slotReleased) {

@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.protocol.Envelope;
+import io.github.delayqueue.core.protocol.HistoryRecord;
 import io.github.delayqueue.core.protocol.QueueOps;
 
 /**
@@ -19,6 +20,12 @@ public final class Delivery {
     interface Owner {
 
         void settle(QueueOps.Settlement settlement);
+
+        /**
+         * How many history records the queue (partition) keeps for this consumer: -1 keeps none, 0 keeps them without a
+         * count bound ({@link io.github.delayqueue.core.ConsumerOptions.Builder#keepHistory}).
+         */
+        int historyKeep();
 
         /** {@code slotReleased}: this call freed the delivery's handler slot (only the first call does). */
         void finished(Delivery delivery, boolean slotReleased);
@@ -47,9 +54,21 @@ public final class Delivery {
     /** Settles the delivery unless it was settled already; see {@link QueueOps.Settlement} for the ops. */
     void settle(QueueOps.SettleOp op, long delayMs, @Nullable String text) {
         if (settled.compareAndSet(false, true)) {
-            owner.settle(new QueueOps.Settlement(op, claimed.member(), claimed.attempt(), delayMs, text,
-                    op == QueueOps.SettleOp.ACK && Envelope.holdsNoDedupWindow(claimed.envelope())));
+            boolean noWindow = op == QueueOps.SettleOp.ACK && Envelope.holdsNoDedupWindow(claimed.envelope());
+            int keep = owner.historyKeep();
+            boolean recorded = op == QueueOps.SettleOp.ACK || op == QueueOps.SettleOp.DEAD
+                    || op == QueueOps.SettleOp.UNDECODABLE;
+            owner.settle(new QueueOps.Settlement(op, claimed.member(), claimed.attempt(), delayMs, text, noWindow,
+                    keep >= 0 && recorded ? record(op != QueueOps.SettleOp.ACK, text) : null, Math.max(keep, 0)));
         }
+    }
+
+    /** This delivery's history record: claimed about when it was dispatched, on the Redis clock. */
+    private String record(boolean dead, @Nullable String reason) {
+        long now = System.nanoTime();
+        long claimedMs = claimed.dueMs() + (startNanos - claimed.dueNanos()) / 1_000_000;
+        return HistoryRecord.write(dead, claimed.dueMs(), claimedMs, claimed.attempt(), (now - startNanos) / 1_000_000,
+                Envelope.groupOf(claimed.member()), dead ? reason : null);
     }
 
     boolean isSettled() {

@@ -313,7 +313,8 @@ public final class Poller {
         QueueOps.ClaimResult result;
         try {
             result = ops.claim(wanted, loop.leaseMs, loop.maxAttempts, loop.reapLimit, loop.deadRetentionMs, loop.maxDead,
-                    loop.flow, options.onExpiry() == ExpiryAction.DROP, loop.groupFlow, housekeepingDue());
+                    loop.flow, options.onExpiry() == ExpiryAction.DROP, loop.groupFlow, housekeepingDue(),
+                    options.historyMaxAge().toMillis());
         } catch (Throwable e) {
             slots.giveBack(wanted);
             throw e;

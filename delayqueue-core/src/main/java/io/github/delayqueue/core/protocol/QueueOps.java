@@ -138,14 +138,21 @@ public final class QueueOps {
 
     /**
      * One finished delivery to settle, fenced by its member and attempt. {@code noDedupWindow}: its envelope carries no
-     * dedup window ({@link Envelope#holdsNoDedupWindow}), so an ack need not look for one to remember.
+     * dedup window ({@link Envelope#holdsNoDedupWindow}), so an ack need not look for one to remember. {@code record}:
+     * for an ack or a dead letter of a queue that keeps its history ({@link HistoryRecord}), the record to keep, the
+     * history keeping the latest {@code keep} (0: no count bound); null otherwise.
      */
     public record Settlement(SettleOp op, String member, int attempt, long delayMs, @Nullable String text,
-            boolean noDedupWindow) {
+            boolean noDedupWindow, @Nullable String record, int keep) {
 
         /** A settlement that may carry a dedup window (an ack looks it up). */
         public Settlement(SettleOp op, String member, int attempt, long delayMs, @Nullable String text) {
-            this(op, member, attempt, delayMs, text, false);
+            this(op, member, attempt, delayMs, text, false, null, 0);
+        }
+
+        public Settlement(SettleOp op, String member, int attempt, long delayMs, @Nullable String text,
+                boolean noDedupWindow) {
+            this(op, member, attempt, delayMs, text, noDedupWindow, null, 0);
         }
     }
 
@@ -369,6 +376,13 @@ public final class QueueOps {
      */
     public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
             ClaimLimits flow, boolean dropExpired, GroupLimits groupLimits, boolean housekeeping) {
+        return claim(limit, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow, dropExpired, groupLimits,
+                housekeeping, 0);
+    }
+
+    /** A claim whose housekeeping also deletes history records older than {@code historyMs} (0: none). */
+    public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
+            ClaimLimits flow, boolean dropExpired, GroupLimits groupLimits, boolean housekeeping, long historyMs) {
         long sent = System.nanoTime();
         // the options as one JSON object (includes/claim_state.lua): numbers, and the limits as the strings they are
         // recorded as
@@ -377,6 +391,9 @@ public final class QueueOps {
                 .append(",\"dead_ms\":").append(deadRetentionMs).append(",\"dead_max\":").append(maxDead)
                 .append(",\"bytes\":").append(CLAIM_BYTES).append(",\"expired\":\"").append(dropExpired ? "drop" : "dead")
                 .append("\",\"house\":").append(housekeeping);
+        if (historyMs > 0) {
+            options.append(",\"hist_ms\":").append(historyMs);
+        }
         if (!flow.equals(ClaimLimits.NONE)) {
             appendStrings(options.append(",\"flow\":"), flow.scriptArgs());
         }
@@ -436,6 +453,17 @@ public final class QueueOps {
         for (Settlement s : settlements) {
             // see settle.lua: an ack is one argument; the member goes last because an id may hold ':'
             char code = s.op().code;
+            String record = s.record();
+            if (record != null && (s.op() == SettleOp.ACK || s.op() == SettleOp.DEAD || s.op() == SettleOp.UNDECODABLE)) {
+                // K (ack) and E (dead) keep the record in the history: settle.lua
+                boolean ack = s.op() == SettleOp.ACK;
+                args.add((ack ? 'K' : 'E') + "" + s.attempt() + ":" + s.keep() + ":" + s.member());
+                if (!ack) {
+                    args.add(s.text() == null ? "" : s.text());
+                }
+                args.add(record);
+                continue;
+            }
             switch (s.op()) {
                 case ACK -> args.add((s.noDedupWindow() ? 'a' : code) + "" + s.attempt() + ":" + s.member());
                 case RETRY -> {
@@ -575,6 +603,32 @@ public final class QueueOps {
     public java.util.Optional<QueuedMessage> peek(String id) {
         List<QueuedMessage> found = queued(scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), "id", id));
         return found.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(found.get(0));
+    }
+
+    /** Where one message stands: live (peek.lua's 'id'), else its history record (its 'status'), else unknown. */
+    public io.github.delayqueue.core.MessageStatus status(String id) {
+        List<Object> out = scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), "status", id);
+        if (out.size() >= 4 && "h".equals(out.get(1).toString())) {
+            io.github.delayqueue.core.SettledMessage settled = HistoryRecord.read(id, out.get(2).toString(),
+                    (long) Double.parseDouble(out.get(3).toString()));
+            if (settled != null) {
+                return new io.github.delayqueue.core.MessageStatus(id,
+                        settled.outcome() == io.github.delayqueue.core.SettledMessage.Outcome.COMPLETED
+                                ? io.github.delayqueue.core.MessageStatus.State.COMPLETED
+                                : io.github.delayqueue.core.MessageStatus.State.DEAD_LETTERED, null, settled);
+            }
+            return new io.github.delayqueue.core.MessageStatus(id, io.github.delayqueue.core.MessageStatus.State.UNKNOWN,
+                    null, null);
+        }
+        List<QueuedMessage> live = queued(out);
+        if (live.isEmpty()) {
+            return new io.github.delayqueue.core.MessageStatus(id, io.github.delayqueue.core.MessageStatus.State.UNKNOWN,
+                    null, null);
+        }
+        QueuedMessage message = live.get(0);
+        return new io.github.delayqueue.core.MessageStatus(id, message.state() == QueuedMessage.State.PENDING
+                ? io.github.delayqueue.core.MessageStatus.State.PENDING
+                : io.github.delayqueue.core.MessageStatus.State.IN_FLIGHT, message, null);
     }
 
     /** peek.lua's answer: the time, a count, then six fields per message. */

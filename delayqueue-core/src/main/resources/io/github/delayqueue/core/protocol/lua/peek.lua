@@ -2,7 +2,10 @@
 -- KEYS: the standard layout (includes/keys.lua)
 -- ARGV: 1 wake channel (unused), 2 what: 'delayed' or 'inflight' (a page by rank: 3 offset, 4 limit), 'group' (a page
 --       by rank of one group's pending messages, includes/groups.lua: 3 offset, 4 limit, 5 the group) or
---       'id' (one message: 3 its id), or 'groups' (the groups of grouped messages, includes/groups.lua: 3 limit).
+--       'id' (one message: 3 its id), 'status' (as 'id', and when the message is not live its history record:
+--       includes/history.lua), or 'groups' (the groups of grouped messages, includes/groups.lua: 3 limit).
+-- For 'status' of a message that is not live returns: the Redis time, then 'h', its record and when it was settled
+--          (ms), or nothing more when the history holds none.
 -- For 'groups' returns: the Redis time (ms), the number of groups with pending messages, then five fields per group,
 --          the earliest next claim time first (groups at their in-flight cap last): group, pending, in flight, oldest
 --          due time ('' if none pending), next claim time ('' at the cap).
@@ -14,6 +17,7 @@
 --- @include "format"
 --- @include "keys"
 --- @include "groups"
+--- @include "history"
 local out = { string.format('%d', now_ms()) }
 
 local function add(id, state, score)
@@ -27,23 +31,31 @@ local function add(id, state, score)
   out[#out + 1] = redis.call('HGET', KEYS[5], id) or ''
 end
 
-if ARGV[2] == 'id' then
+if ARGV[2] == 'id' or ARGV[2] == 'status' then
   out[2] = ''
   local id = ARGV[3]
   local envelope = redis.call('HGET', KEYS[1], id)
-  if not envelope then return out end
-  local member = member_of(id, envelope)
-  local score
-  if is_grouped(member) then
-    score = group_pending_due(queue_keys(KEYS), member)
-  else
-    score = redis.call('ZSCORE', KEYS[2], member)
+  if envelope then
+    local member = member_of(id, envelope)
+    local score
+    if is_grouped(member) then
+      score = group_pending_due(queue_keys(KEYS), member)
+    else
+      score = redis.call('ZSCORE', KEYS[2], member)
+    end
+    if score then
+      add(id, 'd', score)
+    else
+      score = redis.call('ZSCORE', KEYS[3], member)
+      if score then add(id, 'i', score) end
+    end
   end
-  if score then
-    add(id, 'd', score)
-  else
-    score = redis.call('ZSCORE', KEYS[3], member)
-    if score then add(id, 'i', score) end
+  if ARGV[2] == 'status' and #out == 2 then
+    local records, at = history_keys(queue_keys(KEYS))
+    local record = redis.call('HGET', records, id)
+    if record then
+      out[2], out[3], out[4] = 'h', record, redis.call('ZSCORE', at, id) or '0'
+    end
   end
   return out
 end

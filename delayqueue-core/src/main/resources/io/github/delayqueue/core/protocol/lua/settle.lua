@@ -11,6 +11,9 @@
 --                                           to the delayed set at its due time and the attempt not counted
 --   "L<attempt>:<delay ms>:<member>"         later: the handler asked for it again in <delay ms>; not a failure,
 --                                           so the attempt is not counted and no error is recorded
+--   "K<attempt>:<keep>:<member>", record    ack, and the record kept in the queue's history (includes/history.lua),
+--                                           which keeps the latest <keep> records (0: no count bound)
+--   "E<attempt>:<keep>:<member>", text, record  dead, with text as the reason, and the record kept likewise
 --   H and L give the attempt back, so the next claim is attempt <attempt> again: they put the message back under a
 --   new sequence number (its envelope rewritten, includes/format.lua's renumbered), so that the next delivery's
 --   member is not this one, and this op sent again (its reply lost: the Settler resends a failed batch, Redisson a
@@ -40,6 +43,7 @@
 --   prepare_backs               the hand-backs' envelopes and new sequence numbers (includes/settle_outcomes.lua)
 --   apply_ops                   each op that holds its fence: ack, retry, hand back or dead letter
 --   finish_backs / finish_acks  the renumbered envelopes, the acks' deletes, for the whole batch at once
+--   finish_history              the history's count bound, when the call kept records
 --   wake                        a wake-up when a message came back due before the head; a claim waiting for the
 --                               cap on messages in flight is woken (includes/flow.lua)
 --- @include "settle_outcomes"
@@ -51,6 +55,7 @@ prepare_backs(s)
 apply_ops(s)
 finish_backs(s)
 finish_acks(s)
+finish_history(s)
 if s.earliest ~= nil then wake_if_earlier(s.channel, s.earliest, s.old_head) end
 if KEYS[11] then flow_freed(KEYS[11], s.channel, s.now) end
 return table.concat(s.result)

@@ -1,30 +1,31 @@
 -- Settle stages "parse" and "fence": the ops of one settle call and which of them still hold their delivery.
 -- An op is one argument, its member last (the only part that may hold ':'): "A<attempt>:<member>",
--- "a<attempt>:<member>", "H<attempt>:<due ms>:<member>", "L<attempt>:<delay ms>:<member>", or two for those that carry
--- a text: "R<attempt>:<delay ms>:<member>", text and "D<attempt>:<member>", text (settle.lua's header says what each
--- does). A batch holds at most one current delivery per id and every op touches only its own id, so the fences of the
+-- "a<attempt>:<member>", "H<attempt>:<due ms>:<member>", "L<attempt>:<delay ms>:<member>", or more for those that
+-- carry texts: "R<attempt>:<delay ms>:<member>", text; "D<attempt>:<member>", text; "K<attempt>:<keep>:<member>",
+-- record; "E<attempt>:<keep>:<member>", text, record (settle.lua's header says what each does). A batch holds at most one current delivery per id and every op touches only its own id, so the fences of the
 -- whole batch are read up front with two variadic commands (ZMSCORE, HMGET), the same as one by one.
 --- @include "clock"
 --- @include "keys"
 --- @include "format"
 --- @include "wake"
 
--- The ops of ARGV (from 2): their letters, attempts, members, ids, delays (R, H, L) and texts (R, D), and the
--- positions of the hand-backs (H, L)
+-- The ops of ARGV (from 2): their letters, attempts, members, ids, delays (R, H, L; for K and E how many records the
+-- queue keeps), texts (R, D, E) and records (K, E), and the positions of the hand-backs (H, L)
 local function settle_open(keys, argv)
   local s = { keys = queue_keys(keys), channel = argv[1], now = now_ms(), ops = {}, attempts_sent = {}, delays = {},
-    texts = {}, members = {}, ids = {}, backs = {}, acks = {}, result = {}, earliest = nil, old_head = nil, head_read = false }
+    texts = {}, records = {}, members = {}, ids = {}, backs = {}, acks = {}, result = {}, earliest = nil, old_head = nil,
+    head_read = false, keep = nil }
   local j = 2
   while j <= #argv do
     local entry = argv[j]
     local op = string.sub(entry, 1, 1)
-    if not string.find('AaRDHL', op, 1, true) then error('settle.lua: unknown op ' .. op) end -- QueueOps sends none
+    if not string.find('AaRDHLKE', op, 1, true) then error('settle.lua: unknown op ' .. op) end -- QueueOps sends none
     local colon = string.find(entry, ':', 2, true)
     local n = #s.ops + 1
     s.ops[n] = op
     s.attempts_sent[n] = string.sub(entry, 2, colon - 1)
     local rest = colon + 1
-    if op == 'R' or op == 'H' or op == 'L' then
+    if op == 'R' or op == 'H' or op == 'L' or op == 'K' or op == 'E' then
       local second = string.find(entry, ':', rest, true)
       s.delays[n] = tonumber(string.sub(entry, rest, second - 1))
       rest = second + 1
@@ -35,6 +36,12 @@ local function settle_open(keys, argv)
     if op == 'R' or op == 'D' then
       s.texts[n] = argv[j + 1]
       j = j + 2
+    elseif op == 'K' then
+      s.records[n] = argv[j + 1]
+      j = j + 2
+    elseif op == 'E' then
+      s.texts[n], s.records[n] = argv[j + 1], argv[j + 2]
+      j = j + 3
     else
       j = j + 1
     end

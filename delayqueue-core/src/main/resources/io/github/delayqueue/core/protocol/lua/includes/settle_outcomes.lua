@@ -3,6 +3,8 @@
 --   retry (R)         back to delayed (or its group's set) in <delay>, capped just after its expiry, its error kept
 --   hand back (H, L)  back at <due> (H) or in <delay> (L) under a new sequence number, the attempt given back
 --   dead (D)          to the dead letters with its reason
+--   K, E              ack, dead, and the record kept in the queue's history (includes/history.lua), trimmed to the
+--                     count the op carries once the batch is applied (finish_history)
 -- A grouped message (includes/groups.lua) goes back to its group's set, and any settle of one frees its place
 -- against its group's in-flight cap.
 --- @include "settle_ops"
@@ -10,6 +12,7 @@
 --- @include "lifecycle"
 --- @include "dead_letters"
 --- @include "remember"
+--- @include "history"
 
 -- The hand-backs that apply: their envelopes read with one HMGET, their new sequence numbers reserved with one INCRBY
 -- (the envelopes renumbered are written with one HSET by finish_backs). The same delivery handed back twice in one
@@ -97,7 +100,19 @@ local function dead(s, i)
   bury(s.keys, s.ids[i], s.members[i], s.now, s.attempts_sent[i], s.texts[i])
 end
 
-local APPLY = { A = ack, a = ack, R = retry, H = hand_back, L = hand_back, D = dead }
+-- An ack or a dead letter whose record the queue keeps
+local function keep(s, i)
+  if s.ops[i] == 'K' then ack(s, i) else dead(s, i) end
+  history_keep(s.keys, s.ids[i], s.now, s.records[i])
+  s.keep = s.delays[i]
+end
+
+local APPLY = { A = ack, a = ack, R = retry, H = hand_back, L = hand_back, D = dead, K = keep, E = keep }
+
+-- The history's count bound, once per call that kept a record
+local function finish_history(s)
+  if s.keep ~= nil and s.keep > 0 then history_trim_count(s.keys, s.keep) end
+end
 
 -- Applies every op that holds its fence; the reply's flag per op: 1 applied, 0 stale
 local function apply_ops(s)
@@ -125,7 +140,7 @@ local function finish_acks(s)
   for _, i in ipairs(s.acks) do
     members[#members + 1] = s.members[i]
     ids[#ids + 1] = s.ids[i]
-    if s.ops[i] == 'A' then windowed[#windowed + 1] = s.ids[i] end
+    if s.ops[i] == 'A' or s.ops[i] == 'K' then windowed[#windowed + 1] = s.ids[i] end
     if s.attempts_sent[i] ~= '1' then retried[#retried + 1] = s.ids[i] end
   end
   remember(s.keys, windowed)

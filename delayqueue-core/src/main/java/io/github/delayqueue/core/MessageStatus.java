@@ -1,0 +1,35 @@
+package io.github.delayqueue.core;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where one message stands, as {@link DelayQueueClient#status} read it: live (pending or in flight, {@link #live}),
+ * settled and still in the queue's history ({@link #settled}), or unknown. A snapshot: the message may move on as it is
+ * read. A message sent again under an id that has a record is live first: its record shows its earlier run until the
+ * new one settles.
+ *
+ * @param id      the message id
+ * @param state   where it stands
+ * @param live    the message while {@link State#PENDING} or {@link State#IN_FLIGHT}, else {@code null}
+ * @param settled its record while {@link State#COMPLETED} or {@link State#DEAD_LETTERED}, else {@code null}
+ */
+public record MessageStatus(String id, State state, @Nullable QueuedMessage live, @Nullable SettledMessage settled) {
+
+    /** Where a message stands. */
+    public enum State {
+        /** Waiting for its due time or for a consumer. */
+        PENDING,
+        /** Claimed by a consumer: its handler may be running. */
+        IN_FLIGHT,
+        /** Acknowledged, and its record kept in the history. */
+        COMPLETED,
+        /** Dead-lettered by a consumer, and its record kept in the history (see {@link DelayQueueClient#deadLetters}). */
+        DEAD_LETTERED,
+        /**
+         * Neither live nor in the history: never sent, cancelled, or settled by a consumer that keeps no history (or
+         * its record trimmed); also a message a claim dead-lettered (its lease expired on its last attempt, or it
+         * expired), which has no record.
+         */
+        UNKNOWN
+    }
+}

@@ -1,0 +1,43 @@
+-- The history of a queue (partition), kept only for consumers that ask for it (ConsumerOptions.keepHistory): a record
+-- per message acknowledged or dead-lettered, so that a message's life can be looked up after the fact.
+--   base .. 'history'     HASH  id -> the record, JSON written and read by Java only (protocol.HistoryRecord); a
+--                               message sent again under the same id replaces its record when it is settled again
+--   base .. 'history-at'  ZSET  id -> when it was settled (ms, Redis clock): the record's time, and the order in which
+--                               records are trimmed
+-- Written by settle.lua's K (ack) and E (dead letter) ops, trimmed to the count those ops carry in the same call, and
+-- by age in the claim's housekeeping stage (at most HISTORY_TRIM per call): never a scan. Only commands of the
+-- documented ACL rule set (HSET, HDEL, ZADD, ZREM, ZRANGE, ZRANGEBYSCORE, ZCARD).
+--- @include "keys"
+
+local HISTORY_TRIM = 100
+
+local function history_keys(keys)
+  return keys.base .. 'history', keys.base .. 'history-at'
+end
+
+-- Keeps `record` for `id`, settled at `now`
+local function history_keep(keys, id, now, record)
+  local records, at = history_keys(keys)
+  redis.call('HSET', records, id, record)
+  redis.call('ZADD', at, now, id)
+end
+
+-- Deletes the oldest records beyond `max` (a call keeps at most as many as it settles, so this deletes few)
+local function history_trim_count(keys, max)
+  local records, at = history_keys(keys)
+  local over = redis.call('ZCARD', at) - max
+  if over <= 0 then return end
+  local oldest = redis.call('ZRANGE', at, 0, over - 1)
+  redis.call('HDEL', records, unpack(oldest))
+  redis.call('ZREM', at, unpack(oldest))
+end
+
+-- Deletes records settled before `before` (ms), at most HISTORY_TRIM; returns how many it deleted
+local function history_trim_age(keys, before)
+  local records, at = history_keys(keys)
+  local old = redis.call('ZRANGEBYSCORE', at, '-inf', '(' .. before, 'LIMIT', 0, HISTORY_TRIM)
+  if #old == 0 then return 0 end
+  redis.call('HDEL', records, unpack(old))
+  redis.call('ZREM', at, unpack(old))
+  return #old
+end

@@ -1,0 +1,221 @@
+package io.github.delayqueue.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.client.codec.StringCodec;
+
+import io.github.delayqueue.core.protocol.HistoryRecord;
+import io.github.delayqueue.core.protocol.QueueRoute;
+import io.github.delayqueue.testing.RedisContext;
+import io.github.delayqueue.testing.RedisExtension;
+
+/**
+ * A message's life after the fact: {@link DelayQueueClient#status} in each state, and the history that keeps the
+ * records of settled messages ({@link ConsumerOptions.Builder#keepHistory}) bounded by count and by age. The
+ * partitioned and Cluster variants run every test again.
+ */
+@ExtendWith(RedisExtension.class)
+class HistoryTest {
+
+    private static final Duration BOUND = Duration.ofSeconds(20);
+    private static final RetryPolicy ONCE = new RetryPolicy(1, Duration.ofMillis(10), 1, Duration.ofMillis(10), 0);
+
+    private final RedisContext redis;
+    private DelayQueueClient client;
+    private final List<DelayQueueConsumer> consumers = new ArrayList<>();
+
+    HistoryTest(RedisContext redis) {
+        this.redis = redis;
+    }
+
+    /** The client under test; the partitioned variant gives one with several partitions per queue. */
+    DelayQueueClient newClient() {
+        return redis.client();
+    }
+
+    RedisContext redis() {
+        return redis;
+    }
+
+    @BeforeEach
+    void setUp() {
+        client = newClient();
+    }
+
+    @AfterEach
+    void tearDown() {
+        consumers.forEach(DelayQueueConsumer::stop);
+    }
+
+    private DelayQueueConsumer start(String queue, MessageHandler<String> handler, ConsumerOptions options) {
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, handler, options);
+        consumers.add(consumer);
+        consumer.start();
+        return consumer;
+    }
+
+    @Test
+    void statusTellsPendingInFlightCompletedDeadLetteredAndUnknown() throws Exception {
+        String queue = "status";
+        CountDownLatch release = new CountDownLatch(1);
+        Set<String> handled = ConcurrentHashMap.newKeySet();
+        start(queue, (payload, context) -> {
+            try {
+                if (payload.equals("slow")) {
+                    release.await();
+                } else if (payload.equals("bad")) {
+                    throw new IllegalStateException("payment service down");
+                }
+            } finally {
+                handled.add(context.id());
+            }
+        }, ConsumerOptions.builder().retry(ONCE).keepHistory(Duration.ofHours(1), 1_000).build());
+        Instant before = client.stats(queue).serverTime();
+        client.send(queue, "later", Duration.ofHours(1), SendOptions.id("later"));
+        client.send(queue, "ok", Duration.ZERO, SendOptions.id("ok"));
+        client.send(queue, "ok", Duration.ZERO, SendOptions.id("grouped").group("customer-7"));
+        client.send(queue, "bad", Duration.ZERO, SendOptions.id("bad"));
+        client.send(queue, "slow", Duration.ZERO, SendOptions.id("slow"));
+        try {
+            await().atMost(BOUND).until(() -> handled.containsAll(List.of("ok", "grouped", "bad"))
+                    && client.status(queue, "ok").state() == MessageStatus.State.COMPLETED
+                    && client.status(queue, "grouped").state() == MessageStatus.State.COMPLETED
+                    && client.status(queue, "bad").state() == MessageStatus.State.DEAD_LETTERED
+                    && client.status(queue, "slow").state() == MessageStatus.State.IN_FLIGHT);
+
+            MessageStatus later = client.status(queue, "later");
+            assertThat(later.state()).isEqualTo(MessageStatus.State.PENDING);
+            assertThat(later.live().dueAt()).isAfter(before.plus(Duration.ofMinutes(59)));
+            assertThat(later.settled()).isNull();
+
+            MessageStatus slow = client.status(queue, "slow");
+            assertThat(slow.live().leaseDeadline()).isAfter(before);
+            assertThat(slow.live().attempts()).isEqualTo(1);
+
+            MessageStatus ok = client.status(queue, "ok");
+            SettledMessage record = ok.settled();
+            assertThat(ok.live()).isNull();
+            assertThat(record.outcome()).isEqualTo(SettledMessage.Outcome.COMPLETED);
+            assertThat(record.attempts()).isEqualTo(1);
+            assertThat(record.instance()).isEqualTo(HistoryRecord.INSTANCE).contains("@");
+            assertThat(record.dueAt()).isAfterOrEqualTo(before);
+            assertThat(record.settledAt()).isAfterOrEqualTo(record.dueAt()); // never early, on the Redis clock
+            assertThat(record.took().isNegative()).isFalse();
+            assertThat(record.group()).isNull();
+            assertThat(record.reason()).isNull();
+            assertThat(client.status(queue, "grouped").settled().group()).isEqualTo("customer-7");
+
+            SettledMessage dead = client.status(queue, "bad").settled();
+            assertThat(dead.outcome()).isEqualTo(SettledMessage.Outcome.DEAD_LETTERED);
+            assertThat(dead.reason()).contains("IllegalStateException").contains("payment service down");
+            assertThat(client.deadLetters(queue, 10)).extracting(DeadLetter::id).containsExactly("bad");
+
+            MessageStatus never = client.status(queue, "never-sent");
+            assertThat(never.state()).isEqualTo(MessageStatus.State.UNKNOWN);
+            assertThat(never.live()).isNull();
+            assertThat(never.settled()).isNull();
+
+            // sent again under a kept id: live first
+            client.send(queue, "again", Duration.ofHours(1), SendOptions.id("ok"));
+            assertThat(client.status(queue, "ok").state()).isEqualTo(MessageStatus.State.PENDING);
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void withoutHistoryASettledMessageIsUnknownAndNothingIsWritten() {
+        String queue = "no-history";
+        Set<String> handled = ConcurrentHashMap.newKeySet();
+        start(queue, (payload, context) -> handled.add(context.id()), ConsumerOptions.builder().build());
+        client.send(queue, "x", Duration.ZERO, SendOptions.id("x"));
+        await().atMost(BOUND).until(() -> handled.contains("x") && client.stats(queue).inFlight() == 0);
+        assertThat(client.status(queue, "x").state()).isEqualTo(MessageStatus.State.UNKNOWN);
+        assertThat(historySize(queue)).isZero();
+    }
+
+    /** 10,000 messages drained with a count of 100: the history holds each partition's share of it, no more. */
+    @Test
+    void theHistoryKeepsItsCountUnderADrain() {
+        String queue = "history-count";
+        int messages = 10_000;
+        int keep = 100;
+        Set<String> handled = ConcurrentHashMap.newKeySet();
+        start(queue, (payload, context) -> handled.add(context.id()),
+                ConsumerOptions.builder().concurrency(16).keepHistory(Duration.ZERO, keep).build());
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < messages; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO, SendOptions.id("m" + i)));
+            if (batch.size() == 1_000) {
+                client.sendAll(queue, batch);
+                batch.clear();
+            }
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> handled.size() == messages
+                && client.stats(queue).inFlight() == 0 && client.stats(queue).pending() == 0);
+        int partitions = client.queueRoute(queue).count();
+        int share = (keep + partitions - 1) / partitions;
+        assertThat(historySize(queue)).isEqualTo((long) share * partitions);
+        QueueRoute route = client.queueRoute(queue);
+        for (int p = 0; p < partitions; p++) {
+            String base = route.part(p).keys().sibling("history");
+            assertThat(redis.redisson().getMap(base, StringCodec.INSTANCE).size())
+                    .as("records and their times in step").isEqualTo(share);
+        }
+    }
+
+    @Test
+    void recordsOlderThanTheAgeAreTrimmed() {
+        String queue = "history-age";
+        Set<String> handled = ConcurrentHashMap.newKeySet();
+        start(queue, (payload, context) -> handled.add(context.id()), ConsumerOptions.builder()
+                .maxPollInterval(Duration.ofMillis(100)).keepHistory(Duration.ofSeconds(2), 0).build());
+        client.send(queue, "x", Duration.ZERO, SendOptions.id("x"));
+        await().atMost(BOUND).until(() -> client.status(queue, "x").state() == MessageStatus.State.COMPLETED);
+        // trimmed by the queue's housekeeping: on its periodic turn while idle (every 30 poll intervals, 3 s here)
+        await().atMost(BOUND).until(() -> client.status(queue, "x").state() == MessageStatus.State.UNKNOWN);
+        assertThat(historySize(queue)).isZero();
+    }
+
+    @Test
+    void badInputIsRefusedAndWritesNothing() {
+        assertThatThrownBy(() -> ConsumerOptions.builder().keepHistory(Duration.ofSeconds(-1), 10).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("history max age");
+        assertThatThrownBy(() -> ConsumerOptions.builder().keepHistory(null, 10).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("history max age");
+        assertThatThrownBy(() -> ConsumerOptions.builder().keepHistory(Duration.ZERO, -1).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("history max count");
+        assertThatThrownBy(() -> ConsumerOptions.builder().keepHistory(Duration.ZERO, ConsumerOptions.MAX_HISTORY_COUNT + 1)
+                .build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("history max count");
+        assertThatThrownBy(() -> client.status("bad queue", "x")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> client.status("q", "")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> client.status("q", null)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(ConsumerOptions.builder().build().keepsHistory()).isFalse();
+        assertThat(ConsumerOptions.builder().keepHistory(Duration.ofDays(1), 0).build().keepsHistory()).isTrue();
+    }
+
+    /** Records of a queue over its partitions (history-at's size). */
+    private long historySize(String queue) {
+        QueueRoute route = client.queueRoute(queue);
+        long size = 0;
+        for (int p = 0; p < route.count(); p++) {
+            size += redis.redisson().getScoredSortedSet(route.part(p).keys().sibling("history-at"), StringCodec.INSTANCE)
+                    .size();
+        }
+        return size;
+    }
+}
