@@ -14,6 +14,7 @@ import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.ImportReport;
 import io.github.delayqueue.core.MessagePage;
+import io.github.delayqueue.core.MessageStatus;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 
@@ -82,6 +83,12 @@ public interface DelayQueueAdmin {
 
     /** The live (pending or in-flight) message with this id, or empty if there is none. */
     Optional<QueuedMessage> message(DelayQueueCode code, String id);
+
+    /**
+     * Where the message with this id stands: pending, in flight, acknowledged or dead-lettered (while the queue's
+     * history keeps its record: {@code delayqueue.consumer.history.*} or per queue), or unknown. One read.
+     */
+    MessageStatus status(DelayQueueCode code, String id);
 
     /**
      * Moves a pending message to a new due time (Redis clock; an instant in the past makes it due now).

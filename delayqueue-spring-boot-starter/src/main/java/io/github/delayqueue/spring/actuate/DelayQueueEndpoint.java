@@ -15,9 +15,12 @@ import java.util.function.Supplier;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.MessageStatus;
 import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.SettledMessage;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
@@ -186,6 +189,39 @@ public class DelayQueueEndpoint {
                     + "'; use pause, resume or trigger");
         });
         return new ChangeDescriptor(queue, "schedule-" + action, id, changed, this.admin.isPaused(code));
+    }
+
+    /**
+     * Where one message stands ({@code messages/{id}}): pending or in flight (its due time or lease, attempts, last
+     * error; its payload only with {@code show-payloads}), acknowledged or dead-lettered while the queue's history keeps
+     * its record, or unknown.
+     *
+     * @param queue the queue's code
+     * @param kind  {@code messages}
+     * @param id    the message id
+     * @return its status, or {@code null} (404) for another kind or a code no {@code DelayQueueCode} declares
+     */
+    @ReadOperation
+    public @Nullable MessageStatusDescriptor messageStatus(@Selector String queue, @Selector String kind,
+            @Selector String id) {
+        if (!kind.equals("messages")) {
+            return null;
+        }
+        Optional<DelayQueueCode> code = this.admin.find(queue);
+        if (code.isEmpty()) {
+            return null;
+        }
+        MessageStatus status = badInputAs400(() -> this.admin.status(code.get(), id));
+        QueuedMessage live = status.live();
+        SettledMessage settled = status.settled();
+        return new MessageStatusDescriptor(status.id(), status.state().name().toLowerCase(java.util.Locale.ROOT)
+                .replace('_', '-'), live == null ? (settled == null ? null : settled.dueAt()) : live.dueAt(),
+                live == null ? null : live.leaseDeadline(),
+                live != null ? live.attempts() : settled != null ? settled.attempts() : 0,
+                live == null ? null : live.lastError(), live != null ? live.group() : settled != null ? settled.group() : null,
+                settled == null ? null : settled.claimedAt(), settled == null ? null : settled.settledAt(),
+                settled == null ? null : settled.instance(), settled == null ? null : settled.took().toMillis(),
+                settled == null ? null : settled.reason(), live != null && this.showPayloads ? live.payload() : null);
     }
 
     /** Every declared queue, in code order, and this application's consumers. */
@@ -527,6 +563,29 @@ public class DelayQueueEndpoint {
                 @Nullable Instant enqueuedAt, @Nullable String payload, @Nullable Map<String, String> headers) {
             this(key, id, attempts, reason, deadAt, enqueuedAt, payload, headers, null);
         }
+    }
+
+    /**
+     * Where one message stands ({@link DelayQueueAdmin#status}). Times on the Redis clock.
+     *
+     * @param id            the message id
+     * @param state         {@code pending}, {@code in-flight}, {@code completed}, {@code dead-lettered} or {@code unknown}
+     * @param dueAt         when it is (or, settled, was) due
+     * @param leaseDeadline in flight: when its lease runs out
+     * @param attempts      deliveries so far (settled: in all)
+     * @param lastError     pending after a failure: its last error
+     * @param group         its group, if any
+     * @param claimedAt     settled: when its last delivery was claimed
+     * @param settledAt     settled: when it was acknowledged or dead-lettered
+     * @param instance      settled: the JVM that ran its last delivery ({@code <pid>@<host>})
+     * @param tookMillis    settled: from its last delivery's dispatch to its outcome
+     * @param reason        dead-lettered: why
+     * @param payload       live: its payload, only with {@code show-payloads}
+     */
+    public record MessageStatusDescriptor(String id, String state, @Nullable Instant dueAt, @Nullable Instant leaseDeadline,
+            int attempts, @Nullable String lastError, @Nullable String group, @Nullable Instant claimedAt,
+            @Nullable Instant settledAt, @Nullable String instance, @Nullable Long tookMillis, @Nullable String reason,
+            @Nullable String payload) implements OperationResponseBody {
     }
 
     /**

@@ -63,9 +63,9 @@ public class DelayQueueProperties {
      * partitions; the flow limits rate-limit, rate-limit-burst and max-in-flight; the group limits group-rate-limit and
      * group-max-in-flight; on-expiry (dead-letter or drop); observation-enabled; and every setting of
      * delayqueue.consumer except enabled: concurrency, the batch settings batch-size and batch-wait,
-     * visibility-timeout, handler-timeout, max-poll-interval, shutdown-timeout, retry.* and dead-letter.*. Unset
-     * values inherit the global ones (the flow and group limits, on-expiry and partitions have none: unset is no
-     * limit, dead-letter, 1). Use brackets for codes with dots: 'delayqueue.queues[orders.timeout].concurrency'.
+     * visibility-timeout, handler-timeout, max-poll-interval, shutdown-timeout, retry.*, dead-letter.* and
+     * history.*. Unset values inherit the global ones (the flow and group limits, on-expiry and partitions have
+     * none: unset is no limit, dead-letter, 1). Use brackets for codes with dots: 'delayqueue.queues[orders.timeout].concurrency'.
      */
     private Map<String, Queue> queues = new LinkedHashMap<>();
 
@@ -627,6 +627,8 @@ public class DelayQueueProperties {
 
         private final DeadLetter deadLetter = new DeadLetter();
 
+        private final History history = new History();
+
         /** The defaults (the engine's). */
         ConsumerSettings() {
         }
@@ -742,6 +744,40 @@ public class DelayQueueProperties {
 
         public DeadLetter getDeadLetter() {
             return this.deadLetter;
+        }
+
+        public History getHistory() {
+            return this.history;
+        }
+
+        /**
+         * The history: a record of each message the consumer acknowledges or dead-letters (when, after how many
+         * attempts, on which instance, how long it took, the outcome), read with DelayQueueAdmin.status. Off unless a
+         * bound is set.
+         */
+        public static class History {
+
+            /** Records older than this are deleted; 0 (the default): no age bound. */
+            private @Nullable Duration maxAge = Duration.ZERO;
+
+            /** Most records kept per queue, the oldest beyond it deleted; 0 (the default): no count bound. */
+            private @Nullable Integer maxCount = 0;
+
+            public @Nullable Duration getMaxAge() {
+                return this.maxAge;
+            }
+
+            public void setMaxAge(@Nullable Duration maxAge) {
+                this.maxAge = maxAge;
+            }
+
+            public @Nullable Integer getMaxCount() {
+                return this.maxCount;
+            }
+
+            public void setMaxCount(@Nullable Integer maxCount) {
+                this.maxCount = maxCount;
+            }
         }
 
         /**

@@ -234,6 +234,7 @@ public final class QueueSettings implements QueueConsumerSettings {
                 .retry(policy)
                 .deadLetterRetention(s.getDeadLetter().getRetention())
                 .deadLetterMaxCount(s.getDeadLetter().getMaxCount())
+                .keepHistory(s.getHistory().getMaxAge(), s.getHistory().getMaxCount())
                 .noRetryFor(noRetryFor)
                 .errorHandler(handler.errorHandler())
                 .build();

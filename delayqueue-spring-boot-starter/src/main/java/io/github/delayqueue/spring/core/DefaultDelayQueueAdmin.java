@@ -15,6 +15,7 @@ import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.ImportReport;
 import io.github.delayqueue.core.MessagePage;
+import io.github.delayqueue.core.MessageStatus;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.RDelayedQueueImporter;
@@ -108,6 +109,12 @@ public final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
     public Optional<QueuedMessage> message(DelayQueueCode code, String id) {
         QueueCatalog.Queue queue = this.catalog.require(code);
         return queue.client().message(queue.name(), id);
+    }
+
+    @Override
+    public MessageStatus status(DelayQueueCode code, String id) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().status(queue.name(), id);
     }
 
     @Override

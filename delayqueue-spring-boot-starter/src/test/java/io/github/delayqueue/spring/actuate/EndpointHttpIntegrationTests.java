@@ -54,6 +54,7 @@ class EndpointHttpIntegrationTests {
     private static final String[] PROPERTIES = { "management.endpoints.web.exposure.include=delayqueue,health",
             "management.endpoint.health.show-details=always", "delayqueue.queues.FAILING.retry.initial-backoff=50ms",
             "delayqueue.queues.FAILING.retry.multiplier=1", "delayqueue.queues.FAILING.retry.jitter=0",
+            "delayqueue.queues.WORK.history.max-count=100",
             "spring.main.banner-mode=off" };
 
     private static ConfigurableApplicationContext second;
@@ -224,6 +225,29 @@ class EndpointHttpIntegrationTests {
         String base = PREFIX + ":{" + Queues.CHARGES.code() + "}:";
         redis.getMap(base + "messages", StringCodec.INSTANCE).put(id, stored.replace("%s", seq));
         redis.getScoredSortedSet(base + "delayed", StringCodec.INSTANCE).add(0, seq + id);
+    }
+
+    @Test
+    void aMessagesStatusReadsOverHttpFromPendingToCompleted() throws Exception {
+        this.template.send(Queues.WORK, "status-payload", Duration.ofHours(1), SendOptions.id("status-me"));
+        Response pending = get("/actuator/delayqueue/WORK/messages/status-me");
+        assertThat(pending.status()).isEqualTo(200);
+        assertThat(pending.body().get("state").asString()).isEqualTo("pending");
+        assertThat(pending.body().get("dueAt").asString()).isNotEmpty();
+        assertThat(pending.body().has("payload") && !pending.body().get("payload").isNull())
+                .as("no payload without show-payloads").isFalse();
+
+        assertThat(post("/actuator/delayqueue/WORK/messages/status-me/run-now").body().get("changed").asLong()).isEqualTo(1);
+        await().atMost(DEADLINE).until(() -> "completed".equals(
+                get("/actuator/delayqueue/WORK/messages/status-me").body().get("state").asString()));
+        Response completed = get("/actuator/delayqueue/WORK/messages/status-me");
+        assertThat(completed.body().get("attempts").asInt()).isEqualTo(1);
+        assertThat(completed.body().get("instance").asString()).contains("@");
+        assertThat(completed.body().get("settledAt").asString()).isNotEmpty();
+
+        assertThat(get("/actuator/delayqueue/WORK/messages/never-sent").body().get("state").asString()).isEqualTo("unknown");
+        assertThat(get("/actuator/delayqueue/NOT_A_QUEUE/messages/status-me").status()).isEqualTo(404);
+        assertThat(get("/actuator/delayqueue/WORK/other/status-me").status()).isEqualTo(404);
     }
 
     @Test
