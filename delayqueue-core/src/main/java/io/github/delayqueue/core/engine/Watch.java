@@ -184,6 +184,9 @@ final class Watch {
             healthy = true;
             delayMs = untilNextTurnMs();
         } catch (RuntimeException e) {
+            if (executor != on || Thread.currentThread().isInterrupted()) {
+                return; // stopped meanwhile (the last consumer stopped, or the client shuts down): not a failure
+            }
             failures++;
             boolean was = healthy;
             healthy = false;

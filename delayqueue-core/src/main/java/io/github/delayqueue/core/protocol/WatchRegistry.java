@@ -5,6 +5,9 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.BatchResult;
@@ -53,11 +56,17 @@ public final class WatchRegistry {
     }
 
     /**
-     * Removes {@code id} from the registry (a stopping instance), without waiting: its turns pass to the others at
-     * their next beat. If it is lost, the registration lapses.
+     * Removes {@code id} from the registry (a stopping instance), waiting at most a second: its turns pass to the others
+     * at their next beat. If it fails or takes longer, the registration lapses.
      */
     public void leave(String id) {
-        scripts.listAsync(Scripts.Name.WATCH, keys, "leave", id);
+        try {
+            scripts.listAsync(Scripts.Name.WATCH, keys, "leave", id).toCompletableFuture().get(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // it lapses
+        }
     }
 
     private static Beat read(List<Object> out, long sent, long received) {

@@ -1,8 +1,9 @@
 -- Registers an instance for the turns at checking idle queues (the engine's Watch), or removes it.
 -- KEYS: 1 instances  ZSET  instance id -> when its registration lapses (ms, Redis clock)
 --       2 targets    HASH  instance id -> the queues (partitions) it consumes, their delayed keys one per line;
---                          '~generation' -> how many times the registry changed (an instance came, went or changed
---                          its queues), so that a reader fetches the lists again only then
+--                          '~generation' -> a number that changes whenever the registry does (an instance came, went
+--                          or changed its queues), so that a reader fetches the lists again only then; both keys
+--                          are gone once the last instance left
 --       Both carry the hash tag {~watch}, which no queue name can take.
 -- ARGV: 1 op: 'beat' or 'leave', 2 the instance's id, 3 (beat) how long its registration lasts (ms), 4 (beat) its
 --       queues, as stored in targets
@@ -32,7 +33,13 @@ else
 end
 local generation = tonumber(redis.call('HGET', KEYS[2], '~generation') or '0')
 if changed then
-  generation = generation + 1
+  if redis.call('ZCARD', KEYS[1]) == 0 then
+    -- the last instance left: nothing stays behind (the hash, now empty, is gone)
+    redis.call('HDEL', KEYS[2], '~generation')
+    return { string.format('%d', now_us), string.format('%d', generation) }
+  end
+  -- never the same number twice, even after the registry was emptied and started again: the clock in microseconds
+  generation = math.max(generation + 1, now_us)
   redis.call('HSET', KEYS[2], '~generation', string.format('%d', generation))
 end
 local reply = { string.format('%d', now_us), string.format('%d', generation) }
