@@ -219,7 +219,13 @@ public final class DelayQueueClient {
         return sends.send(prepared);
     }
 
-    /** Removes a pending or in-flight message. Returns false if no live message has this id. */
+    /**
+     * Removes a pending or in-flight message. Returns false if no live message has this id (delivered, dead-lettered
+     * or never sent: a cancel that races the acknowledgement leaves one outcome, whichever Redis applied first). A
+     * message in flight is cancelled for its delivery too: the consumer running it, on whichever instance, interrupts
+     * its handler and sets {@link MessageContext#cancelled()} at once through the queue's wake-up channel (at its next
+     * lease extension should that be lost), and settles nothing of that delivery ({@link DeliveryOutcome#CANCELLED}).
+     */
     public boolean cancel(String queue, String id) {
         return sends.cancel(queue, id);
     }

@@ -12,5 +12,10 @@ public enum DeliveryOutcome {
     /** The handler threw {@link RetryLaterException}: due again after its delay, the attempt not counted. */
     RETRY_LATER,
     /** The consumer stopped while the handler ran: the message stays in flight and is redelivered after its lease. */
-    ABANDONED
+    ABANDONED,
+    /**
+     * The message was cancelled while its handler ran ({@link DelayQueueClient#cancel}): the handler was interrupted
+     * and whatever it did next is not settled (the message is gone).
+     */
+    CANCELLED
 }

@@ -180,9 +180,10 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         shared.acquire();
         workers = executors.apply("delayqueue-handler-" + label);
         settler = new Settler(queue, ops, shared.settler(), () -> poller.settleProgress(), listener);
-        keeper = new LeaseKeeper(queue, ops, options, running, this::timeOut);
+        keeper = new LeaseKeeper(queue, ops, options, running, this::timeOut, this::goneWhileRunning);
         keeper.start(shared.keeper());
-        wakeUps = new WakeUps(redisson, ops.keys(), options.maxPollInterval(), due -> poller.signal(true, due));
+        wakeUps = new WakeUps(redisson, ops.keys(), options.maxPollInterval(), due -> poller.signal(true, due),
+                this::cancelRunning);
         Watch watch = shared.watch();
         WakeUps subscription = wakeUps;
         poller = new Poller(queue, ops, options, slots, settler, wakeUps, this::isRunning, this::dispatch, listener,
@@ -254,7 +255,14 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
     private @Nullable Throwable dispatch(QueueOps.Claimed claimed) {
         // its slot was taken by the poller before the claim; the delivery gives it back when it finishes
         Delivery delivery = new Delivery(claimed, this);
-        FutureTask<Void> task = new FutureTask<>(() -> handle(delivery), null);
+        FutureTask<Void> task = new FutureTask<>(() -> handle(delivery), null) {
+            @Override
+            protected void done() {
+                if (isCancelled()) { // interrupted for a cancel or a timeout, maybe before it ever ran handle()
+                    delivery.finishIfNeverStarted();
+                }
+            }
+        };
         delivery.runOn(task);
         running.add(delivery);
         try {
@@ -300,10 +308,37 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
      * The one place a {@link MessageContext} is built: from the claimed member and, once it is parsed, its envelope
      * (null: not parsed or unreadable, so no enqueue time and no headers).
      */
-    private MessageContext contextOf(QueueOps.Claimed claimed, @Nullable Envelope envelope) {
+    private MessageContext contextOf(Delivery delivery, @Nullable Envelope envelope) {
+        QueueOps.Claimed claimed = delivery.claimed;
         return new MessageContext(queue, claimed.id(), claimed.attempt(), Instant.ofEpochMilli(claimed.dueMs()),
                 envelope == null ? null : envelope.enqueuedAt(), envelope == null ? Map.of() : envelope.headers(),
-                Envelope.groupOf(claimed.member()));
+                Envelope.groupOf(claimed.member()), delivery::isCancelled);
+    }
+
+    /**
+     * The message {@code id} was cancelled while in flight (cancel.lua's wake-up, or a lease extension that found it
+     * gone): a delivery of it running here settles nothing more, and its handler is interrupted (a batch's is not: the
+     * other messages of the batch go on; the cancelled one's outcome is not settled).
+     */
+    private void cancelRunning(String id) {
+        stopRunning(id, "was cancelled");
+    }
+
+    /** A lease extension found the message of a running delivery gone: cancelled, or settled by another delivery. */
+    private void goneWhileRunning(String id) {
+        stopRunning(id, "is gone (cancelled, or settled by a later delivery)");
+    }
+
+    private void stopRunning(String id, String why) {
+        for (Delivery delivery : running) {
+            if (delivery.claimed.id().equals(id) && delivery.cancel()) {
+                log.info("Queue '{}': message '{}' (attempt {}) {} while its handler ran; {}", queue, id,
+                        delivery.claimed.attempt(), why, batch == null ? "interrupting it" : "its outcome will not be settled");
+                if (batch == null) {
+                    delivery.interrupt();
+                }
+            }
+        }
     }
 
     /**
@@ -321,7 +356,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
             undecodable(delivery, e, e instanceof IllegalArgumentException ? e.getMessage() : Unreadable.describe(e));
             return null;
         }
-        MessageContext context = contextOf(claimed, envelope);
+        MessageContext context = contextOf(delivery, envelope);
         if (payloadType == Void.class) { // a handler that takes no payload: nothing to decode, nothing to fail
             delivery.context = context;
             return NO_PAYLOAD;
@@ -545,6 +580,10 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
     private void handle(Delivery delivery) {
         QueueOps.Claimed claimed = delivery.claimed;
         try {
+            if (!delivery.begin()) {
+                // cancelled (or timed out) before its handler started: the task's done() finished it, or will
+                return;
+            }
             Object payload = read(delivery);
             if (payload == null) {
                 return;
@@ -563,6 +602,10 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
                 if (delivery.timedOut()) {
                     return; // returned past its timeout: the lease keeper settled and reported it already
                 }
+                if (delivery.isCancelled()) {
+                    afterDelivery(delivery, context, DeliveryOutcome.CANCELLED, null); // the message is gone
+                    return;
+                }
                 if (delivery.isCutOff()) {
                     // returned after shutdown interrupted it (catch, restore the flag, return): the work was
                     // abandoned, so the message stays in flight and is redelivered after its lease
@@ -574,6 +617,10 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
             } catch (Throwable e) {
                 if (delivery.timedOut()) {
                     return; // the lease keeper settled it already
+                }
+                if (delivery.isCancelled()) {
+                    afterDelivery(delivery, context, DeliveryOutcome.CANCELLED, e); // interrupted for the cancel
+                    return;
                 }
                 if (delivery.isCutOff() || (state != State.RUNNING && interruptedBy(e))) {
                     // failed because the application is stopping (even with the interrupt wrapped in another
@@ -717,7 +764,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         if (interceptors.isEmpty()) {
             return;
         }
-        MessageContext shown = context != null ? context : contextOf(delivery.claimed, null);
+        MessageContext shown = context != null ? context : contextOf(delivery, null);
         Duration handlerTime = Duration.ofNanos(System.nanoTime() - delivery.startNanos);
         for (DeliveryInterceptor interceptor : interceptors) {
             try {
@@ -739,7 +786,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
                 options.handlerTimeout());
         MessageContext context = delivery.context;
         if (context == null) { // still decoding: a context of what is known
-            context = contextOf(delivery.claimed, null);
+            context = contextOf(delivery, null);
         }
         TimeoutException timeout = new TimeoutException("handler timed out after " + options.handlerTimeout());
         timeout.setStackTrace(new StackTraceElement[0]); // the lease keeper's stack says nothing about the handler

@@ -40,10 +40,14 @@ public final class Delivery {
     private final Owner owner;
     private final AtomicBoolean settled = new AtomicBoolean();
     private final AtomicBoolean slotHeld = new AtomicBoolean(true);
+    /** Whether its handler thread took it up ({@link #begin}); one that never does is finished by its task's end. */
+    private final AtomicBoolean started = new AtomicBoolean();
     private volatile @Nullable FutureTask<Void> task;
     private volatile boolean timedOut;
     /** Set before shutdown interrupts the handler: whatever it does next, its work was abandoned. */
     private volatile boolean cutOff;
+    /** The message was cancelled while this delivery ran: nothing of it is settled (the message is gone). */
+    private volatile boolean cancelled;
     private volatile boolean leaseLostLogged;
 
     Delivery(QueueOps.Claimed claimed, Owner owner) {
@@ -84,6 +88,21 @@ public final class Delivery {
         owner.finished(this, slotHeld.compareAndSet(true, false));
     }
 
+    /**
+     * The handler thread takes the delivery up; false when it was cancelled or timed out before (then its task's end
+     * finishes it: {@link #finishIfNeverStarted}).
+     */
+    boolean begin() {
+        return started.compareAndSet(false, true) && !cancelled && !timedOut;
+    }
+
+    /** Its task was cancelled: finishes it unless its handler thread took it up (that one finishes it itself). */
+    void finishIfNeverStarted() {
+        if (started.compareAndSet(false, true)) {
+            finish();
+        }
+    }
+
     void runOn(FutureTask<Void> task) {
         this.task = task;
     }
@@ -111,6 +130,22 @@ public final class Delivery {
 
     void cutOff() {
         cutOff = true;
+    }
+
+    /**
+     * The message was cancelled while this delivery runs: from here on nothing of it is settled (any settle would be
+     * stale: the message is gone). False when it had settled already, or was cancelled before.
+     */
+    boolean cancel() {
+        if (cancelled || !settled.compareAndSet(false, true)) {
+            return false;
+        }
+        cancelled = true;
+        return true;
+    }
+
+    boolean isCancelled() {
+        return cancelled;
     }
 
     boolean isCutOff() {

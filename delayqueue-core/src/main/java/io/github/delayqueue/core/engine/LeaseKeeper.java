@@ -30,10 +30,13 @@ public final class LeaseKeeper {
     private final ConsumerOptions options;
     private final Collection<Delivery> running;
     private final Consumer<Delivery> timeOut;
+    /** Told the id of a running delivery whose message is gone: it was cancelled (cancel.lua's wake-up was lost). */
+    private final Consumer<String> gone;
     private @Nullable ScheduledFuture<?> task;
 
     LeaseKeeper(String queue, QueueOps ops, ConsumerOptions options, Collection<Delivery> running,
-            Consumer<Delivery> timeOut) {
+            Consumer<Delivery> timeOut, Consumer<String> gone) {
+        this.gone = gone;
         this.queue = queue;
         this.ops = ops;
         this.options = options;
@@ -78,8 +81,12 @@ public final class LeaseKeeper {
                 for (int i = 0; i < ok.length; i++) {
                     Delivery delivery = extended.get(from + i);
                     if (!ok[i] && !delivery.isSettled() && delivery.firstLeaseLoss()) {
-                        log.warn("Queue '{}': lease of message '{}' (attempt {}) was lost while its handler runs; "
-                                + "it may be delivered again", queue, delivery.claimed.id(), delivery.claimed.attempt());
+                        if (ops.peek(delivery.claimed.id()).isEmpty()) {
+                            gone.accept(delivery.claimed.id()); // cancelled, and its wake-up lost
+                        } else {
+                            log.warn("Queue '{}': lease of message '{}' (attempt {}) was lost while its handler runs; "
+                                    + "it may be delivered again", queue, delivery.claimed.id(), delivery.claimed.attempt());
+                        }
                     }
                 }
             }

@@ -2,6 +2,7 @@ package io.github.delayqueue.core.engine;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
 import org.jspecify.annotations.Nullable;
@@ -24,12 +25,16 @@ import io.github.delayqueue.core.protocol.QueueKeys;
 public final class WakeUps {
 
     private static final Logger log = LoggerFactory.getLogger(DelayQueueConsumer.class);
+    /** What cancel.lua publishes before the id of a message it cancelled in flight. */
+    private static final String CANCEL = "cancel:";
 
     private final String queue;
     private final String channel;
     private final RTopic topic;
     /** Receives the due time a wake-up names, or {@link Long#MIN_VALUE} when it names none. */
     private final LongConsumer wake;
+    /** Receives the id of a message cancelled in flight ({@code cancel:<id>}, cancel.lua). */
+    private final Consumer<String> cancelled;
     private final Duration pollInterval;
     private volatile boolean subscribed;
     private volatile boolean closed;
@@ -40,7 +45,8 @@ public final class WakeUps {
     private volatile @Nullable Integer statusListenerId;
     private volatile boolean watching;
 
-    WakeUps(RedissonClient redisson, QueueKeys keys, Duration pollInterval, LongConsumer wake) {
+    WakeUps(RedissonClient redisson, QueueKeys keys, Duration pollInterval, LongConsumer wake, Consumer<String> cancelled) {
+        this.cancelled = cancelled;
         this.queue = keys.queue();
         this.channel = keys.wakeChannel();
         this.topic = redisson.getTopic(channel, StringCodec.INSTANCE);
@@ -60,6 +66,10 @@ public final class WakeUps {
         subscribed = true;
         try {
             topic.addListenerAsync(String.class, (ch, due) -> {
+                if (due.startsWith(CANCEL)) {
+                    cancelled.accept(due.substring(CANCEL.length()));
+                    return;
+                }
                 try {
                     wake.accept(Long.parseLong(due));
                 } catch (NumberFormatException e) {

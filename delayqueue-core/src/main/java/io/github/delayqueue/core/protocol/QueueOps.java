@@ -492,7 +492,7 @@ public final class QueueOps {
     }
 
     public boolean cancel(String id) {
-        return scripts.number(Scripts.Name.CANCEL, keys.keys(), keys.wakeChannel(), id) == 1;
+        return scripts.number(Scripts.Name.CANCEL, keys.keys(), keys.wakeChannel(), id) != 0; // 1 pending, 2 in flight
     }
 
     public boolean reschedule(String id, Due due) {

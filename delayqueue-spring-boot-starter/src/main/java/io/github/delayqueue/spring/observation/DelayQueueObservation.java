@@ -90,7 +90,7 @@ public enum DelayQueueObservation implements ObservationDocumentation {
         },
         /**
          * What became of the delivery, in lower case: {@code acknowledged}, {@code retried}, {@code dead_lettered},
-         * {@code retry_later}, {@code abandoned}.
+         * {@code retry_later}, {@code abandoned}, {@code cancelled}.
          */
         OUTCOME {
             @Override

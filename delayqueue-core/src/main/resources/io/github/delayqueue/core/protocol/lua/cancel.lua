@@ -1,12 +1,22 @@
 -- Removes a pending or in-flight message.
 -- KEYS: the standard layout (includes/keys.lua)
--- ARGV: 1 wake channel (unused), 2 id
--- Returns: 1 if it existed, 0 if not
+-- ARGV: 1 wake channel, 2 id
+-- Returns: 1 if it was pending, 2 if it was in flight, 0 if there was none (delivered, dead or never sent).
+-- A message in flight is gone for its delivery too: every settle of that delivery is stale from here on, and the
+-- wake channel says "cancel:<id>", so the consumer running it interrupts its handler at once (a consumer of an
+-- older release reads it as a wake-up naming no due time, and claims). Like every wake-up it runs under pcall: an ACL
+-- without the channel never fails the cancel, and the consumer then learns of it when it next extends the lease.
 --- @include "keys"
 --- @include "format"
 --- @include "lifecycle"
 local id = ARGV[2]
 local envelope = redis.call('HGET', KEYS[1], id)
 if not envelope then return 0 end
-forget(queue_keys(KEYS), id, member_of(id, envelope))
+local member = member_of(id, envelope)
+local running = redis.call('ZSCORE', KEYS[3], member)
+forget(queue_keys(KEYS), id, member)
+if running then
+  redis.pcall('PUBLISH', ARGV[1], 'cancel:' .. id)
+  return 2
+end
 return 1
