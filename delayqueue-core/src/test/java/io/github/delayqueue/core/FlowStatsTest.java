@@ -226,15 +226,17 @@ class FlowStatsTest {
                 ConsumerOptions.builder().maxPollInterval(poll).build());
         limited.start();
         try {
-            unlimited.start(); // forgets the limits; the old instance's next claim records them again
-            await().until(() -> updated.stats(queue).flow().rateLimit() != null);
+            unlimited.start(); // forgets the limits; the old instance's next claim records them again: on an idle queue,
+            // its periodic turn (every 30 poll intervals, 6 s here, taken in turn by the two instances: 12 s)
+            await().atMost(Duration.ofSeconds(40)).until(() -> updated.stats(queue).flow().rateLimit() != null);
         } finally {
             limited.stop();
         }
         try {
-            // the instance without limits forgets them again within FORGET_LIMITS_EVERY_POLLS of its poll intervals
-            // (2 s here); before, it did so only when it started and the old limits stayed in the view for good
-            await().atMost(Duration.ofSeconds(10)).until(() -> updated.stats(queue).flow().equals(QueueFlow.NONE));
+            // the instance without limits forgets them again on its periodic turn: once it knows it is alone (its next
+            // beat, within 5 s), within 30 poll intervals (6 s here); before, it did so only when it started and the
+            // old limits stayed in the view for good
+            await().atMost(Duration.ofSeconds(40)).until(() -> updated.stats(queue).flow().equals(QueueFlow.NONE));
         } finally {
             unlimited.stop();
         }

@@ -81,7 +81,7 @@ public final class LeaseKeeper {
                 for (int i = 0; i < ok.length; i++) {
                     Delivery delivery = extended.get(from + i);
                     if (!ok[i] && !delivery.isSettled() && delivery.firstLeaseLoss()) {
-                        if (ops.peek(delivery.claimed.id()).isEmpty()) {
+                        if (!ops.exists(delivery.claimed.id())) {
                             gone.accept(delivery.claimed.id()); // cancelled, and its wake-up lost
                         } else {
                             log.warn("Queue '{}': lease of message '{}' (attempt {}) was lost while its handler runs; "

@@ -605,6 +605,15 @@ public final class QueueOps {
         return found.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(found.get(0));
     }
 
+    /**
+     * Whether the message is stored at all (peek.lua's 'exists'), live or not: false once it was cancelled, acknowledged
+     * or dead-lettered.
+     */
+    public boolean exists(String id) {
+        List<Object> out = scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), "exists", id);
+        return out.size() > 1 && "1".equals(out.get(1).toString());
+    }
+
     /** Where one message stands: live (peek.lua's 'id'), else its history record (its 'status'), else unknown. */
     public io.github.delayqueue.core.MessageStatus status(String id) {
         List<Object> out = scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), "status", id);

@@ -3,7 +3,9 @@
 -- ARGV: 1 wake channel (unused), 2 what: 'delayed' or 'inflight' (a page by rank: 3 offset, 4 limit), 'group' (a page
 --       by rank of one group's pending messages, includes/groups.lua: 3 offset, 4 limit, 5 the group) or
 --       'id' (one message: 3 its id), 'status' (as 'id', and when the message is not live its history record:
---       includes/history.lua), or 'groups' (the groups of grouped messages, includes/groups.lua: 3 limit).
+--       includes/history.lua), 'exists' (whether a message is stored at all, live or not: 3 its id), or 'groups' (the
+--       groups of grouped messages, includes/groups.lua: 3 limit).
+-- For 'exists' returns: the Redis time, then 1 if the messages hash holds the id, else 0.
 -- For 'status' of a message that is not live returns: the Redis time, then 'h', its record and when it was settled
 --          (ms), or nothing more when the history holds none.
 -- For 'groups' returns: the Redis time (ms), the number of groups with pending messages, then five fields per group,
@@ -29,6 +31,11 @@ local function add(id, state, score)
   out[#out + 1] = redis.call('HGET', KEYS[4], id) or ''
   out[#out + 1] = envelope
   out[#out + 1] = redis.call('HGET', KEYS[5], id) or ''
+end
+
+if ARGV[2] == 'exists' then
+  out[2] = redis.call('HEXISTS', KEYS[1], ARGV[3])
+  return out
 end
 
 if ARGV[2] == 'id' or ARGV[2] == 'status' then
