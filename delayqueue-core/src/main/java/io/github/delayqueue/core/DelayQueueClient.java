@@ -26,6 +26,7 @@ import io.github.delayqueue.core.protocol.GroupLimits;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
 import io.github.delayqueue.core.protocol.Scripts;
+import io.github.delayqueue.core.protocol.WatchRegistry;
 
 /**
  * Entry point of the engine: sends, cancels and reschedules messages, reads queue statistics,
@@ -74,7 +75,7 @@ public final class DelayQueueClient {
     private final Reads reads;
     private final DeadLetterAdmin deadLetters;
     /** The lease keeper and settler threads, shared by this client's consumers. */
-    private final SharedThreads shared = new SharedThreads();
+    private final SharedThreads shared;
 
     private DelayQueueClient(RedissonClient redisson, ClientOptions options) {
         this.redisson = Checks.notNull(redisson, "redisson");
@@ -85,6 +86,8 @@ public final class DelayQueueClient {
         this.sends = new Sends(this, options, queues, listener);
         this.reads = new Reads(queues);
         this.deadLetters = new DeadLetterAdmin(queues);
+        this.shared = new SharedThreads(options.sharedIdlePolling()
+                ? new WatchRegistry(redisson, scripts, options.keyPrefix()) : null);
     }
 
     /** A client with the default {@link ClientOptions}. */

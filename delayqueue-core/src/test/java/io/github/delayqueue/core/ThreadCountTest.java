@@ -39,6 +39,7 @@ class ThreadCountTest {
     void onePollerPerQueueAndOneLeaseKeeperAndSettlerPerClient() {
         long keepersBefore = threads("delayqueue-lease-\\d+");
         long settlersBefore = threads("delayqueue-settler-\\d+");
+        long watchersBefore = threads("delayqueue-watch-\\d+");
         DelayQueueClient client = redis.client();
         Set<String> handled = ConcurrentHashMap.newKeySet();
         List<DelayQueueConsumer> consumers = new ArrayList<>();
@@ -56,10 +57,12 @@ class ThreadCountTest {
             assertThat(threads("delayqueue-poller-threads-\\d+-\\d+")).isEqualTo(QUEUES);
             assertThat(threads("delayqueue-lease-\\d+")).isEqualTo(keepersBefore + 1);
             assertThat(threads("delayqueue-settler-\\d+")).isEqualTo(settlersBefore + 1);
+            assertThat(threads("delayqueue-watch-\\d+")).isEqualTo(watchersBefore + 1); // the turns at idle queues
         } finally {
             consumers.forEach(DelayQueueConsumer::stop);
         }
         await().atMost(Duration.ofSeconds(20)).until(() -> threads("delayqueue-poller-threads-\\d+-\\d+") == 0
-                && threads("delayqueue-lease-\\d+") == keepersBefore && threads("delayqueue-settler-\\d+") == settlersBefore);
+                && threads("delayqueue-lease-\\d+") == keepersBefore && threads("delayqueue-settler-\\d+") == settlersBefore
+                && threads("delayqueue-watch-\\d+") == watchersBefore);
     }
 }

@@ -166,6 +166,9 @@ class RestrictedAclTest {
                     .retry(new RetryPolicy(3, Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0)).build());
             consumer.start();
             try {
+                // the turns at checking idle queues work under the rule set too: the instance registers (watch.lua)
+                await("registered for the turns").atMost(Duration.ofSeconds(10)).until(() -> redisson
+                        .getScoredSortedSet(prefix + ":{~watch}:instances", StringCodec.INSTANCE).size() == 1);
                 // the first claim (at start) finds nothing and sleeps for an hour: only a wake-up delivers these. Sent
                 // before that claim, x would be its next due time and delivered without one; sent before the SUBSCRIBE,
                 // its wake-up would be missed: wait until the consumer listens and its poller sleeps

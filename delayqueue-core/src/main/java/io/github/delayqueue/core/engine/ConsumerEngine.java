@@ -183,9 +183,15 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         keeper = new LeaseKeeper(queue, ops, options, running, this::timeOut);
         keeper.start(shared.keeper());
         wakeUps = new WakeUps(redisson, ops.keys(), options.maxPollInterval(), due -> poller.signal(true, due));
+        Watch watch = shared.watch();
+        WakeUps subscription = wakeUps;
         poller = new Poller(queue, ops, options, slots, settler, wakeUps, this::isRunning, this::dispatch, listener,
-                partitionCheck, batch == null ? null : this::dispatchBatch, batch == null ? 0 : batch.maxWait().toNanos());
+                partitionCheck, batch == null ? null : this::dispatchBatch, batch == null ? 0 : batch.maxWait().toNanos(),
+                () -> watch != null && watch.covers() && subscription.listening());
         slots.register(poller);
+        if (watch != null) {
+            watch.register(ops.keys(), poller);
+        }
         pollerThread = Threads.named("delayqueue-poller-" + label).newThread(this::poll);
         pollerThread.start();
         log.debug("Started consumer of queue '{}' with {}", queue, options);
@@ -807,6 +813,10 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
             long deadline = System.nanoTime() + options.shutdownTimeout().toNanos();
             wakeUps.close();
             joinQuietly(pollerThread, deadline); // no new claims from here on
+            Watch watch = shared.watch();
+            if (watch != null) {
+                watch.unregister(ops.keys(), poller);
+            }
             stopLock.lock();
             try {
                 while (!running.isEmpty()) {

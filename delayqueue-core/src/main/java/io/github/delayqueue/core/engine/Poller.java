@@ -68,6 +68,18 @@ public final class Poller {
     private final @Nullable Function<List<QueueOps.Claimed>, @Nullable Throwable> dispatchBatch;
     /** How long a batch consumer's claim that found fewer than a batch waits to fill it (0: not at all). */
     private final long batchWaitNanos;
+    /**
+     * Whether the client's {@link Watch} covers this poller: its instance takes turns checking the queue and its wake-up
+     * subscription works. Then it sleeps until the next event it knows of; otherwise at most {@code maxPollInterval}.
+     */
+    private final BooleanSupplier covered;
+
+    /** What the last claim saw, for the watch's turns: its Redis time (ms), and whether it held due messages back. */
+    private volatile long lastClaimServerMs = Long.MIN_VALUE;
+    private volatile boolean lastClaimHeld;
+    private volatile boolean lastClaimPaused;
+    /** The watch asked for the periodic pass (the flow view, the groups' marker) and a housekeeping claim. */
+    private volatile boolean periodicRequested;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -89,7 +101,9 @@ public final class Poller {
     Poller(String queue, QueueOps ops, ConsumerOptions options, Slots slots, Settler settler, WakeUps wakeUps,
             BooleanSupplier running, Function<QueueOps.Claimed, @Nullable Throwable> dispatch,
             DelayQueueListener listener, Runnable partitionCheck,
-            @Nullable Function<List<QueueOps.Claimed>, @Nullable Throwable> dispatchBatch, long batchWaitNanos) {
+            @Nullable Function<List<QueueOps.Claimed>, @Nullable Throwable> dispatchBatch, long batchWaitNanos,
+            BooleanSupplier covered) {
+        this.covered = covered;
         this.dispatchBatch = dispatchBatch;
         this.batchWaitNanos = batchWaitNanos;
         this.partitionCheck = partitionCheck;
@@ -199,8 +213,9 @@ public final class Poller {
                     continue;
                 }
                 QueueOps.ClaimResult result = claim(loop, wanted);
-                if (!dispatchClaimed(loop, result.messages()) || result.messages().size() == wanted) {
-                    continue; // rejected (after a pause), or probably more are due
+                if (!dispatchClaimed(loop, result.messages()) || result.messages().size() == wanted
+                        || result.deadTrimmed() >= QueueOps.ClaimResult.DEAD_TRIM) {
+                    continue; // rejected (after a pause), or probably more are due, or more dead letters to delete
                 }
                 sleepUntilNextEvent(loop, result);
             } catch (InterruptedException e) {
@@ -223,9 +238,19 @@ public final class Poller {
         }
     }
 
-    /** Every FORGET_LIMITS_EVERY_POLLS poll intervals: the flow view's limits, or the groups' marker (hold.lua). */
+    /**
+     * The periodic pass (hold.lua): the flow view's limits, or the groups' marker. When it starts, then when the watch
+     * gives this instance the queue's periodic turn; when the watch does not cover it, every
+     * FORGET_LIMITS_EVERY_POLLS poll intervals.
+     */
     private void keepFlowViewCurrent(Loop loop) {
-        if (loop.forgotAt == 0 || System.nanoTime() - loop.forgotAt >= loop.forgetEveryNanos) {
+        boolean requested = periodicRequested;
+        if (requested) {
+            periodicRequested = false;
+            housekept = false; // and the claim that follows runs the housekeeping stage
+        }
+        if (loop.forgotAt == 0 || requested
+                || (!covered.getAsBoolean() && System.nanoTime() - loop.forgotAt >= loop.forgetEveryNanos)) {
             if (loop.flow.equals(ClaimLimits.NONE)) {
                 ops.forgetLimits(); // the flow view shows no limits once only consumers without any run
             } else {
@@ -296,6 +321,9 @@ public final class Poller {
         if (listener != DelayQueueListener.NONE) {
             report(result);
         }
+        lastClaimServerMs = result.serverNowMs();
+        lastClaimHeld = result.held();
+        lastClaimPaused = result.paused();
         if (result.deadTrimmed() >= QueueOps.ClaimResult.DEAD_TRIM) {
             housekept = false; // there may be more to delete: the next claim runs the stage again
         }
@@ -354,10 +382,14 @@ public final class Poller {
         handBack(messages, rejection, loop.rejections, loop.rejectedBackoffMs);
     }
 
-    /** Sleeps until the claim's next event, to the microsecond, or {@code maxPollInterval}; a wake-up ends it sooner. */
+    /**
+     * Sleeps until the claim's next event, to the microsecond, or {@code maxPollInterval} (while the watch covers this
+     * poller, {@link Watch#COVERED_SLEEP_MS}: its turns wake it); a wake-up ends it sooner.
+     */
     private void sleepUntilNextEvent(Loop loop, QueueOps.ClaimResult result) throws InterruptedException {
-        long untilServerMs = result.serverNowMs() + loop.maxSleepMs;
-        long sleepNanos = TimeUnit.MILLISECONDS.toNanos(loop.maxSleepMs);
+        long capMs = covered.getAsBoolean() ? Watch.COVERED_SLEEP_MS : loop.maxSleepMs;
+        long untilServerMs = result.serverNowMs() + capMs;
+        long sleepNanos = TimeUnit.MILLISECONDS.toNanos(capMs);
         if (result.nextEventMs() >= 0 && result.nextEventMs() < untilServerMs) {
             // the server read its clock about half a round trip before the reply arrived (clockReadAtNanos), and
             // dispatching took some of the time since
@@ -587,5 +619,43 @@ public final class Poller {
 
     void signal(boolean message) {
         signal(message, Long.MIN_VALUE);
+    }
+
+    /**
+     * A turn of the watch read the queue: {@code headMs} is due before the next turn (or {@link Long#MIN_VALUE} when
+     * nothing is), and, when {@code pauseRead}, whether the queue is paused. Wakes the poller as a wake-up naming that
+     * due time would, unless its last claim saw the head and held it back on purpose (a limit or a pause), or the
+     * queue is still paused; a queue found resumed wakes it (its resume's wake-up may have been lost).
+     */
+    void probed(long headMs, boolean pauseRead, boolean paused) {
+        if (lastClaimPaused) {
+            if (pauseRead && !paused) {
+                signal(false);
+            }
+            return;
+        }
+        if (headMs == Long.MIN_VALUE || (lastClaimHeld && headMs < lastClaimServerMs)) {
+            return;
+        }
+        signal(true, headMs);
+    }
+
+    /** The watch gives this instance the queue's periodic turn: the pass and a housekeeping claim, at once. */
+    void periodicPass() {
+        periodicRequested = true;
+        signal(false);
+    }
+
+    /** Whether the last claim found the queue paused: the watch's turns then read whether it still is. */
+    boolean pausedAtLastClaim() {
+        return lastClaimPaused;
+    }
+
+    long intervalMs() {
+        return options.maxPollInterval().toMillis();
+    }
+
+    long leaseMs() {
+        return options.visibilityTimeout().toMillis();
     }
 }

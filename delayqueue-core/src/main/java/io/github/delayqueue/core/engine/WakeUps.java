@@ -119,6 +119,11 @@ public final class WakeUps {
         }
     }
 
+    /** Whether wake-ups reach this consumer: its subscription completed and has not failed since. */
+    boolean listening() {
+        return subscribed && listenerId != null && !closed;
+    }
+
     /** After a successful claim: subscribes again if the last attempt failed and its back-off is over. */
     void retryIfDue() {
         if (!subscribed && !closed && System.nanoTime() - nextAttemptNanos >= 0) {
@@ -133,6 +138,8 @@ public final class WakeUps {
      */
     private void failed(Throwable error) {
         subscribed = false;
+        // a poller sleeping past maxPollInterval (the watch covered it while subscribed) polls on its own from now on
+        wake.accept(Long.MIN_VALUE);
         int failed = ++failures; // only one subscription is under way at a time
         long backoffMs = Math.min(60_000L, 1_000L << Math.min(failed - 1, 6));
         nextAttemptNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMs);

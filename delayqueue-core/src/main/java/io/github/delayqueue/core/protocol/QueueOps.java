@@ -45,24 +45,17 @@ public final class QueueOps {
      */
     public record ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
             int redelivered, int leaseDead, int badDueDead, @Nullable FlowLimit throttledBy, int expiredDead,
-            int expiredDropped, int deadTrimmed) {
-
-        public ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
-                int redelivered, int leaseDead, int badDueDead, @Nullable FlowLimit throttledBy, int expiredDead,
-                int expiredDropped) {
-            this(serverNowMicros, clockReadAtNanos, nextEventMs, messages, redelivered, leaseDead, badDueDead, throttledBy,
-                    expiredDead, expiredDropped, 0);
-        }
+            int expiredDropped, int deadTrimmed, boolean paused) {
 
         public ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
                 int redelivered, int leaseDead, int badDueDead, @Nullable FlowLimit throttledBy) {
             this(serverNowMicros, clockReadAtNanos, nextEventMs, messages, redelivered, leaseDead, badDueDead, throttledBy,
-                    0, 0);
+                    0, 0, 0, false);
         }
 
-        public ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
-                int redelivered, int leaseDead, int badDueDead) {
-            this(serverNowMicros, clockReadAtNanos, nextEventMs, messages, redelivered, leaseDead, badDueDead, null);
+        /** Whether the claim left due messages where they were on purpose: the queue is paused, or a limit held them. */
+        public boolean held() {
+            return paused || throttledBy != null;
         }
 
         /** Most dead letters one claim's housekeeping deletes (includes/housekeeping.lua's DEAD_TRIM). */
@@ -102,7 +95,9 @@ public final class QueueOps {
                 expiredDropped = Integer.parseInt(reaped, fourth + 1, fifth, 10);
                 deadTrimmed = Integer.parseInt(reaped, fifth + 1, reaped.length(), 10);
             }
-            FlowLimit throttledBy = ClaimLimits.throttledBy(out.get(3).toString());
+            String held = out.get(3).toString(); // a flow limit's letter, or P: the queue is paused
+            boolean paused = held.equals("P");
+            FlowLimit throttledBy = paused ? null : ClaimLimits.throttledBy(held);
             List<Claimed> claimed = new ArrayList<>((out.size() - 4) / 2);
             for (int i = 4; i + 1 < out.size(); i += 2) {
                 String head = out.get(i).toString(); // "<attempt>:<due>:<member>", see claim.lua
@@ -115,7 +110,7 @@ public final class QueueOps {
                         out.get(i + 1).toString(), dueNanos));
             }
             return new ClaimResult(nowMicros, clockReadAt, next.isEmpty() ? -1 : Long.parseLong(next), claimed,
-                    redelivered, leaseDead, badDueDead, throttledBy, expiredDead, expiredDropped, deadTrimmed);
+                    redelivered, leaseDead, badDueDead, throttledBy, expiredDead, expiredDropped, deadTrimmed, paused);
         }
     }
 

@@ -43,6 +43,14 @@ public class DelayQueueProperties {
      */
     private Duration warmUpWait = Duration.ofSeconds(5);
 
+    /**
+     * Whether the instances consuming a queue take turns checking it for work no wake-up announced (a lost wake-up, a
+     * lease left by a stopped instance), so that an idle queue costs Redis about one read per max-poll-interval
+     * however many instances consume it. Each instance registers under '<prefix>:{~watch}:'. false: every consumer
+     * claims at least every max-poll-interval on its own, the cost growing with the instances.
+     */
+    private boolean sharedIdlePolling = true;
+
     private final Producer producer = new Producer();
 
     private final Consumer consumer = new Consumer();
@@ -83,6 +91,14 @@ public class DelayQueueProperties {
 
     public void setWarmUpWait(Duration warmUpWait) {
         this.warmUpWait = warmUpWait;
+    }
+
+    public boolean isSharedIdlePolling() {
+        return this.sharedIdlePolling;
+    }
+
+    public void setSharedIdlePolling(boolean sharedIdlePolling) {
+        this.sharedIdlePolling = sharedIdlePolling;
     }
 
     public List<String> getScanPackages() {

@@ -7,8 +7,8 @@
 --          "<expired leases put back>:<expired leases dead-lettered>:<bad due times dead-lettered>:<expired
 --          dead-lettered>:<expired dropped>:<dead letters deleted>", for the engine's listener and housekeeping), the flow limit that held due messages back
 --          ('' when none, else R rate limit, F cap in flight, H hold: the next event is then when the limit lets them
---          go, or none for F, which a settle wakes), then pairs: "<attempt>:<due time>:<member>" (the member last: an
---          id may hold ':'), envelope. Two reply items per message rather than four: the client decodes every item
+--          go, or none for F, which a settle wakes; P when the queue is paused, with no next event), then pairs:
+--          "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope. Two reply items per message rather than four: the client decodes every item
 --          into a string of its own. QueueOps.claim reads it.
 -- Stages, each an include with its own header:
 --   housekeeping           dead letters past retention or count, members scored past any due time (on a cadence)

@@ -30,8 +30,9 @@ local function claim_open(keys, options)
     out = { string.format('%d', now_us), '', '', '' } }
 end
 
--- Whether the queue is paused (pause.lua): a paused queue hands nothing out and names no next event (its consumers
--- sleep their longest poll interval; resume publishes a wake-up)
+-- Whether the queue is paused (pause.lua): a paused queue hands nothing out and names no next event, and the reply
+-- says it is paused (its consumers sleep until resume's wake-up, or until a turn at checking the queue finds it
+-- resumed)
 local function claim_paused(c)
   return redis.call('HEXISTS', c.keys.paused, 'since') == 1
 end
@@ -39,7 +40,9 @@ end
 -- The reply (claim.lua's header), with the next event unless `paused`: the head of delayed or the time a limit lets
 -- it go, or the earliest lease deadline
 local function claim_reply(c, paused)
-  if not paused then
+  if paused then
+    c.out[4] = 'P'
+  else
     local next_due, held = flow_next(c.flow, head_score(c.keys.delayed))
     c.out[4] = held
     local next_lease = head_score(c.keys.inflight)
