@@ -67,7 +67,12 @@ import io.github.delayqueue.core.MessageContext;
  * <pre>
  * IDLE-LATENESS design=&lt;d&gt; instances=&lt;n&gt; queues=&lt;q&gt; messages=&lt;m&gt; handled=&lt;h&gt; handled_twice=&lt;t&gt;
  *     p50_ms=&lt;…&gt; p99_ms=&lt;…&gt; max_ms=&lt;…&gt; min_ms=&lt;…&gt; early=&lt;lateness &lt; 0&gt;
+ *     p99_delay0_ms=&lt;…&gt; p99_delay100_ms=&lt;…&gt; gc_ms=&lt;…&gt; load1=&lt;…&gt;
  * </pre>
+ *
+ * <p>({@code p99_delay0_ms} and {@code p99_delay100_ms}: the p99 of the messages sent without and with the small
+ * delay; {@code gc_ms}: this JVM's collection time meanwhile; {@code load1}: the machine's 1-minute load average
+ * after it, for reading a p99 taken on a shared machine.)
  *
  * <p>and last a markdown table of both designs per instance count and one of the targets (shared at the largest
  * count, 10 by default: at most 1% of a Redis core and 500 commands/s; shared at the largest count over shared at the
@@ -116,7 +121,8 @@ public final class IdleQueueCost {
 
     /** Lateness through the wake-up in one design, ms on the Redis clock. */
     record Lateness(String design, int instances, int queues, int messages, int handled, long handledTwice, double p50Ms,
-            double p99Ms, double maxMs, double minMs, long early) {
+            double p99Ms, double maxMs, double minMs, long early, double p99NoDelayMs, double p99SmallDelayMs, long gcMs,
+            String load) {
     }
 
     /** Everything one run measured. */
@@ -308,9 +314,10 @@ public final class IdleQueueCost {
                     figures.add(f);
                     if (l != null) {
                         out.printf(Locale.ROOT, "IDLE-LATENESS design=%s instances=%d queues=%d messages=%d handled=%d "
-                                + "handled_twice=%d p50_ms=%.2f p99_ms=%.2f max_ms=%.2f min_ms=%.2f early=%d%n", l.design(),
-                                n, queues, l.messages(), l.handled(), l.handledTwice(), l.p50Ms(), l.p99Ms(), l.maxMs(),
-                                l.minMs(), l.early());
+                                + "handled_twice=%d p50_ms=%.2f p99_ms=%.2f max_ms=%.2f min_ms=%.2f early=%d "
+                                + "p99_delay0_ms=%.2f p99_delay100_ms=%.2f gc_ms=%d load1=%s%n", l.design(), n, queues,
+                                l.messages(), l.handled(), l.handledTwice(), l.p50Ms(), l.p99Ms(), l.maxMs(), l.minMs(),
+                                l.early(), l.p99NoDelayMs(), l.p99SmallDelayMs(), l.gcMs(), l.load());
                         lateness.add(l);
                     }
                     out.flush();
@@ -373,7 +380,7 @@ public final class IdleQueueCost {
                             (String payload, MessageContext context) -> {
                                 Recorder r = recorder.get();
                                 if (r != null) {
-                                    r.handled(context);
+                                    r.handled(payload, context);
                                 }
                             }, options);
                     consumers.add(consumer);
@@ -470,22 +477,27 @@ public final class IdleQueueCost {
         }
     }
 
-    /** Lateness samples of the handled messages, each message counted once by id. */
+    /** Lateness samples of the handled messages, each message counted once by id, apart by delay (0 or 100 ms). */
     private static final class Recorder {
         final RedisClock clock;
         final double[] late;
+        final double[][] byDelay;
         final AtomicInteger count = new AtomicInteger();
+        final AtomicInteger[] countByDelay = { new AtomicInteger(), new AtomicInteger() };
         final AtomicInteger twice = new AtomicInteger();
         final Set<String> seen = ConcurrentHashMap.newKeySet();
         final CountDownLatch done;
+        final long gc0 = gcMillis();
+        long gcMs;
 
         Recorder(RedisClock clock, int messages) {
             this.clock = clock;
             this.late = new double[messages];
+            this.byDelay = new double[][] { new double[messages], new double[messages] };
             this.done = new CountDownLatch(messages);
         }
 
-        void handled(MessageContext context) {
+        void handled(String payload, MessageContext context) {
             double now = clock.nowMs();
             double due = context.dueAt().getEpochSecond() * 1000.0 + context.dueAt().getNano() / 1e6;
             if (!seen.add(context.id())) {
@@ -496,17 +508,34 @@ public final class IdleQueueCost {
             if (i < late.length) {
                 late[i] = now - due;
             }
+            int d = Integer.parseInt(payload.substring(2)) % 2; // "m-<i>": odd i had the small delay
+            int j = countByDelay[d].getAndIncrement();
+            if (j < byDelay[d].length) {
+                byDelay[d][j] = now - due;
+            }
             done.countDown();
+        }
+
+        /** The p99 of the messages sent with delay {@code d} (0: none, 1: 100 ms). */
+        double p99(int d) {
+            int n = Math.min(countByDelay[d].get(), byDelay[d].length);
+            return Side.percentile(Side.sortedCopy(byDelay[d], n), n, 99);
         }
 
         Lateness result(String design, int instances, int queues, int messages) {
             int n = Math.min(count.get(), late.length);
             double[] sorted = Side.sortedCopy(late, n);
             long early = Arrays.stream(sorted).filter(v -> v < 0).count();
+            gcMs = gcMillis() - gc0;
             return new Lateness(design, instances, queues, messages, n, twice.get(), Side.percentile(sorted, n, 50),
                     Side.percentile(sorted, n, 99), n == 0 ? Double.NaN : sorted[n - 1], n == 0 ? Double.NaN : sorted[0],
-                    early);
+                    early, p99(0), p99(1), gcMs, Benchmarks.loadAverage().split(" ")[0]);
         }
+    }
+
+    private static long gcMillis() {
+        return ManagementFactory.getGarbageCollectorMXBeans().stream().mapToLong(b -> Math.max(0, b.getCollectionTime()))
+                .sum();
     }
 
     private static String queue(int i) {
