@@ -72,7 +72,9 @@ import io.github.delayqueue.core.MessageContext;
  *
  * <p>({@code p99_delay0_ms} and {@code p99_delay100_ms}: the p99 of the messages sent without and with the small
  * delay; {@code gc_ms}: this JVM's collection time meanwhile; {@code load1}: the machine's 1-minute load average
- * after it, for reading a p99 taken on a shared machine.)
+ * after it, for reading a p99 taken on a shared machine; {@code script_calls_per_message}: EVALSHA calls over the
+ * phase, less the idle rate of the window, per message sent: the sends and the claims each message's wake-up set off
+ * on the instances.)
  *
  * <p>and last a markdown table of both designs per instance count and one of the targets (shared at the largest
  * count, 10 by default: at most 1% of a Redis core and 500 commands/s; shared at the largest count over shared at the
@@ -122,7 +124,7 @@ public final class IdleQueueCost {
     /** Lateness through the wake-up in one design, ms on the Redis clock. */
     record Lateness(String design, int instances, int queues, int messages, int handled, long handledTwice, double p50Ms,
             double p99Ms, double maxMs, double minMs, long early, double p99NoDelayMs, double p99SmallDelayMs, long gcMs,
-            String load) {
+            String load, double claimsPerMessage) {
     }
 
     /** Everything one run measured. */
@@ -315,9 +317,10 @@ public final class IdleQueueCost {
                     if (l != null) {
                         out.printf(Locale.ROOT, "IDLE-LATENESS design=%s instances=%d queues=%d messages=%d handled=%d "
                                 + "handled_twice=%d p50_ms=%.2f p99_ms=%.2f max_ms=%.2f min_ms=%.2f early=%d "
-                                + "p99_delay0_ms=%.2f p99_delay100_ms=%.2f gc_ms=%d load1=%s%n", l.design(), n, queues,
-                                l.messages(), l.handled(), l.handledTwice(), l.p50Ms(), l.p99Ms(), l.maxMs(), l.minMs(),
-                                l.early(), l.p99NoDelayMs(), l.p99SmallDelayMs(), l.gcMs(), l.load());
+                                + "p99_delay0_ms=%.2f p99_delay100_ms=%.2f gc_ms=%d load1=%s script_calls_per_message=%.2f%n",
+                                l.design(), n, queues, l.messages(), l.handled(), l.handledTwice(), l.p50Ms(), l.p99Ms(),
+                                l.maxMs(), l.minMs(), l.early(), l.p99NoDelayMs(), l.p99SmallDelayMs(), l.gcMs(), l.load(),
+                                l.claimsPerMessage());
                         lateness.add(l);
                     }
                     out.flush();
@@ -344,6 +347,9 @@ public final class IdleQueueCost {
         /** command → {calls, usec} over the window, {@code info} left out. */
         final Map<String, long[]> commands = new TreeMap<>();
         private int threadsLeft = -1;
+        /** The window's figures: the idle script calls a second that the lateness phase subtracts. */
+        private Map<String, long[]> commandsWindow = Map.of();
+        private double windowS = 1;
         /** Their names (a leak shows by name). */
         List<String> threadsLeftNames = List.of();
 
@@ -417,6 +423,8 @@ public final class IdleQueueCost {
                 }
             }
             long claims = commands.getOrDefault("evalsha", new long[2])[0];
+            commandsWindow = commands;
+            windowS = window;
             return new Figures(design(), instances, queues, maxPollInterval, window, calls / window,
                     100 * (cpu1 - cpu0) / window, pings / window, claims / window, 100 * (jvm1 - jvm0) / 1e9 / window, -1);
         }
@@ -432,6 +440,7 @@ public final class IdleQueueCost {
             DelayQueueClient sender = DelayQueueClient.create(client(), ClientOptions.builder().keyPrefix(prefix)
                     .sharedIdlePolling(shared).build());
             sender.send(queue(0) + "-warm", "warm", Duration.ofDays(1)); // the sender's connections and scripts
+            long claims0 = commandStats(resp).getOrDefault("evalsha", new long[2])[0];
             long start = System.nanoTime();
             for (int i = 0; i < messages; i++) {
                 Side.sleepUntil(start + TimeUnit.MILLISECONDS.toNanos(i * SEND_EVERY_MS));
@@ -441,7 +450,11 @@ public final class IdleQueueCost {
             r.done.await(2 * maxPollInterval.toMillis() + 30_000, TimeUnit.MILLISECONDS);
             Thread.sleep(Math.min(2_000, 2 * maxPollInterval.toMillis())); // a duplicate would show by now
             recorder.set(null);
-            return r.result(design(), instances, queues, messages);
+            double elapsedS = (System.nanoTime() - start) / 1e9;
+            long claims = commandStats(resp).getOrDefault("evalsha", new long[2])[0] - claims0;
+            // less the idle script calls of the same time, as the window measured them
+            double idle = commandsWindow.getOrDefault("evalsha", new long[2])[0] / windowS * elapsedS;
+            return r.result(design(), instances, queues, messages, Math.max(0, claims - idle) / messages);
         }
 
         int threadsLeft() {
@@ -522,14 +535,14 @@ public final class IdleQueueCost {
             return Side.percentile(Side.sortedCopy(byDelay[d], n), n, 99);
         }
 
-        Lateness result(String design, int instances, int queues, int messages) {
+        Lateness result(String design, int instances, int queues, int messages, double claimsPerMessage) {
             int n = Math.min(count.get(), late.length);
             double[] sorted = Side.sortedCopy(late, n);
             long early = Arrays.stream(sorted).filter(v -> v < 0).count();
             gcMs = gcMillis() - gc0;
             return new Lateness(design, instances, queues, messages, n, twice.get(), Side.percentile(sorted, n, 50),
                     Side.percentile(sorted, n, 99), n == 0 ? Double.NaN : sorted[n - 1], n == 0 ? Double.NaN : sorted[0],
-                    early, p99(0), p99(1), gcMs, Benchmarks.loadAverage().split(" ")[0]);
+                    early, p99(0), p99(1), gcMs, Benchmarks.loadAverage().split(" ")[0], claimsPerMessage);
         }
     }
 
