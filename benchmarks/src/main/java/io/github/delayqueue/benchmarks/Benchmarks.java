@@ -256,7 +256,7 @@ public final class Benchmarks {
                         break;
                     }
                     case "idle-cost": {
-                        // IdleQueueCost: both idle-polling designs on a Redis of its own, once (no rounds: ~9 min);
+                        // IdleQueueCost: both idle-polling designs on a Redis of its own, once (no rounds: ~5.5 min);
                         // the "redisson" slot holds our per-consumer design, the better ratio per-consumer / shared
                         IdleQueueCost.Report report = IdleQueueCost.run(out, settings.integer("idle-queues"),
                                 java.time.Duration.ofMillis(settings.integer("idle-max-poll-ms")),

@@ -84,7 +84,7 @@ import io.github.delayqueue.core.MessageContext;
  * <p>Standalone, after {@code ./mvnw -B -ntp -pl benchmarks -am package -DskipTests}:
  * {@code java -cp benchmarks/target/benchmarks.jar io.github.delayqueue.benchmarks.IdleQueueCost QUEUES
  * MAX_POLL_INTERVAL SECONDS [INSTANCES [SETTLE_SECONDS [MESSAGES]]]}, for example {@code 200 PT1S 30 1,4,10} (the
- * full run: about 9 minutes) or {@code 20 PT1S 10 1,2}; INSTANCES is a comma-separated list (default 1), SETTLE_SECONDS
+ * full run: about 5.5 minutes) or {@code 20 PT1S 10 1,2}; INSTANCES is a comma-separated list (default 1), SETTLE_SECONDS
  * defaults to 15 and MESSAGES (lateness sends, 0 for none) to 200. In the benchmark command it is the scenario
  * {@code idle-cost} (only when named): {@code java -jar benchmarks/target/benchmarks.jar --scenarios=idle-cost}
  * with {@code --idle-queues}, {@code --idle-instances}, {@code --idle-seconds}, {@code --idle-settle-seconds},

@@ -19,8 +19,9 @@ final class Settings {
     /**
      * Scenarios run only when named: outbox-tx-rate needs a PostgreSQL (embedded, started from Maven artifacts);
      * schedules-100k waits for its ticks (minutes); idle-cost starts a Redis of its own (its CPU figures need a Redis
-     * no other client uses) and measures two designs at three instance counts (about 9 minutes). (burst-drain-10m, about 3 GB of Redis memory and minutes, is in the
-     * default run since issue 37: its target is a ratio to burst-drain-1m's rate in the same run.)
+     * no other client uses) and measures two designs at three instance counts (about 5.5 minutes). (burst-drain-10m,
+     * about 3 GB of Redis memory and minutes, is in the default run since issue 37: its target is a ratio to
+     * burst-drain-1m's rate in the same run.)
      */
     static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate", "end-to-end-rate-cluster",
             "schedules-100k", "rate-limited-drain", "end-to-end-batch", "groups-fairness", "idle-cost");
