@@ -255,6 +255,31 @@ public final class Benchmarks {
                                         settings.integer("schedules-period-ms"), settings.integer("schedules-ticks"), threads)));
                         break;
                     }
+                    case "idle-cost": {
+                        // IdleQueueCost: both idle-polling designs on a Redis of its own, once (no rounds: ~5.5 min);
+                        // the "redisson" slot holds our per-consumer design, the better ratio per-consumer / shared
+                        IdleQueueCost.Report report = IdleQueueCost.run(out, settings.integer("idle-queues"),
+                                java.time.Duration.ofMillis(settings.integer("idle-max-poll-ms")),
+                                settings.integer("idle-seconds"), settings.integer("idle-settle-seconds"),
+                                IdleQueueCost.parseInstances(settings.get("idle-instances")),
+                                settings.integer("idle-messages"));
+                        idleReport = report;
+                        int most = report.most();
+                        double shared = report.commandsPerS(IdleQueueCost.SHARED, most);
+                        double perConsumer = report.commandsPerS(IdleQueueCost.PER_CONSUMER, most);
+                        double better = perConsumer / shared;
+                        Result result = new Result(scenario, shared, perConsumer, "commands/s",
+                                Double.isFinite(better) ? better : Double.NaN);
+                        out.println("RESULT scenario=" + scenario + " ours=" + format(result.ours()) + " redisson="
+                                + format(result.redisson()) + " unit=" + result.unit() + " better=" + format(result.better()));
+                        out.println("DETAIL scenario=" + scenario + " ours=shared_at_" + most + "_instances redisson="
+                                + "per-consumer_at_" + most + "_instances (ours, not Redisson) redis_cpu_pct_shared="
+                                + format(report.cpuPct(IdleQueueCost.SHARED, most)) + " redis_cpu_pct_per_consumer="
+                                + format(report.cpuPct(IdleQueueCost.PER_CONSUMER, most)));
+                        report.table(out);
+                        results.add(result);
+                        break;
+                    }
                     case "outbox-tx-rate": {
                         // not against Redisson: the starter's sends in JDBC transactions, outbox off and on
                         results.add(compare(scenario, "tx/s", false, () -> OutboxTxRate.run(bench, settings.get("postgres-url"),
@@ -313,6 +338,9 @@ public final class Benchmarks {
             return new Target(text, false, false);
         }
     }
+
+    /** idle-cost's figures, once it ran. */
+    private IdleQueueCost.@Nullable Report idleReport;
 
     /** Whether end-to-end-rate-cluster's 6-partition variant spread the script calls evenly over the masters. */
     private boolean clusterEven;
@@ -416,6 +444,15 @@ public final class Benchmarks {
             }
             case "end-to-end-rate-cluster":
                 return new Target("6 partitions: each master ±15% of a third of the script calls", clusterEven);
+            case "idle-cost": {
+                if (idleReport == null) {
+                    return Target.notMeasured("idle-cost not run");
+                }
+                List<Target> all = idleReport.targets();
+                boolean met = all.stream().allMatch(Target::met);
+                boolean measured = all.stream().allMatch(Target::measured);
+                return new Target(String.join("; ", all.stream().map(Target::text).toList()), met, measured);
+            }
             case "outbox-tx-rate":
                 return new Target("none (outbox on; off in DETAIL)", true);
             case "end-to-end-batch":

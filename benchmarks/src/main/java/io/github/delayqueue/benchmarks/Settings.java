@@ -18,11 +18,13 @@ final class Settings {
 
     /**
      * Scenarios run only when named: outbox-tx-rate needs a PostgreSQL (embedded, started from Maven artifacts);
-     * schedules-100k waits for its ticks (minutes). (burst-drain-10m, about 3 GB of Redis memory and minutes, is in the
-     * default run since issue 37: its target is a ratio to burst-drain-1m's rate in the same run.)
+     * schedules-100k waits for its ticks (minutes); idle-cost starts a Redis of its own (its CPU figures need a Redis
+     * no other client uses) and measures two designs at three instance counts (about 5.5 minutes). (burst-drain-10m,
+     * about 3 GB of Redis memory and minutes, is in the default run since issue 37: its target is a ratio to
+     * burst-drain-1m's rate in the same run.)
      */
     static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate", "end-to-end-rate-cluster",
-            "schedules-100k", "rate-limited-drain", "end-to-end-batch", "groups-fairness");
+            "schedules-100k", "rate-limited-drain", "end-to-end-batch", "groups-fairness", "idle-cost");
 
     /** Flag name to default value and description, in help order. */
     private static final Map<String, String[]> FLAGS = new LinkedHashMap<>();
@@ -83,6 +85,15 @@ final class Settings {
         flag("groups-queue-rate", "200/1s", "groups-fairness: the queue's rate limit (the downstream's capacity)");
         flag("groups-group-rate", "20/1s", "groups-fairness: the group rate limit, with groups");
         flag("groups-instances", "3", "groups-fairness: consumer instances, each its own Redisson client");
+        flag("idle-queues", "200", "idle-cost (only when named): idle queues, each consumed by every instance, on a "
+                + "Redis of its own; both idle-polling designs (per-consumer, shared) at each instance count");
+        flag("idle-instances", "1,4,10", "idle-cost: instance counts (each instance its own Redisson client)");
+        flag("idle-seconds", "30", "idle-cost: measured window of each design and instance count");
+        flag("idle-settle-seconds", "15", "idle-cost: seconds after the consumers start before the window (at least "
+                + "12: the shared design registers its instances in about 6)");
+        flag("idle-max-poll-ms", "1000", "idle-cost: the consumers' maxPollInterval");
+        flag("idle-messages", "200", "idle-cost: lateness sends at the largest instance count, one every 50 ms, round "
+                + "robin over the queues, delays 0 and 100 ms");
         flag("outbox-seconds", "10", "outbox-tx-rate: seconds of each of its 3 phases off and 3 on (alternating), in every one of --rounds");
         flag("outbox-threads", "8", "outbox-tx-rate: threads committing transactions");
         flag("postgres-url", "", "outbox-tx-rate: JDBC URL with credentials; default: DELAYQUEUE_POSTGRES_URL, else an embedded PostgreSQL 14");
@@ -150,6 +161,12 @@ final class Settings {
             }
         }
         traceSampling = fraction("trace-sampling");
+        try {
+            IdleQueueCost.parseInstances(values.get("idle-instances"));
+        } catch (IllegalArgumentException e) { // NumberFormatException too
+            throw new IllegalArgumentException("--idle-instances must list positive integers, was '"
+                    + values.get("idle-instances") + "'");
+        }
     }
 
     /** {@code --trace-sampling}, checked: a fraction from 0 to 1. */

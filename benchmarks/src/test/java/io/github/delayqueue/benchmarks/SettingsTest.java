@@ -78,4 +78,17 @@ class SettingsTest {
         assertTrue(Double.isNaN(Benchmarks.median(new double[] { Double.NaN, 1 }, false)));
         assertTrue(Double.isNaN(Benchmarks.median(new double[0], false)));
     }
+
+    @Test
+    void idleCostIsNamedOnlyAndItsInstanceCountsAreChecked() {
+        assertFalse(new Settings().scenarios.contains("idle-cost"));
+        assertTrue(new Settings("--scenarios=idle-cost").scenarios.contains("idle-cost"));
+        assertEquals(List.of(1, 4, 10), java.util.Arrays.stream(IdleQueueCost.parseInstances(
+                new Settings().get("idle-instances"))).boxed().toList());
+        for (String bad : new String[] { "0", "1,x", "", "1,-2" }) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> new Settings("--idle-instances=" + bad));
+            assertEquals("--idle-instances must list positive integers, was '" + bad + "'", e.getMessage());
+        }
+    }
 }
