@@ -68,11 +68,20 @@ public final class Benchmarks {
 
     private Bench bench; // while runAll runs
 
+    /** The before side ({@code --before-jar}) while runAll runs; null without it. */
+    private @Nullable BeforeSide before;
+
+    /** {@code m} where the before side runs, else null (no before rounds). */
+    private @Nullable Measurement before(Measurement m) {
+        return before == null ? null : m;
+    }
+
     private List<Result> runAll() throws Exception {
         List<Result> results = new ArrayList<>();
         long started = System.nanoTime();
-        try (Bench bench = new Bench(settings)) {
+        try (Bench bench = new Bench(settings); BeforeSide before = BeforeSide.openIfAsked(bench, settings)) {
             this.bench = bench;
+            this.before = before;
             OursSide ours = new OursSide(bench);
             RedissonSide redisson = new RedissonSide(bench);
             FloorSide floor = new FloorSide(bench);
@@ -90,6 +99,9 @@ public final class Benchmarks {
                     if (sides.contains("ours")) {
                         ours.warmUp();
                     }
+                    if (before != null) {
+                        before.warmUp();
+                    }
                     if (sides.contains("redisson")) {
                         redisson.warmUp();
                     }
@@ -106,22 +118,25 @@ public final class Benchmarks {
                 switch (scenario) {
                     case "burst-drain-50k": {
                         int n = settings.integer("burst50k-size");
-                        results.add(compare(scenario, "s", true, () -> ours.burstDrain(n, 600), "redisson",
-                                () -> redisson.burstDrain(n, timeout), () -> floor.burstDrain(n, 600)));
+                        results.add(compare(scenario, "s", true, () -> ours.burstDrain(n, 600),
+                                before(() -> before.burstDrain(n, 600)), "redisson", () -> redisson.burstDrain(n, timeout),
+                                () -> floor.burstDrain(n, 600), settings.integer("rounds")));
                         break;
                     }
                     case "burst-drain-1m": {
                         int n = settings.integer("burst1m-size");
-                        results.add(compare(scenario, "s", true, () -> ours.burstDrain(n, 600), "redisson",
+                        results.add(compare(scenario, "s", true, () -> ours.burstDrain(n, 600),
+                                before(() -> before.burstDrain(n, 600)), "redisson",
                                 settings.bool("redisson-1m") ? () -> redisson.burstDrain(n, timeout) : null,
-                                () -> floor.burstDrain(n, 600)));
+                                () -> floor.burstDrain(n, 600), settings.integer("rounds")));
                         break;
                     }
                     case "replace-by-id-20k": {
                         int pending = settings.integer("replace-pending");
                         int secs = settings.integer("replace-seconds");
                         results.add(compare(scenario, "msg/s", false, () -> ours.replaceById(pending, threads, secs),
-                                () -> redisson.replaceById(pending, threads, secs)));
+                                before(() -> before.replaceById(pending, threads, secs)), "redisson",
+                                () -> redisson.replaceById(pending, threads, secs), null, settings.integer("rounds")));
                         break;
                     }
                     case "steady-lateness-p99": {
@@ -135,15 +150,18 @@ public final class Benchmarks {
                     case "enqueue-rate-1", "enqueue-rate-8", "enqueue-rate-32": {
                         int count = settings.integer("enqueue-count");
                         int senders = Integer.parseInt(scenario.substring("enqueue-rate-".length()));
-                        results.add(compare(scenario, "msg/s", false, () -> ours.enqueueRate(count, senders), "redisson",
-                                () -> redisson.enqueueRate(count, senders), () -> floor.enqueueRate(count, senders)));
+                        results.add(compare(scenario, "msg/s", false, () -> ours.enqueueRate(count, senders),
+                                before(() -> before.enqueueRate(count, senders)), "redisson",
+                                () -> redisson.enqueueRate(count, senders), () -> floor.enqueueRate(count, senders),
+                                settings.integer("rounds")));
                         break;
                     }
                     case "enqueue-batch-rate": {
                         int count = settings.integer("batch-count");
                         int batch = settings.integer("send-batch");
                         results.add(compare(scenario, "msg/s", false, () -> ours.enqueueBatchRate(count, threads, batch),
-                                "redisson", null, () -> floor.enqueueBatchRate(count, threads, batch)));
+                                before(() -> before.enqueueBatchRate(count, threads, batch)), "redisson", null,
+                                () -> floor.enqueueBatchRate(count, threads, batch), settings.integer("rounds")));
                         break;
                     }
                     case "end-to-end-rate": {
@@ -152,8 +170,9 @@ public final class Benchmarks {
                         int batch = settings.integer("e2e-batch");
                         int backlog = settings.integer("e2e-backlog");
                         results.add(compare(scenario, "msg/s", false, () -> ours.endToEnd(secs, producers, batch, backlog),
-                                "redisson", () -> redisson.endToEnd(secs, producers, batch, backlog),
-                                () -> floor.endToEnd(secs, producers, batch, backlog)));
+                                before(() -> before.endToEnd(secs, producers, batch, backlog)), "redisson",
+                                () -> redisson.endToEnd(secs, producers, batch, backlog),
+                                () -> floor.endToEnd(secs, producers, batch, backlog), settings.integer("rounds")));
                         break;
                     }
                     case "end-to-end-rate-observed": {
@@ -190,8 +209,10 @@ public final class Benchmarks {
                             out.println("# redis-bytes-per-message: external server; used_memory deltas include any "
                                     + "concurrent writes of other clients (memory_usage_of_keys_per_msg does not)");
                         }
-                        results.add(compare(scenario, "bytes", true, () -> ours.bytesPerMessage(count), "redisson",
-                                () -> redisson.bytesPerMessage(count), () -> floor.bytesPerMessage(count)));
+                        results.add(compare(scenario, "bytes", true, () -> ours.bytesPerMessage(count),
+                                before(() -> before.bytesPerMessage(count)), "redisson",
+                                () -> redisson.bytesPerMessage(count), () -> floor.bytesPerMessage(count),
+                                settings.integer("rounds")));
                         break;
                     }
                     case "lateness-under-burst": {
@@ -231,7 +252,8 @@ public final class Benchmarks {
                         int n = settings.integer("burst10m-size");
                         // Redisson is not run: at its ~3,000 msg/s drain of 50k (and slower as the queue grows)
                         // 10,000,000 messages would take more than an hour
-                        results.add(compare(scenario, "s", true, () -> ours.burstDrain10m(n, 1800), "redisson", null, null,
+                        results.add(compare(scenario, "s", true, () -> ours.burstDrain10m(n, 1800),
+                                before(() -> before.burstDrain10m(n, 1800)), "redisson", null, null,
                                 settings.integer("burst10m-rounds")));
                         break;
                     }
@@ -587,6 +609,11 @@ public final class Benchmarks {
         out.println("# flags: " + settings.describe());
         out.println("# rounds: " + settings.integer("rounds") + " per scenario in this JVM, each round ours then the other "
                 + "side (then the floor where it runs); RESULT = medians of the rounds, better = ratio of the medians; DETAIL rounds= every round");
+        if (before != null) {
+            out.println("# before (--before-jar, issue 43 part 4): " + before.origin());
+            out.println("# before: in " + String.join(",", Settings.BEFORE_SCENARIOS) + " each round runs ours, before, "
+                    + "floor, redisson; DETAIL before= has its median, after= ours', after_vs_before= their ratio");
+        }
         out.println("# load average at the start: " + loadAverage());
         out.flush();
     }
@@ -653,9 +680,14 @@ public final class Benchmarks {
     }
 
     /**
-     * The rounds of one scenario: ours, Redisson's or a second variant of ours, and the floor's (null when not run).
+     * The rounds of one scenario: ours, Redisson's or a second variant of ours, the floor's and the before side's (null
+     * when not run).
      */
-    record Rounds(SideRounds first, @Nullable SideRounds second, @Nullable SideRounds floor) {
+    record Rounds(SideRounds first, @Nullable SideRounds second, @Nullable SideRounds floor,
+            @Nullable SideRounds before) {
+        Rounds(SideRounds first, @Nullable SideRounds second, @Nullable SideRounds floor) {
+            this(first, second, floor, null);
+        }
     }
 
     /** The rounds of every scenario run so far, by scenario (package-private: tests set figures to judge). */
@@ -710,14 +742,39 @@ public final class Benchmarks {
     /** As above, with {@code n} rounds instead of {@code --rounds}. */
     private Result compare(String scenario, String unit, boolean lowerIsBetter, Measurement ours, String secondLabel,
             @Nullable Measurement second, @Nullable Measurement floor, int n) {
+        return compare(scenario, unit, lowerIsBetter, ours, null, secondLabel, second, floor, n);
+    }
+
+    /**
+     * As above, with the {@link BeforeSide before} side as well where {@code before} is given ({@code --before-jar}):
+     * each round runs ours, before, the floor, then {@code second} (without it: ours, {@code second}, the floor). It
+     * adds the before side's {@code rounds=before:} and {@code side=before} DETAIL lines, a line
+     * {@code DETAIL scenario=<s> before=<median> after=<ours' median> unit=<unit> after_vs_before=<ratio>}, and its CPU
+     * per message on the {@code cpu_per_msg} line; the RESULT line is unchanged.
+     */
+    private Result compare(String scenario, String unit, boolean lowerIsBetter, Measurement ours,
+            @Nullable Measurement before, String secondLabel, @Nullable Measurement second, @Nullable Measurement floor,
+            int n) {
         boolean runOurs = sides.contains("ours");
+        boolean runBefore = before != null;
         boolean runSecond = second != null && (secondLabel.equals("redisson") ? sides.contains("redisson") : runOurs);
         boolean runFloor = floor != null && sides.contains(FloorSide.NAME);
         List<Side.Measure> o = new ArrayList<>();
+        List<Side.Measure> b = new ArrayList<>();
         List<Side.Measure> r = new ArrayList<>();
         List<Side.Measure> f = new ArrayList<>();
         for (int round = 0; round < n; round++) {
             o.add(runOurs ? measure(ours) : Side.Measure.of(Double.NaN).with("skipped", "--sides"));
+            if (runBefore) { // issue 43 part 4's order: ours, before, floor, redisson
+                b.add(measure(before));
+                if (runFloor) {
+                    f.add(measure(floor));
+                }
+                if (runSecond) {
+                    r.add(measure(second));
+                }
+                continue;
+            }
             if (runSecond) {
                 r.add(measure(second));
             }
@@ -726,9 +783,10 @@ public final class Benchmarks {
             }
         }
         SideRounds first = new SideRounds("ours", lowerIsBetter, o);
+        SideRounds beforeRounds = runBefore ? new SideRounds(BeforeSide.NAME, lowerIsBetter, b) : null;
         SideRounds other = runSecond ? new SideRounds(secondLabel, lowerIsBetter, r) : null;
         SideRounds floorRounds = runFloor ? new SideRounds(FloorSide.NAME, lowerIsBetter, f) : null;
-        return print(scenario, unit, lowerIsBetter, first, other, floorRounds);
+        return print(scenario, unit, lowerIsBetter, first, beforeRounds, other, floorRounds);
     }
 
     /**
@@ -737,7 +795,13 @@ public final class Benchmarks {
      */
     private Result print(String scenario, String unit, boolean lowerIsBetter, SideRounds first, @Nullable SideRounds other,
             @Nullable SideRounds floorRounds) {
-        rounds.put(scenario, new Rounds(first, other, floorRounds));
+        return print(scenario, unit, lowerIsBetter, first, null, other, floorRounds);
+    }
+
+    /** As above, with the before side's rounds where it ran. */
+    private Result print(String scenario, String unit, boolean lowerIsBetter, SideRounds first,
+            @Nullable SideRounds beforeRounds, @Nullable SideRounds other, @Nullable SideRounds floorRounds) {
+        rounds.put(scenario, new Rounds(first, other, floorRounds, beforeRounds));
         double oursValue = first.median();
         boolean vsRedisson = other != null && other.label().equals("redisson");
         double redissonValue = vsRedisson ? other.median() : Double.NaN;
@@ -749,6 +813,9 @@ public final class Benchmarks {
         out.println("RESULT scenario=" + scenario + " ours=" + format(oursValue) + " redisson=" + format(redissonValue)
                 + " unit=" + unit + " better=" + format(better));
         roundsLine(scenario, first);
+        if (beforeRounds != null) {
+            roundsLine(scenario, beforeRounds);
+        }
         if (other != null) {
             roundsLine(scenario, other);
         }
@@ -756,13 +823,20 @@ public final class Benchmarks {
             roundsLine(scenario, floorRounds);
         }
         detail(scenario, first);
+        if (beforeRounds != null) {
+            detail(scenario, beforeRounds);
+            double beforeValue = beforeRounds.median();
+            out.println("DETAIL scenario=" + scenario + " before=" + format(beforeValue) + " after=" + format(oursValue)
+                    + " unit=" + unit + " after_vs_before=" + format(oursValue / beforeValue)
+                    + (lowerIsBetter ? " (lower_is_better)" : " (higher_is_better)"));
+        }
         if (other != null) {
             detail(scenario, other);
         }
         if (floorRounds != null) {
             detail(scenario, floorRounds);
         }
-        cpuLine(scenario, first, other, floorRounds);
+        cpuLine(scenario, first, beforeRounds, other, floorRounds);
         out.flush();
         return result;
     }
@@ -772,14 +846,18 @@ public final class Benchmarks {
 
     /**
      * {@code DETAIL scenario=<s> floor=cpu_per_msg <side>_redis_us=… <side>_jvm_us=… … ours_redis_vs_floor=…
-     * ours_jvm_vs_floor=… [redisson_redis_vs_floor=… redisson_jvm_vs_floor=…] [ours_redis_vs_redisson=…
-     * ours_jvm_vs_redisson=…]} where the floor ran, else the same from {@code cpu=cpu_per_msg} without the floor's
+     * ours_jvm_vs_floor=… [before_…_vs_floor=…] [redisson_redis_vs_floor=… redisson_jvm_vs_floor=…]
+     * [ours_redis_vs_redisson=… ours_jvm_vs_redisson=…] [ours_redis_vs_before=… ours_jvm_vs_before=…]} where the floor ran, else the same from {@code cpu=cpu_per_msg} without the floor's
      * entries: each side's median over its rounds of Redis and JVM CPU microseconds per message (see
      * {@link #cpuPerMessage}), ours (and Redisson's) over the floor's, and ours over Redisson's. Not printed when no
      * side has a CPU figure per message.
      */
-    private void cpuLine(String scenario, SideRounds ours, @Nullable SideRounds other, @Nullable SideRounds floor) {
+    private void cpuLine(String scenario, SideRounds ours, @Nullable SideRounds before, @Nullable SideRounds other,
+            @Nullable SideRounds floor) {
         List<SideRounds> all = new ArrayList<>(List.of(ours));
+        if (before != null) {
+            all.add(before);
+        }
         if (other != null) {
             all.add(other);
         }
@@ -814,6 +892,12 @@ public final class Benchmarks {
             double[] r = perSide.get(other.label());
             sb.append(" ours_redis_vs_").append(other.label()).append('=').append(format(o[0] / r[0])).append(" ours_jvm_vs_")
                     .append(other.label()).append('=').append(format(o[1] / r[1]));
+        }
+        if (before != null) {
+            double[] o = perSide.get("ours");
+            double[] b = perSide.get(BeforeSide.NAME);
+            sb.append(" ours_redis_vs_before=").append(format(o[0] / b[0])).append(" ours_jvm_vs_before=")
+                    .append(format(o[1] / b[1]));
         }
         out.println(sb);
     }
