@@ -579,6 +579,137 @@ public final class Benchmarks {
         }
         Target jvm = jvmCpuTarget();
         out.println("| JVM CPU per message | | | | µs/msg | | " + jvm.text() + " | " + metText(jvm) + " |");
+        if (settings.beforeJar != null) {
+            part4Table();
+        }
+    }
+
+    /**
+     * Issue 43 part 4's targets (printed with {@code --before-jar}): each judged on ours (after the refactor), with the
+     * before side's figure and the ratio of the two sides' figures beside it, all read from this run's medians.
+     */
+    private void part4Table() {
+        out.println();
+        out.println("| issue 43 part 4 target | after (ours) | before | after / before | met? (after) |");
+        out.println("| --- | --- | --- | --- | --- |");
+        for (Part4Row row : part4Rows()) {
+            out.println("| " + row.target() + " | " + row.after() + " | " + row.before() + " | " + row.afterVsBefore()
+                    + " | " + metText(row.met()) + " |");
+        }
+    }
+
+    /**
+     * One row of issue 43 part 4's table: the target, ours' and the before side's figure for it (each with the
+     * quantity it is made of, the before side's with whether it too meets the target), the two sides' quantity in a
+     * ratio, and whether ours meets it.
+     */
+    record Part4Row(String target, String after, String before, String afterVsBefore, Target met) {
+    }
+
+    /** The rows of issue 43 part 4's table, from the rounds and CPU figures of this run. */
+    List<Part4Row> part4Rows() {
+        List<Part4Row> rows = new ArrayList<>();
+        for (String threads : List.of("1", "8")) {
+            String scenario = "enqueue-rate-" + threads;
+            rows.add(part4Row("single sends, " + threads + (threads.equals("1") ? " thread" : " threads")
+                    + ": ≥ 0.95× the floor's rate", scenario, 0.95, true, "× floor",
+                    side -> medianOf(scenario, side) / medianOf(scenario, FloorSide.NAME), side -> medianOf(scenario, side),
+                    "msg/s", true));
+        }
+        rows.add(part4Row("single sends, 32 threads: ≥ 1.5× Redisson's rate", "enqueue-rate-32", 1.5, true, "× Redisson",
+                side -> medianOf("enqueue-rate-32", side) / medianOf("enqueue-rate-32", "redisson"),
+                side -> medianOf("enqueue-rate-32", side), "msg/s", true));
+        String[][] cpuRows = {
+            {"end-to-end-rate", "Redis CPU per message, end to end: ≤ 1.3× the floor's", "1.3"},
+            {"burst-drain-1m", "Redis CPU per message, the 1m burst's drain: ≤ 1.3× the floor's", "1.3"},
+            {"enqueue-rate-1", "Redis CPU per message, a lone thread's sends: ≤ 1.5× the floor's", "1.5"},
+            {"enqueue-batch-rate", "Redis CPU per message, batch sends: ≤ 1.2× the floor's", "1.2"}};
+        for (String[] c : cpuRows) {
+            String scenario = c[0];
+            rows.add(part4Row(c[1] + " (`" + scenario + "`)", scenario, Double.parseDouble(c[2]), false, "× floor",
+                    side -> cpuOf(scenario, side, 0) / cpuOf(scenario, FloorSide.NAME, 0),
+                    side -> cpuOf(scenario, side, 0), "Redis µs/msg", false));
+        }
+        rows.add(part4Row("burst-drain-50k: ≥ 30× Redisson", "burst-drain-50k", 30, true, "× Redisson",
+                side -> medianOf("burst-drain-50k", "redisson") / medianOf("burst-drain-50k", side),
+                side -> medianOf("burst-drain-50k", side), "s", false));
+        rows.add(part4Row("replace-by-id-20k: ≥ 500× Redisson", "replace-by-id-20k", 500, true, "× Redisson",
+                side -> medianOf("replace-by-id-20k", side) / medianOf("replace-by-id-20k", "redisson"),
+                side -> medianOf("replace-by-id-20k", side), "msg/s", true));
+        rows.add(part4Row("end-to-end-rate: ≥ 5× Redisson", "end-to-end-rate", 5, true, "× Redisson",
+                side -> medianOf("end-to-end-rate", side) / medianOf("end-to-end-rate", "redisson"),
+                side -> medianOf("end-to-end-rate", side), "msg/s", true));
+        rows.add(part4Row("redis-bytes-per-message: ≤ 1.15× the floor's (MEMORY USAGE of the keys)",
+                "redis-bytes-per-message", 1.15, false, "× floor",
+                side -> detailMedian("redis-bytes-per-message", side, "memory_usage_of_keys_per_msg")
+                        / detailMedian("redis-bytes-per-message", FloorSide.NAME, "memory_usage_of_keys_per_msg"),
+                side -> detailMedian("redis-bytes-per-message", side, "memory_usage_of_keys_per_msg"), "bytes/msg", false));
+        rows.add(part4Row("burst-drain-10m: drain rate ≥ 0.8× the 1m drain's (each side its own)", "burst-drain-10m", 0.8,
+                true, "× its 1m drain's rate",
+                side -> detailMedian("burst-drain-10m", side, "drain_rate_msg_s")
+                        / detailMedian("burst-drain-1m", side, "drain_rate_msg_s"),
+                side -> detailMedian("burst-drain-10m", side, "drain_rate_msg_s"), "msg/s", true));
+        String share = Double.isNaN(observedShare) ? "n/a (end-to-end-rate-observed not run)"
+                : format(100 * observedShare) + "% of plain";
+        boolean defaults = settings.get("observe").equals("metrics");
+        rows.add(new Part4Row("the defaults (meters on, observations off) ≥ 90% of plain (`end-to-end-rate-observed`)",
+                defaults ? share : share + " (--observe=" + settings.get("observe") + ", not the defaults)",
+                "n/a (not run: the observed path is the starter's, built on the current engine)", "n/a",
+                new Target("", observedShare >= 0.9, defaults && Double.isFinite(observedShare))));
+        return rows;
+    }
+
+    /**
+     * A row whose target is {@code figure(side)} ≥ (or ≤) {@code bound}; {@code quantity(side)} in {@code unit} is what
+     * the after / before column divides ({@code higherIsBetter} says which way it points).
+     */
+    private Part4Row part4Row(String target, String scenario, double bound, boolean atLeast, String figureUnit,
+            java.util.function.ToDoubleFunction<String> figure, java.util.function.ToDoubleFunction<String> quantity,
+            String unit, boolean higherIsBetter) {
+        double after = figure.applyAsDouble("ours");
+        double before = figure.applyAsDouble(BeforeSide.NAME);
+        double qAfter = quantity.applyAsDouble("ours");
+        double qBefore = quantity.applyAsDouble(BeforeSide.NAME);
+        String absent = rounds.containsKey(scenario) ? "n/a (not measured)" : "n/a (" + scenario + " not run)";
+        String afterText = Double.isFinite(after) ? format(after) + figureUnit + " (" + format(qAfter) + " " + unit + ")"
+                : absent;
+        String beforeText = Double.isFinite(before) ? format(before) + figureUnit + " (" + format(qBefore) + " " + unit
+                + "); " + (meets(before, bound, atLeast) ? "met" : "not met") : absent;
+        double ratio = qAfter / qBefore;
+        String ratioText = Double.isFinite(ratio) ? format(ratio) + " (" + unit + ", " + (higherIsBetter ? "higher" : "lower")
+                + " is better)" : "n/a";
+        return new Part4Row(target, afterText, beforeText, ratioText,
+                new Target(target, meets(after, bound, atLeast), Double.isFinite(after)));
+    }
+
+    private static boolean meets(double figure, double bound, boolean atLeast) {
+        return atLeast ? figure >= bound : figure <= bound;
+    }
+
+    /** A side's rounds in a scenario by label (ours, before, floor, or the second side's: redisson), or null. */
+    private @Nullable SideRounds sideRounds(String scenario, String label) {
+        Rounds r = rounds.get(scenario);
+        if (r == null) {
+            return null;
+        }
+        return switch (label) {
+            case "ours" -> r.first();
+            case BeforeSide.NAME -> r.before();
+            case FloorSide.NAME -> r.floor();
+            default -> r.second() != null && r.second().label().equals(label) ? r.second() : null;
+        };
+    }
+
+    /** A side's median figure in a scenario (NaN where it did not run). */
+    private double medianOf(String scenario, String label) {
+        SideRounds side = sideRounds(scenario, label);
+        return side == null ? Double.NaN : side.median();
+    }
+
+    /** The median of a numeric DETAIL entry over a side's rounds in a scenario (NaN where absent). */
+    private double detailMedian(String scenario, String label, String key) {
+        SideRounds side = sideRounds(scenario, label);
+        return side == null ? Double.NaN : medianOfDetail(side.measures(), key);
     }
 
     /** The table's "met?" column. */
