@@ -26,6 +26,20 @@ import org.jspecify.annotations.Nullable;
  * ({@code better} is the ratio of the medians; above 1 means ours is better, whichever way the unit points;
  * {@code NaN} where not measured), a {@code DETAIL scenario=<name> rounds=<side>:<v1>,<v2>,...} line per side,
  * and a DETAIL line per side with the details of its median round. Lines starting with {@code #} describe the run. {@code --help} lists the flags.
+ *
+ * <p>Issue 43 part 4 (the engine before and after the refactor of its claim and settle scripts into stages, in one
+ * run): {@code --before-jar=} adds a fourth side, {@code before}, the engine of an older delayqueue-core jar in a class
+ * loader of its own ({@link BeforeSide}), in {@link Settings#BEFORE_SCENARIOS}, and a second table with issue 43 part
+ * 4's targets. The before jar is delayqueue-core at ddcb2d3 (the last commit before the refactor began, 2591d91), built
+ * in a worktree that is never committed:
+ *
+ * <pre>
+ * git worktree add ../delayqueue-before ddcb2d3
+ * (cd ../delayqueue-before &amp;&amp; ./mvnw -B -ntp -q -o -pl delayqueue-core package -DskipTests)
+ * ./mvnw -B -ntp -q -o -pl benchmarks -am package -DskipTests
+ * java -jar benchmarks/target/benchmarks.jar \
+ *     --before-jar=../delayqueue-before/delayqueue-core/target/delayqueue-core-0.1.0-SNAPSHOT.jar
+ * </pre>
  */
 public final class Benchmarks {
 
