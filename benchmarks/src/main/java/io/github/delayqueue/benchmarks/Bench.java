@@ -21,6 +21,9 @@ final class Bench implements AutoCloseable {
     final RedisClock clock;
     private final @Nullable EmbeddedRedis server;
 
+    /** False in the before side's Bench: the clients are the run's, shut down by its own Bench. */
+    private final boolean ownsClients;
+
     Bench(Settings settings) {
         this.settings = settings;
         String configured = settings.get("redis-url");
@@ -36,6 +39,7 @@ final class Bench implements AutoCloseable {
             url = configured.trim();
             embedded = false;
         }
+        ownsClients = true;
         try {
             resp = new Resp(url);
             producer = client();
@@ -45,6 +49,24 @@ final class Bench implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * The before side's Bench ({@link BeforeEngine}, in the before class loader): the run's Redis, its two Redisson
+     * clients (Redisson is the parent loader's, one class in both) and its Redis clock, and a measuring connection of
+     * its own; {@link #close} closes that connection only.
+     */
+    Bench(Settings settings, String url, boolean embedded, RedissonClient producer, RedissonClient consumer,
+            RedisClock clock) {
+        this.settings = settings;
+        this.url = url;
+        this.embedded = embedded;
+        this.server = null;
+        this.ownsClients = false;
+        this.producer = producer;
+        this.consumer = consumer;
+        this.clock = clock;
+        this.resp = new Resp(url);
     }
 
     /** A Redisson client like the producer's and the consumer's (consumers-4 makes one per instance); the caller shuts it down. */
@@ -109,10 +131,10 @@ final class Bench implements AutoCloseable {
 
     @Override
     public void close() {
-        if (producer != null) {
+        if (producer != null && ownsClients) {
             producer.shutdown();
         }
-        if (consumer != null) {
+        if (consumer != null && ownsClients) {
             consumer.shutdown();
         }
         if (resp != null) {

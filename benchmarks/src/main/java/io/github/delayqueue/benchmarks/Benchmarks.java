@@ -26,6 +26,20 @@ import org.jspecify.annotations.Nullable;
  * ({@code better} is the ratio of the medians; above 1 means ours is better, whichever way the unit points;
  * {@code NaN} where not measured), a {@code DETAIL scenario=<name> rounds=<side>:<v1>,<v2>,...} line per side,
  * and a DETAIL line per side with the details of its median round. Lines starting with {@code #} describe the run. {@code --help} lists the flags.
+ *
+ * <p>Issue 43 part 4 (the engine before and after the refactor of its claim and settle scripts into stages, in one
+ * run): {@code --before-jar=} adds a fourth side, {@code before}, the engine of an older delayqueue-core jar in a class
+ * loader of its own ({@link BeforeSide}), in {@link Settings#BEFORE_SCENARIOS}, and a second table with issue 43 part
+ * 4's targets. The before jar is delayqueue-core at ddcb2d3 (the last commit before the refactor began, 2591d91), built
+ * in a worktree that is never committed:
+ *
+ * <pre>
+ * git worktree add ../delayqueue-before ddcb2d3
+ * (cd ../delayqueue-before &amp;&amp; ./mvnw -B -ntp -q -o -pl delayqueue-core package -DskipTests)
+ * ./mvnw -B -ntp -q -o -pl benchmarks -am package -DskipTests
+ * java -jar benchmarks/target/benchmarks.jar \
+ *     --before-jar=../delayqueue-before/delayqueue-core/target/delayqueue-core-0.1.0-SNAPSHOT.jar
+ * </pre>
  */
 public final class Benchmarks {
 
@@ -68,11 +82,20 @@ public final class Benchmarks {
 
     private Bench bench; // while runAll runs
 
+    /** The before side ({@code --before-jar}) while runAll runs; null without it. */
+    private @Nullable BeforeSide before;
+
+    /** {@code m} where the before side runs, else null (no before rounds). */
+    private @Nullable Measurement before(Measurement m) {
+        return before == null ? null : m;
+    }
+
     private List<Result> runAll() throws Exception {
         List<Result> results = new ArrayList<>();
         long started = System.nanoTime();
-        try (Bench bench = new Bench(settings)) {
+        try (Bench bench = new Bench(settings); BeforeSide before = BeforeSide.openIfAsked(bench, settings)) {
             this.bench = bench;
+            this.before = before;
             OursSide ours = new OursSide(bench);
             RedissonSide redisson = new RedissonSide(bench);
             FloorSide floor = new FloorSide(bench);
@@ -90,6 +113,9 @@ public final class Benchmarks {
                     if (sides.contains("ours")) {
                         ours.warmUp();
                     }
+                    if (before != null) {
+                        before.warmUp();
+                    }
                     if (sides.contains("redisson")) {
                         redisson.warmUp();
                     }
@@ -106,22 +132,25 @@ public final class Benchmarks {
                 switch (scenario) {
                     case "burst-drain-50k": {
                         int n = settings.integer("burst50k-size");
-                        results.add(compare(scenario, "s", true, () -> ours.burstDrain(n, 600), "redisson",
-                                () -> redisson.burstDrain(n, timeout), () -> floor.burstDrain(n, 600)));
+                        results.add(compare(scenario, "s", true, () -> ours.burstDrain(n, 600),
+                                before(() -> before.burstDrain(n, 600)), "redisson", () -> redisson.burstDrain(n, timeout),
+                                () -> floor.burstDrain(n, 600), settings.integer("rounds")));
                         break;
                     }
                     case "burst-drain-1m": {
                         int n = settings.integer("burst1m-size");
-                        results.add(compare(scenario, "s", true, () -> ours.burstDrain(n, 600), "redisson",
+                        results.add(compare(scenario, "s", true, () -> ours.burstDrain(n, 600),
+                                before(() -> before.burstDrain(n, 600)), "redisson",
                                 settings.bool("redisson-1m") ? () -> redisson.burstDrain(n, timeout) : null,
-                                () -> floor.burstDrain(n, 600)));
+                                () -> floor.burstDrain(n, 600), settings.integer("rounds")));
                         break;
                     }
                     case "replace-by-id-20k": {
                         int pending = settings.integer("replace-pending");
                         int secs = settings.integer("replace-seconds");
                         results.add(compare(scenario, "msg/s", false, () -> ours.replaceById(pending, threads, secs),
-                                () -> redisson.replaceById(pending, threads, secs)));
+                                before(() -> before.replaceById(pending, threads, secs)), "redisson",
+                                () -> redisson.replaceById(pending, threads, secs), null, settings.integer("rounds")));
                         break;
                     }
                     case "steady-lateness-p99": {
@@ -135,15 +164,18 @@ public final class Benchmarks {
                     case "enqueue-rate-1", "enqueue-rate-8", "enqueue-rate-32": {
                         int count = settings.integer("enqueue-count");
                         int senders = Integer.parseInt(scenario.substring("enqueue-rate-".length()));
-                        results.add(compare(scenario, "msg/s", false, () -> ours.enqueueRate(count, senders), "redisson",
-                                () -> redisson.enqueueRate(count, senders), () -> floor.enqueueRate(count, senders)));
+                        results.add(compare(scenario, "msg/s", false, () -> ours.enqueueRate(count, senders),
+                                before(() -> before.enqueueRate(count, senders)), "redisson",
+                                () -> redisson.enqueueRate(count, senders), () -> floor.enqueueRate(count, senders),
+                                settings.integer("rounds")));
                         break;
                     }
                     case "enqueue-batch-rate": {
                         int count = settings.integer("batch-count");
                         int batch = settings.integer("send-batch");
                         results.add(compare(scenario, "msg/s", false, () -> ours.enqueueBatchRate(count, threads, batch),
-                                "redisson", null, () -> floor.enqueueBatchRate(count, threads, batch)));
+                                before(() -> before.enqueueBatchRate(count, threads, batch)), "redisson", null,
+                                () -> floor.enqueueBatchRate(count, threads, batch), settings.integer("rounds")));
                         break;
                     }
                     case "end-to-end-rate": {
@@ -152,8 +184,9 @@ public final class Benchmarks {
                         int batch = settings.integer("e2e-batch");
                         int backlog = settings.integer("e2e-backlog");
                         results.add(compare(scenario, "msg/s", false, () -> ours.endToEnd(secs, producers, batch, backlog),
-                                "redisson", () -> redisson.endToEnd(secs, producers, batch, backlog),
-                                () -> floor.endToEnd(secs, producers, batch, backlog)));
+                                before(() -> before.endToEnd(secs, producers, batch, backlog)), "redisson",
+                                () -> redisson.endToEnd(secs, producers, batch, backlog),
+                                () -> floor.endToEnd(secs, producers, batch, backlog), settings.integer("rounds")));
                         break;
                     }
                     case "end-to-end-rate-observed": {
@@ -190,8 +223,10 @@ public final class Benchmarks {
                             out.println("# redis-bytes-per-message: external server; used_memory deltas include any "
                                     + "concurrent writes of other clients (memory_usage_of_keys_per_msg does not)");
                         }
-                        results.add(compare(scenario, "bytes", true, () -> ours.bytesPerMessage(count), "redisson",
-                                () -> redisson.bytesPerMessage(count), () -> floor.bytesPerMessage(count)));
+                        results.add(compare(scenario, "bytes", true, () -> ours.bytesPerMessage(count),
+                                before(() -> before.bytesPerMessage(count)), "redisson",
+                                () -> redisson.bytesPerMessage(count), () -> floor.bytesPerMessage(count),
+                                settings.integer("rounds")));
                         break;
                     }
                     case "lateness-under-burst": {
@@ -231,7 +266,8 @@ public final class Benchmarks {
                         int n = settings.integer("burst10m-size");
                         // Redisson is not run: at its ~3,000 msg/s drain of 50k (and slower as the queue grows)
                         // 10,000,000 messages would take more than an hour
-                        results.add(compare(scenario, "s", true, () -> ours.burstDrain10m(n, 1800), "redisson", null, null,
+                        results.add(compare(scenario, "s", true, () -> ours.burstDrain10m(n, 1800),
+                                before(() -> before.burstDrain10m(n, 1800)), "redisson", null, null,
                                 settings.integer("burst10m-rounds")));
                         break;
                     }
@@ -557,6 +593,137 @@ public final class Benchmarks {
         }
         Target jvm = jvmCpuTarget();
         out.println("| JVM CPU per message | | | | µs/msg | | " + jvm.text() + " | " + metText(jvm) + " |");
+        if (settings.beforeJar != null) {
+            part4Table();
+        }
+    }
+
+    /**
+     * Issue 43 part 4's targets (printed with {@code --before-jar}): each judged on ours (after the refactor), with the
+     * before side's figure and the ratio of the two sides' figures beside it, all read from this run's medians.
+     */
+    private void part4Table() {
+        out.println();
+        out.println("| issue 43 part 4 target | after (ours) | before | after / before | met? (after) |");
+        out.println("| --- | --- | --- | --- | --- |");
+        for (Part4Row row : part4Rows()) {
+            out.println("| " + row.target() + " | " + row.after() + " | " + row.before() + " | " + row.afterVsBefore()
+                    + " | " + metText(row.met()) + " |");
+        }
+    }
+
+    /**
+     * One row of issue 43 part 4's table: the target, ours' and the before side's figure for it (each with the
+     * quantity it is made of, the before side's with whether it too meets the target), the two sides' quantity in a
+     * ratio, and whether ours meets it.
+     */
+    record Part4Row(String target, String after, String before, String afterVsBefore, Target met) {
+    }
+
+    /** The rows of issue 43 part 4's table, from the rounds and CPU figures of this run. */
+    List<Part4Row> part4Rows() {
+        List<Part4Row> rows = new ArrayList<>();
+        for (String threads : List.of("1", "8")) {
+            String scenario = "enqueue-rate-" + threads;
+            rows.add(part4Row("single sends, " + threads + (threads.equals("1") ? " thread" : " threads")
+                    + ": ≥ 0.95× the floor's rate", scenario, 0.95, true, "× floor",
+                    side -> medianOf(scenario, side) / medianOf(scenario, FloorSide.NAME), side -> medianOf(scenario, side),
+                    "msg/s", true));
+        }
+        rows.add(part4Row("single sends, 32 threads: ≥ 1.5× Redisson's rate", "enqueue-rate-32", 1.5, true, "× Redisson",
+                side -> medianOf("enqueue-rate-32", side) / medianOf("enqueue-rate-32", "redisson"),
+                side -> medianOf("enqueue-rate-32", side), "msg/s", true));
+        String[][] cpuRows = {
+            {"end-to-end-rate", "Redis CPU per message, end to end: ≤ 1.3× the floor's", "1.3"},
+            {"burst-drain-1m", "Redis CPU per message, the 1m burst's drain: ≤ 1.3× the floor's", "1.3"},
+            {"enqueue-rate-1", "Redis CPU per message, a lone thread's sends: ≤ 1.5× the floor's", "1.5"},
+            {"enqueue-batch-rate", "Redis CPU per message, batch sends: ≤ 1.2× the floor's", "1.2"}};
+        for (String[] c : cpuRows) {
+            String scenario = c[0];
+            rows.add(part4Row(c[1] + " (`" + scenario + "`)", scenario, Double.parseDouble(c[2]), false, "× floor",
+                    side -> cpuOf(scenario, side, 0) / cpuOf(scenario, FloorSide.NAME, 0),
+                    side -> cpuOf(scenario, side, 0), "Redis µs/msg", false));
+        }
+        rows.add(part4Row("burst-drain-50k: ≥ 30× Redisson", "burst-drain-50k", 30, true, "× Redisson",
+                side -> medianOf("burst-drain-50k", "redisson") / medianOf("burst-drain-50k", side),
+                side -> medianOf("burst-drain-50k", side), "s", false));
+        rows.add(part4Row("replace-by-id-20k: ≥ 500× Redisson", "replace-by-id-20k", 500, true, "× Redisson",
+                side -> medianOf("replace-by-id-20k", side) / medianOf("replace-by-id-20k", "redisson"),
+                side -> medianOf("replace-by-id-20k", side), "msg/s", true));
+        rows.add(part4Row("end-to-end-rate: ≥ 5× Redisson", "end-to-end-rate", 5, true, "× Redisson",
+                side -> medianOf("end-to-end-rate", side) / medianOf("end-to-end-rate", "redisson"),
+                side -> medianOf("end-to-end-rate", side), "msg/s", true));
+        rows.add(part4Row("redis-bytes-per-message: ≤ 1.15× the floor's (MEMORY USAGE of the keys)",
+                "redis-bytes-per-message", 1.15, false, "× floor",
+                side -> detailMedian("redis-bytes-per-message", side, "memory_usage_of_keys_per_msg")
+                        / detailMedian("redis-bytes-per-message", FloorSide.NAME, "memory_usage_of_keys_per_msg"),
+                side -> detailMedian("redis-bytes-per-message", side, "memory_usage_of_keys_per_msg"), "bytes/msg", false));
+        rows.add(part4Row("burst-drain-10m: drain rate ≥ 0.8× the 1m drain's (each side its own)", "burst-drain-10m", 0.8,
+                true, "× its 1m drain's rate",
+                side -> detailMedian("burst-drain-10m", side, "drain_rate_msg_s")
+                        / detailMedian("burst-drain-1m", side, "drain_rate_msg_s"),
+                side -> detailMedian("burst-drain-10m", side, "drain_rate_msg_s"), "msg/s", true));
+        String share = Double.isNaN(observedShare) ? "n/a (end-to-end-rate-observed not run)"
+                : format(100 * observedShare) + "% of plain";
+        boolean defaults = settings.get("observe").equals("metrics");
+        rows.add(new Part4Row("the defaults (meters on, observations off) ≥ 90% of plain (`end-to-end-rate-observed`)",
+                defaults ? share : share + " (--observe=" + settings.get("observe") + ", not the defaults)",
+                "n/a (not run: the observed path is the starter's, built on the current engine)", "n/a",
+                new Target("", observedShare >= 0.9, defaults && Double.isFinite(observedShare))));
+        return rows;
+    }
+
+    /**
+     * A row whose target is {@code figure(side)} ≥ (or ≤) {@code bound}; {@code quantity(side)} in {@code unit} is what
+     * the after / before column divides ({@code higherIsBetter} says which way it points).
+     */
+    private Part4Row part4Row(String target, String scenario, double bound, boolean atLeast, String figureUnit,
+            java.util.function.ToDoubleFunction<String> figure, java.util.function.ToDoubleFunction<String> quantity,
+            String unit, boolean higherIsBetter) {
+        double after = figure.applyAsDouble("ours");
+        double before = figure.applyAsDouble(BeforeSide.NAME);
+        double qAfter = quantity.applyAsDouble("ours");
+        double qBefore = quantity.applyAsDouble(BeforeSide.NAME);
+        String absent = rounds.containsKey(scenario) ? "n/a (not measured)" : "n/a (" + scenario + " not run)";
+        String afterText = Double.isFinite(after) ? format(after) + figureUnit + " (" + format(qAfter) + " " + unit + ")"
+                : absent;
+        String beforeText = Double.isFinite(before) ? format(before) + figureUnit + " (" + format(qBefore) + " " + unit
+                + "); " + (meets(before, bound, atLeast) ? "met" : "not met") : absent;
+        double ratio = qAfter / qBefore;
+        String ratioText = Double.isFinite(ratio) ? format(ratio) + " (" + unit + ", " + (higherIsBetter ? "higher" : "lower")
+                + " is better)" : "n/a";
+        return new Part4Row(target, afterText, beforeText, ratioText,
+                new Target(target, meets(after, bound, atLeast), Double.isFinite(after)));
+    }
+
+    private static boolean meets(double figure, double bound, boolean atLeast) {
+        return atLeast ? figure >= bound : figure <= bound;
+    }
+
+    /** A side's rounds in a scenario by label (ours, before, floor, or the second side's: redisson), or null. */
+    private @Nullable SideRounds sideRounds(String scenario, String label) {
+        Rounds r = rounds.get(scenario);
+        if (r == null) {
+            return null;
+        }
+        return switch (label) {
+            case "ours" -> r.first();
+            case BeforeSide.NAME -> r.before();
+            case FloorSide.NAME -> r.floor();
+            default -> r.second() != null && r.second().label().equals(label) ? r.second() : null;
+        };
+    }
+
+    /** A side's median figure in a scenario (NaN where it did not run). */
+    private double medianOf(String scenario, String label) {
+        SideRounds side = sideRounds(scenario, label);
+        return side == null ? Double.NaN : side.median();
+    }
+
+    /** The median of a numeric DETAIL entry over a side's rounds in a scenario (NaN where absent). */
+    private double detailMedian(String scenario, String label, String key) {
+        SideRounds side = sideRounds(scenario, label);
+        return side == null ? Double.NaN : medianOfDetail(side.measures(), key);
     }
 
     /** The table's "met?" column. */
@@ -587,6 +754,11 @@ public final class Benchmarks {
         out.println("# flags: " + settings.describe());
         out.println("# rounds: " + settings.integer("rounds") + " per scenario in this JVM, each round ours then the other "
                 + "side (then the floor where it runs); RESULT = medians of the rounds, better = ratio of the medians; DETAIL rounds= every round");
+        if (before != null) {
+            out.println("# before (--before-jar, issue 43 part 4): " + before.origin());
+            out.println("# before: in " + String.join(",", Settings.BEFORE_SCENARIOS) + " each round runs ours, before, "
+                    + "floor, redisson; DETAIL before= has its median, after= ours', after_vs_before= their ratio");
+        }
         out.println("# load average at the start: " + loadAverage());
         out.flush();
     }
@@ -653,9 +825,14 @@ public final class Benchmarks {
     }
 
     /**
-     * The rounds of one scenario: ours, Redisson's or a second variant of ours, and the floor's (null when not run).
+     * The rounds of one scenario: ours, Redisson's or a second variant of ours, the floor's and the before side's (null
+     * when not run).
      */
-    record Rounds(SideRounds first, @Nullable SideRounds second, @Nullable SideRounds floor) {
+    record Rounds(SideRounds first, @Nullable SideRounds second, @Nullable SideRounds floor,
+            @Nullable SideRounds before) {
+        Rounds(SideRounds first, @Nullable SideRounds second, @Nullable SideRounds floor) {
+            this(first, second, floor, null);
+        }
     }
 
     /** The rounds of every scenario run so far, by scenario (package-private: tests set figures to judge). */
@@ -710,14 +887,39 @@ public final class Benchmarks {
     /** As above, with {@code n} rounds instead of {@code --rounds}. */
     private Result compare(String scenario, String unit, boolean lowerIsBetter, Measurement ours, String secondLabel,
             @Nullable Measurement second, @Nullable Measurement floor, int n) {
+        return compare(scenario, unit, lowerIsBetter, ours, null, secondLabel, second, floor, n);
+    }
+
+    /**
+     * As above, with the {@link BeforeSide before} side as well where {@code before} is given ({@code --before-jar}):
+     * each round runs ours, before, the floor, then {@code second} (without it: ours, {@code second}, the floor). It
+     * adds the before side's {@code rounds=before:} and {@code side=before} DETAIL lines, a line
+     * {@code DETAIL scenario=<s> before=<median> after=<ours' median> unit=<unit> after_vs_before=<ratio>}, and its CPU
+     * per message on the {@code cpu_per_msg} line; the RESULT line is unchanged.
+     */
+    private Result compare(String scenario, String unit, boolean lowerIsBetter, Measurement ours,
+            @Nullable Measurement before, String secondLabel, @Nullable Measurement second, @Nullable Measurement floor,
+            int n) {
         boolean runOurs = sides.contains("ours");
+        boolean runBefore = before != null;
         boolean runSecond = second != null && (secondLabel.equals("redisson") ? sides.contains("redisson") : runOurs);
         boolean runFloor = floor != null && sides.contains(FloorSide.NAME);
         List<Side.Measure> o = new ArrayList<>();
+        List<Side.Measure> b = new ArrayList<>();
         List<Side.Measure> r = new ArrayList<>();
         List<Side.Measure> f = new ArrayList<>();
         for (int round = 0; round < n; round++) {
             o.add(runOurs ? measure(ours) : Side.Measure.of(Double.NaN).with("skipped", "--sides"));
+            if (runBefore) { // issue 43 part 4's order: ours, before, floor, redisson
+                b.add(measure(before));
+                if (runFloor) {
+                    f.add(measure(floor));
+                }
+                if (runSecond) {
+                    r.add(measure(second));
+                }
+                continue;
+            }
             if (runSecond) {
                 r.add(measure(second));
             }
@@ -726,9 +928,10 @@ public final class Benchmarks {
             }
         }
         SideRounds first = new SideRounds("ours", lowerIsBetter, o);
+        SideRounds beforeRounds = runBefore ? new SideRounds(BeforeSide.NAME, lowerIsBetter, b) : null;
         SideRounds other = runSecond ? new SideRounds(secondLabel, lowerIsBetter, r) : null;
         SideRounds floorRounds = runFloor ? new SideRounds(FloorSide.NAME, lowerIsBetter, f) : null;
-        return print(scenario, unit, lowerIsBetter, first, other, floorRounds);
+        return print(scenario, unit, lowerIsBetter, first, beforeRounds, other, floorRounds);
     }
 
     /**
@@ -737,7 +940,13 @@ public final class Benchmarks {
      */
     private Result print(String scenario, String unit, boolean lowerIsBetter, SideRounds first, @Nullable SideRounds other,
             @Nullable SideRounds floorRounds) {
-        rounds.put(scenario, new Rounds(first, other, floorRounds));
+        return print(scenario, unit, lowerIsBetter, first, null, other, floorRounds);
+    }
+
+    /** As above, with the before side's rounds where it ran. */
+    private Result print(String scenario, String unit, boolean lowerIsBetter, SideRounds first,
+            @Nullable SideRounds beforeRounds, @Nullable SideRounds other, @Nullable SideRounds floorRounds) {
+        rounds.put(scenario, new Rounds(first, other, floorRounds, beforeRounds));
         double oursValue = first.median();
         boolean vsRedisson = other != null && other.label().equals("redisson");
         double redissonValue = vsRedisson ? other.median() : Double.NaN;
@@ -749,6 +958,9 @@ public final class Benchmarks {
         out.println("RESULT scenario=" + scenario + " ours=" + format(oursValue) + " redisson=" + format(redissonValue)
                 + " unit=" + unit + " better=" + format(better));
         roundsLine(scenario, first);
+        if (beforeRounds != null) {
+            roundsLine(scenario, beforeRounds);
+        }
         if (other != null) {
             roundsLine(scenario, other);
         }
@@ -756,13 +968,20 @@ public final class Benchmarks {
             roundsLine(scenario, floorRounds);
         }
         detail(scenario, first);
+        if (beforeRounds != null) {
+            detail(scenario, beforeRounds);
+            double beforeValue = beforeRounds.median();
+            out.println("DETAIL scenario=" + scenario + " before=" + format(beforeValue) + " after=" + format(oursValue)
+                    + " unit=" + unit + " after_vs_before=" + format(oursValue / beforeValue)
+                    + (lowerIsBetter ? " (lower_is_better)" : " (higher_is_better)"));
+        }
         if (other != null) {
             detail(scenario, other);
         }
         if (floorRounds != null) {
             detail(scenario, floorRounds);
         }
-        cpuLine(scenario, first, other, floorRounds);
+        cpuLine(scenario, first, beforeRounds, other, floorRounds);
         out.flush();
         return result;
     }
@@ -772,14 +991,18 @@ public final class Benchmarks {
 
     /**
      * {@code DETAIL scenario=<s> floor=cpu_per_msg <side>_redis_us=… <side>_jvm_us=… … ours_redis_vs_floor=…
-     * ours_jvm_vs_floor=… [redisson_redis_vs_floor=… redisson_jvm_vs_floor=…] [ours_redis_vs_redisson=…
-     * ours_jvm_vs_redisson=…]} where the floor ran, else the same from {@code cpu=cpu_per_msg} without the floor's
+     * ours_jvm_vs_floor=… [before_…_vs_floor=…] [redisson_redis_vs_floor=… redisson_jvm_vs_floor=…]
+     * [ours_redis_vs_redisson=… ours_jvm_vs_redisson=…] [ours_redis_vs_before=… ours_jvm_vs_before=…]} where the floor ran, else the same from {@code cpu=cpu_per_msg} without the floor's
      * entries: each side's median over its rounds of Redis and JVM CPU microseconds per message (see
      * {@link #cpuPerMessage}), ours (and Redisson's) over the floor's, and ours over Redisson's. Not printed when no
      * side has a CPU figure per message.
      */
-    private void cpuLine(String scenario, SideRounds ours, @Nullable SideRounds other, @Nullable SideRounds floor) {
+    private void cpuLine(String scenario, SideRounds ours, @Nullable SideRounds before, @Nullable SideRounds other,
+            @Nullable SideRounds floor) {
         List<SideRounds> all = new ArrayList<>(List.of(ours));
+        if (before != null) {
+            all.add(before);
+        }
         if (other != null) {
             all.add(other);
         }
@@ -814,6 +1037,12 @@ public final class Benchmarks {
             double[] r = perSide.get(other.label());
             sb.append(" ours_redis_vs_").append(other.label()).append('=').append(format(o[0] / r[0])).append(" ours_jvm_vs_")
                     .append(other.label()).append('=').append(format(o[1] / r[1]));
+        }
+        if (before != null) {
+            double[] o = perSide.get("ours");
+            double[] b = perSide.get(BeforeSide.NAME);
+            sb.append(" ours_redis_vs_before=").append(format(o[0] / b[0])).append(" ours_jvm_vs_before=")
+                    .append(format(o[1] / b[1]));
         }
         out.println(sb);
     }

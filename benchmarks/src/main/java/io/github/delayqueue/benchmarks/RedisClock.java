@@ -45,6 +45,22 @@ final class RedisClock {
         return new RedisClock(bestMid, bestServerMs, bestServerMs - bestLocalMs, bestRtt / 1e6);
     }
 
+    /**
+     * This clock again from its anchor ({@link #anchorNanos()}, {@link #anchorServerMs()}, {@link #offsetMs()},
+     * {@link #rttMs()}): the before side's copy, in its own class loader, reads the Redis clock exactly as ours does.
+     */
+    static RedisClock of(long anchorNanos, double anchorServerMs, double offsetMs, double rttMs) {
+        return new RedisClock(anchorNanos, anchorServerMs, offsetMs, rttMs);
+    }
+
+    long anchorNanos() {
+        return anchorNanos;
+    }
+
+    double anchorServerMs() {
+        return anchorServerMs;
+    }
+
     private static double micros(Instant t) {
         return t.getEpochSecond() * 1_000_000.0 + t.getNano() / 1_000.0;
     }

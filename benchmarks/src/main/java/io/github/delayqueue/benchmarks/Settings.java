@@ -1,5 +1,8 @@
 package io.github.delayqueue.benchmarks;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -7,6 +10,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.jar.JarFile;
+
+import org.jspecify.annotations.Nullable;
 
 /** Command-line flags of {@link Benchmarks}; {@code --help} prints them with their defaults. */
 final class Settings {
@@ -25,6 +31,15 @@ final class Settings {
      */
     static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate", "end-to-end-rate-cluster",
             "schedules-100k", "rate-limited-drain", "end-to-end-batch", "groups-fairness", "idle-cost");
+
+    /**
+     * The scenarios the {@code before} side ({@code --before-jar}) runs in: issue 43 part 4's figures (single and batch
+     * sends, end to end, the bursts, replace-by-id, bytes). Not end-to-end-rate-observed: its observed path is the
+     * starter's, built on the current engine.
+     */
+    static final List<String> BEFORE_SCENARIOS = List.of("burst-drain-50k", "burst-drain-1m", "replace-by-id-20k",
+            "enqueue-rate-1", "enqueue-rate-8", "enqueue-rate-32", "enqueue-batch-rate", "end-to-end-rate",
+            "redis-bytes-per-message", "burst-drain-10m");
 
     /** Flag name to default value and description, in help order. */
     private static final Map<String, String[]> FLAGS = new LinkedHashMap<>();
@@ -101,6 +116,9 @@ final class Settings {
                 + "do, in enqueue-rate-N, enqueue-batch-rate, burst-drain-50k, burst-drain-1m, end-to-end-rate and "
                 + "redis-bytes-per-message; e.g. 'ours' while profiling)");
         flag("warmup", "true", "run a short untimed pass of both engines first (JIT, script cache, connections)");
+        flag("before-jar", "", "issue 43 part 4: a delayqueue-core jar (or classes directory) of an earlier commit; "
+                + "its engine runs as a fourth side, 'before', in " + String.join(",", BEFORE_SCENARIOS)
+                + " (rounds: ours, before, floor, redisson), loaded apart from ours (see BeforeSide)");
     }
 
     private static void flag(String name, String value, String description) {
@@ -161,12 +179,47 @@ final class Settings {
             }
         }
         traceSampling = fraction("trace-sampling");
+        beforeJar = beforeJar(values.get("before-jar"));
         try {
             IdleQueueCost.parseInstances(values.get("idle-instances"));
         } catch (IllegalArgumentException e) { // NumberFormatException too
             throw new IllegalArgumentException("--idle-instances must list positive integers, was '"
                     + values.get("idle-instances") + "'");
         }
+    }
+
+    /** {@code --before-jar}, checked (a jar or directory holding delayqueue-core's classes), or null when not given. */
+    final @Nullable Path beforeJar;
+
+    private static @Nullable Path beforeJar(String value) {
+        if (value.isBlank()) {
+            return null;
+        }
+        Path path = Path.of(value.trim()).toAbsolutePath().normalize();
+        String client = "io/github/delayqueue/core/DelayQueueClient.class";
+        boolean found;
+        if (Files.isDirectory(path)) {
+            found = Files.isRegularFile(path.resolve(client));
+        } else {
+            try (JarFile jar = new JarFile(path.toFile())) {
+                found = jar.getEntry(client) != null;
+            } catch (IOException e) {
+                throw new IllegalArgumentException("--before-jar must be a readable delayqueue-core jar, was '" + value
+                        + "' (" + e.getMessage() + ")");
+            }
+        }
+        if (!found) {
+            throw new IllegalArgumentException("--before-jar must hold delayqueue-core's classes (no " + client + " in '"
+                    + value + "')");
+        }
+        return path;
+    }
+
+    /** The flags in effect as {@code --name=value} arguments (the before side parses them again in its class loader). */
+    List<String> asArgs() {
+        List<String> args = new ArrayList<>();
+        values.forEach((k, v) -> args.add("--" + k + "=" + v));
+        return args;
     }
 
     /** {@code --trace-sampling}, checked: a fraction from 0 to 1. */

@@ -147,4 +147,34 @@ class BenchmarksFiguresTest {
         within.remove(FloorSide.NAME);
         assertFalse(b.target(drain).met());
     }
+
+    @Test
+    void issue43Part4RowsAreJudgedOnOursWithTheBeforeSideBeside() {
+        Benchmarks b = judge();
+        b.rounds.put("enqueue-rate-1", new Benchmarks.Rounds(rounds("ours", false, 950), null,
+                rounds(FloorSide.NAME, false, 1000), rounds(BeforeSide.NAME, false, 1000)));
+        b.rounds.put("burst-drain-50k", new Benchmarks.Rounds(rounds("ours", true, 0.1), rounds("redisson", true, 3.0),
+                rounds(FloorSide.NAME, true, 0.05), rounds(BeforeSide.NAME, true, 0.2)));
+        List<Benchmarks.Part4Row> rows = b.part4Rows();
+        assertEquals(13, rows.size());
+        Benchmarks.Part4Row single = rows.get(0);
+        assertTrue(single.met().met(), single.toString());
+        assertEquals("0.95× floor (950 msg/s)", single.after());
+        assertEquals("1× floor (1000 msg/s); met", single.before());
+        assertEquals("0.95 (msg/s, higher is better)", single.afterVsBefore());
+        Benchmarks.Part4Row burst = rows.stream().filter(r -> r.target().startsWith("burst-drain-50k")).findFirst()
+                .orElseThrow();
+        assertTrue(burst.met().met(), burst.toString());
+        assertEquals("15× Redisson (0.2 s); not met", burst.before());
+        assertEquals("0.5 (s, lower is better)", burst.afterVsBefore());
+        Benchmarks.Part4Row eight = rows.get(1); // not run: never met
+        assertEquals("n/a (enqueue-rate-8 not run)", eight.after());
+        assertEquals("not measured", Benchmarks.metText(eight.met()));
+
+        b.rounds.put("enqueue-rate-1", new Benchmarks.Rounds(rounds("ours", false, 949), null,
+                rounds(FloorSide.NAME, false, 1000), null));
+        Benchmarks.Part4Row below = b.part4Rows().get(0);
+        assertFalse(below.met().met(), below.toString());
+        assertEquals("n/a (not measured)", below.before());
+    }
 }

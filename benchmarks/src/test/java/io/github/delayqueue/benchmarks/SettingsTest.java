@@ -68,6 +68,17 @@ class SettingsTest {
     }
 
     @Test
+    void theBeforeJarMustHoldTheEngine(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        assertEquals(null, new Settings().beforeJar);
+        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
+                () -> new Settings("--before-jar=" + dir.resolve("none.jar")));
+        assertTrue(missing.getMessage().startsWith("--before-jar must be a readable delayqueue-core jar"), missing.getMessage());
+        IllegalArgumentException empty = assertThrows(IllegalArgumentException.class,
+                () -> new Settings("--before-jar=" + dir));
+        assertTrue(empty.getMessage().startsWith("--before-jar must hold delayqueue-core's classes"), empty.getMessage());
+    }
+
+    @Test
     void theMedianCountsAFailedRoundAsTheWorst() {
         assertEquals(3.0, Benchmarks.median(new double[] { 5, 1, 3 }, true));
         assertEquals(2.0, Benchmarks.median(new double[] { 1, 3 }, true));
