@@ -234,6 +234,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         } catch (Throwable e) {
             escaped = e;
         } finally {
+            leaveTurns(); // a poller that ended (stopped or failed) takes no more turns at checking its queue
             if (state == State.RUNNING) {
                 Throwable cause = escaped != null ? escaped : new IllegalStateException(
                         "the poller thread of queue '" + queue + "' ended without a stop"
@@ -320,23 +321,33 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
      * gone): a delivery of it running here settles nothing more, and its handler is interrupted (a batch's is not: the
      * other messages of the batch go on; the cancelled one's outcome is not settled).
      */
-    private void cancelRunning(String id) {
-        stopRunning(id, "was cancelled");
+    /** This consumer's poller leaves the client's turns at checking idle queues (idempotent). */
+    private void leaveTurns() {
+        Watch watch = shared.watch();
+        if (watch != null && poller != null) {
+            watch.unregister(ops.keys(), poller);
+        }
     }
 
-    /** A lease extension found the message of a running delivery gone: cancelled, or settled by another delivery. */
-    private void goneWhileRunning(String id) {
-        stopRunning(id, "is gone (cancelled, or settled by a later delivery)");
-    }
-
-    private void stopRunning(String id, String why) {
+    private void cancelRunning(String member) {
         for (Delivery delivery : running) {
-            if (delivery.claimed.id().equals(id) && delivery.cancel()) {
-                log.info("Queue '{}': message '{}' (attempt {}) {} while its handler ran; {}", queue, id,
-                        delivery.claimed.attempt(), why, batch == null ? "interrupting it" : "its outcome will not be settled");
-                if (batch == null) {
-                    delivery.interrupt();
-                }
+            if (delivery.claimed.member().equals(member)) { // this send of the id: not one sent again since
+                stopRunning(delivery, "was cancelled");
+            }
+        }
+    }
+
+    /** A lease extension found the message of this running delivery gone: cancelled, or settled by another delivery. */
+    private void goneWhileRunning(Delivery delivery) {
+        stopRunning(delivery, "is gone (cancelled, or settled by a later delivery)");
+    }
+
+    private void stopRunning(Delivery delivery, String why) {
+        if (delivery.cancel()) {
+            log.info("Queue '{}': message '{}' (attempt {}) {} while its handler ran; {}", queue, delivery.claimed.id(),
+                    delivery.claimed.attempt(), why, batch == null ? "interrupting it" : "its outcome will not be settled");
+            if (batch == null) {
+                delivery.interrupt();
             }
         }
     }
@@ -781,6 +792,13 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         if (!delivery.timeOut()) {
             return;
         }
+        if (delivery.isCancelled()) { // ignored the cancel's interrupt: nothing to retry (the message is gone)
+            log.warn("Queue '{}': handler for cancelled message '{}' still runs past the handler timeout of {}; "
+                    + "interrupting it again and freeing its slot", queue, delivery.claimed.id(), options.handlerTimeout());
+            delivery.interrupt();
+            delivery.finish();
+            return;
+        }
         log.warn("Queue '{}': handler for message '{}' exceeded the handler timeout of {}; interrupting it, "
                 + "the message will be retried, or dead-lettered on its last attempt", queue, delivery.claimed.id(),
                 options.handlerTimeout());
@@ -869,10 +887,6 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
             long deadline = System.nanoTime() + options.shutdownTimeout().toNanos();
             wakeUps.close();
             joinQuietly(pollerThread, deadline); // no new claims from here on
-            Watch watch = shared.watch();
-            if (watch != null) {
-                watch.unregister(ops.keys(), poller);
-            }
             stopLock.lock();
             try {
                 while (!running.isEmpty()) {
@@ -909,6 +923,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         } catch (RuntimeException e) {
             log.warn("Queue '{}': error while stopping", queue, e);
         } finally {
+            leaveTurns(); // also when the join above was interrupted
             shared.release();
             state = State.STOPPED;
             stopped.complete(null);

@@ -30,12 +30,12 @@ public final class LeaseKeeper {
     private final ConsumerOptions options;
     private final Collection<Delivery> running;
     private final Consumer<Delivery> timeOut;
-    /** Told the id of a running delivery whose message is gone: it was cancelled (cancel.lua's wake-up was lost). */
-    private final Consumer<String> gone;
+    /** Told of a running delivery whose message is gone: it was cancelled (cancel.lua's wake-up was lost). */
+    private final Consumer<Delivery> gone;
     private @Nullable ScheduledFuture<?> task;
 
     LeaseKeeper(String queue, QueueOps ops, ConsumerOptions options, Collection<Delivery> running,
-            Consumer<Delivery> timeOut, Consumer<String> gone) {
+            Consumer<Delivery> timeOut, Consumer<Delivery> gone) {
         this.gone = gone;
         this.queue = queue;
         this.ops = ops;
@@ -80,10 +80,12 @@ public final class LeaseKeeper {
                 boolean[] ok = ops.extend(options.visibilityTimeout().toMillis(), fences.subList(from * 2, to * 2));
                 for (int i = 0; i < ok.length; i++) {
                     Delivery delivery = extended.get(from + i);
-                    if (!ok[i] && !delivery.isSettled() && delivery.firstLeaseLoss()) {
-                        if (!ops.exists(delivery.claimed.id())) {
-                            gone.accept(delivery.claimed.id()); // cancelled, and its wake-up lost
-                        } else {
+                    if (!ok[i] && !delivery.isSettled()) {
+                        // read before the once-per-delivery flag: a read that fails is tried again next round
+                        boolean stored = ops.exists(delivery.claimed.id());
+                        if (!stored) {
+                            gone.accept(delivery); // cancelled, and its wake-up lost
+                        } else if (delivery.firstLeaseLoss()) {
                             log.warn("Queue '{}': lease of message '{}' (attempt {}) was lost while its handler runs; "
                                     + "it may be delivered again", queue, delivery.claimed.id(), delivery.claimed.attempt());
                         }

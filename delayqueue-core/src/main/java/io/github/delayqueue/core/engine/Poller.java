@@ -17,6 +17,7 @@ import io.github.delayqueue.core.DeadLetterCause;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.ExpiryAction;
+import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.PartitionCountException;
 import io.github.delayqueue.core.protocol.ClaimLimits;
 import io.github.delayqueue.core.protocol.GroupLimits;
@@ -74,7 +75,10 @@ public final class Poller {
      */
     private final BooleanSupplier covered;
 
-    /** What the last claim saw, for the watch's turns: its Redis time (ms), and whether it held due messages back. */
+    /**
+     * What the last claim saw, for the watch's turns: its Redis time (ms), and whether a limit that ends at a known time
+     * (a rate limit, a slow-down) held due messages back.
+     */
     private volatile long lastClaimServerMs = Long.MIN_VALUE;
     private volatile boolean lastClaimHeld;
     private volatile boolean lastClaimPaused;
@@ -323,7 +327,10 @@ public final class Poller {
             report(result);
         }
         lastClaimServerMs = result.serverNowMs();
-        lastClaimHeld = result.held();
+        // a rate limit or a slow-down holds due messages until a time the claim named (the poller sleeps until it); the
+        // cap on messages in flight names none: a settle's (or a cancel's) wake-up frees it, and a turn that sees due
+        // messages then claims, should that wake-up be lost
+        lastClaimHeld = result.throttledBy() == FlowLimit.RATE_LIMIT || result.throttledBy() == FlowLimit.SLOW_DOWN;
         lastClaimPaused = result.paused();
         if (result.deadTrimmed() >= QueueOps.ClaimResult.DEAD_TRIM) {
             housekept = false; // there may be more to delete: the next claim runs the stage again

@@ -60,8 +60,7 @@ public final class SharedThreads {
             keeper = null;
             settler = null;
             if (watch != null) {
-                watch.stop(); // leaves the registry: the other instances take this one's turns
-                watcher.shutdownNow();
+                watch.stop(watcher); // ends its thread, then leaves the registry: the others take this one's turns
                 watcher = null;
             }
         }

@@ -33,7 +33,7 @@ public final class WakeUps {
     private final RTopic topic;
     /** Receives the due time a wake-up names, or {@link Long#MIN_VALUE} when it names none. */
     private final LongConsumer wake;
-    /** Receives the id of a message cancelled in flight ({@code cancel:<id>}, cancel.lua). */
+    /** Receives the member of a message cancelled in flight ({@code cancel:<member>}, cancel.lua). */
     private final Consumer<String> cancelled;
     private final Duration pollInterval;
     private volatile boolean subscribed;

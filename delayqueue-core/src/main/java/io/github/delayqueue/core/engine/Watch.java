@@ -63,15 +63,16 @@ final class Watch {
     private volatile boolean healthy;
     private volatile @Nullable ScheduledExecutorService executor;
 
-    // the watch thread's state
-    private boolean beaten;
-    private long beatAtNanos;
-    private long serverMicrosAtBeat;
-    private long clockReadAtNanos;
-    private long generation = -1;
+    // the watch thread's state: one thread at a time, but a client whose consumers stop and start again runs its next
+    // passes on a new thread, so it is volatile
+    private volatile boolean beaten;
+    private volatile long beatAtNanos;
+    private volatile long serverMicrosAtBeat;
+    private volatile long clockReadAtNanos;
+    private volatile long generation = -1;
     /** The instances consuming each queue, by delayed key, sorted: as the registry said at the last beat. */
-    private Map<String, List<String>> consumers = Map.of();
-    private int failures;
+    private volatile Map<String, List<String>> consumers = Map.of();
+    private volatile int failures;
 
     Watch(WatchRegistry registry) {
         this.registry = registry;
@@ -84,9 +85,9 @@ final class Watch {
         final List<Poller> pollers = new CopyOnWriteArrayList<>();
         volatile long intervalMs;
         volatile long leaseMs;
-        long lastTurn = Long.MIN_VALUE;
+        volatile long lastTurn = Long.MIN_VALUE;
         /** When the earliest lease deadline read passes (ms, Redis clock): the leases are read again then. */
-        long leaseFollowUpMs = Long.MAX_VALUE;
+        volatile long leaseFollowUpMs = Long.MAX_VALUE;
 
         Target(QueueKeys keys) {
             this.keys = keys;
@@ -112,11 +113,13 @@ final class Watch {
 
     /** A consumer's poller starts: its queue joins this instance's registration at the next turn. */
     void register(QueueKeys keys, Poller poller) {
-        Target target = targets.computeIfAbsent((String) keys.keys().get(1), k -> new Target(keys));
-        synchronized (target) {
-            target.pollers.add(poller);
-            target.sizes();
-        }
+        // in one compute, as unregister: a target emptied meanwhile by another poller's unregister is not left orphaned
+        targets.compute((String) keys.keys().get(1), (k, target) -> {
+            Target joined = target == null ? new Target(keys) : target;
+            joined.pollers.add(poller);
+            joined.sizes();
+            return joined;
+        });
         targetsChanged = true;
     }
 
@@ -124,11 +127,9 @@ final class Watch {
     void unregister(QueueKeys keys, Poller poller) {
         String key = (String) keys.keys().get(1);
         targets.computeIfPresent(key, (k, target) -> {
-            synchronized (target) {
-                target.pollers.remove(poller);
-                target.sizes();
-                return target.pollers.isEmpty() ? null : target;
-            }
+            target.pollers.remove(poller);
+            target.sizes();
+            return target.pollers.isEmpty() ? null : target;
         });
         targetsChanged = true;
     }
@@ -142,11 +143,20 @@ final class Watch {
     }
 
     /**
-     * Stops the turns and leaves the registry (the client's last consumer stopped): the other instances take this
-     * one's turns at their next beat. The executor is shut down by its owner.
+     * Stops the turns, waits (at most 2 s) for a pass under way to end, then leaves the registry (the client's last
+     * consumer stopped): the other instances take this one's turns at their next beat. A pass cannot beat again after
+     * the leave, so nothing stays registered.
      */
-    synchronized void stop() {
-        executor = null;
+    void stop(ScheduledExecutorService on) {
+        synchronized (this) {
+            executor = null;
+        }
+        on.shutdownNow();
+        try {
+            on.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         boolean wasHealthy = healthy;
         healthy = false;
         if (wasHealthy || beaten) {
@@ -281,17 +291,24 @@ final class Watch {
         for (Target target : targets.values()) {
             long interval = target.intervalMs;
             long turn = Math.floorDiv(now, interval);
-            if (turn == target.lastTurn) {
+            boolean newTurn = turn != target.lastTurn;
+            // a lease deadline read earlier is followed up when it passes, not at the next turn
+            boolean followUp = now >= target.leaseFollowUpMs;
+            if (!newTurn && !followUp) {
                 continue;
             }
-            target.lastTurn = turn;
-            List<String> instances = consumersOf(target.key);
-            boolean mine = owner(instances, target.key, turn).equals(id);
-            if (id.equals(periodicOwner(instances, target.key, turn))) {
-                target.pollers.forEach(Poller::periodicPass);
+            boolean mine = false;
+            boolean leases = followUp;
+            if (newTurn) {
+                target.lastTurn = turn;
+                List<String> instances = consumersOf(target.key);
+                mine = owner(instances, target.key, turn).equals(id);
+                if (id.equals(periodicOwner(instances, target.key, turn))) {
+                    target.pollers.forEach(Poller::periodicPass);
+                }
+                long leaseTurns = Math.max(1, target.leaseMs / 2 / interval);
+                leases |= id.equals(dutyOwner(instances, target.key, turn, leaseTurns));
             }
-            long leaseTurns = Math.max(1, target.leaseMs / 2 / interval);
-            boolean leases = id.equals(dutyOwner(instances, target.key, turn, leaseTurns)) || now >= target.leaseFollowUpMs;
             if (mine || leases) {
                 boolean paused = mine && target.pollers.stream().anyMatch(Poller::pausedAtLastClaim);
                 probes.add(new WatchRegistry.Probe(target.keys, leases, paused));

@@ -53,11 +53,6 @@ public final class QueueOps {
                     0, 0, 0, false);
         }
 
-        /** Whether the claim left due messages where they were on purpose: the queue is paused, or a limit held them. */
-        public boolean held() {
-            return paused || throttledBy != null;
-        }
-
         /** Most dead letters one claim's housekeeping deletes (includes/housekeeping.lua's DEAD_TRIM). */
         public static final int DEAD_TRIM = 100;
 
@@ -492,7 +487,7 @@ public final class QueueOps {
     }
 
     public boolean cancel(String id) {
-        return scripts.number(Scripts.Name.CANCEL, keys.keys(), keys.wakeChannel(), id) != 0; // 1 pending, 2 in flight
+        return scripts.number(Scripts.Name.CANCEL, flowKeys, keys.wakeChannel(), id) != 0; // 1 pending, 2 in flight
     }
 
     public boolean reschedule(String id, Due due) {

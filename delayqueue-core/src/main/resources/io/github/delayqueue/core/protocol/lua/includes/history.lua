@@ -4,8 +4,9 @@
 --                               message sent again under the same id replaces its record when it is settled again
 --   base .. 'history-at'  ZSET  id -> when it was settled (ms, Redis clock): the record's time, and the order in which
 --                               records are trimmed
--- Written by settle.lua's K (ack) and E (dead letter) ops, trimmed to the count those ops carry in the same call, and
--- by age in the claim's housekeeping stage (at most HISTORY_TRIM per call): never a scan. Only commands of the
+-- Written by settle.lua's K (ack) and E (dead letter) ops, trimmed to the count those ops carry in the same call (at
+-- most the records written plus HISTORY_TRIM per call), and by age in the claim's housekeeping stage (at most
+-- HISTORY_TRIM per call): never a scan, never an unbounded call. Only commands of the
 -- documented ACL rule set (HSET, HDEL, ZADD, ZREM, ZRANGE, ZRANGEBYSCORE, ZCARD).
 --- @include "keys"
 
@@ -22,10 +23,12 @@ local function history_keep(keys, id, now, record)
   redis.call('ZADD', at, now, id)
 end
 
--- Deletes the oldest records beyond `max` (a call keeps at most as many as it settles, so this deletes few)
-local function history_trim_count(keys, max)
+-- Deletes the oldest records beyond `max`, at most `kept` + HISTORY_TRIM of them (`kept`: the records this call
+-- wrote, at most a settle batch): a count lowered by a deploy is reached over several calls, each bounded, never one
+-- call deleting (and unpacking) an unbounded number
+local function history_trim_count(keys, max, kept)
   local records, at = history_keys(keys)
-  local over = redis.call('ZCARD', at) - max
+  local over = math.min(redis.call('ZCARD', at) - max, kept + HISTORY_TRIM)
   if over <= 0 then return end
   local oldest = redis.call('ZRANGE', at, 0, over - 1)
   redis.call('HDEL', records, unpack(oldest))

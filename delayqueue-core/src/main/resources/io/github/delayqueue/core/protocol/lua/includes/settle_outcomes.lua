@@ -105,13 +105,14 @@ local function keep(s, i)
   if s.ops[i] == 'K' then ack(s, i) else dead(s, i) end
   history_keep(s.keys, s.ids[i], s.now, s.records[i])
   s.keep = s.delays[i]
+  s.kept = (s.kept or 0) + 1
 end
 
 local APPLY = { A = ack, a = ack, R = retry, H = hand_back, L = hand_back, D = dead, K = keep, E = keep }
 
 -- The history's count bound, once per call that kept a record
 local function finish_history(s)
-  if s.keep ~= nil and s.keep > 0 then history_trim_count(s.keys, s.keep) end
+  if s.keep ~= nil and s.keep > 0 then history_trim_count(s.keys, s.keep, s.kept) end
 end
 
 -- Applies every op that holds its fence; the reply's flag per op: 1 applied, 0 stale
