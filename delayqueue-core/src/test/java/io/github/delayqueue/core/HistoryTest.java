@@ -178,6 +178,37 @@ class HistoryTest {
         }
     }
 
+    /**
+     * A count lowered by a deploy: 9,000 records kept, then consumers that keep 100. Each settle deletes at most its
+     * batch plus 100 beyond the count, so the acknowledgements go through and the history shrinks over the settles
+     * (deleting all 8,900 at once failed every acknowledgement: Lua cannot unpack that many).
+     */
+    @Test
+    void aLoweredCountIsReachedOverSeveralSettlesWithoutFailingThem() {
+        String queue = "history-lowered";
+        QueueRoute route = client.queueRoute(queue);
+        for (int p = 0; p < route.count(); p++) {
+            List<Object> keys = List.of(route.part(p).keys().sibling("history"), route.part(p).keys().sibling("history-at"));
+            redis.redisson().getScript(StringCodec.INSTANCE).eval(org.redisson.api.RScript.Mode.READ_WRITE, """
+                    for i = 1, 9000 do
+                      redis.call('HSET', KEYS[1], 'old-' .. i, '{}')
+                      redis.call('ZADD', KEYS[2], i, 'old-' .. i)
+                    end
+                    """, org.redisson.api.RScript.ReturnType.VALUE, keys);
+        }
+        Set<String> handled = ConcurrentHashMap.newKeySet();
+        start(queue, (payload, context) -> handled.add(context.id()),
+                ConsumerOptions.builder().keepHistory(Duration.ZERO, 100).build());
+        for (int i = 0; i < 5; i++) {
+            client.send(queue, "x", Duration.ZERO, SendOptions.id("new-" + i));
+        }
+        await().atMost(BOUND).until(() -> handled.size() == 5 && client.stats(queue).inFlight() == 0);
+        for (int i = 0; i < 5; i++) {
+            assertThat(client.status(queue, "new-" + i).state()).isEqualTo(MessageStatus.State.COMPLETED);
+        }
+        assertThat(historySize(queue)).isLessThan(9_000L * route.count());
+    }
+
     @Test
     void recordsOlderThanTheAgeAreTrimmed() {
         String queue = "history-age";
