@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.function.Function;
 
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
@@ -43,7 +42,7 @@ class IdlePollingTest {
             try {
                 long[] one = null;
                 for (int instances = 1; instances <= 3; instances++) {
-                    DelayQueueClient client = server.client(b -> b);
+                    DelayQueueClient client = server.client();
                     clients.add(client);
                     for (int q = 0; q < queues; q++) {
                         DelayQueueConsumer consumer = client.newConsumer("idle-" + q, String.class,
@@ -90,7 +89,7 @@ class IdlePollingTest {
             List<DelayQueueConsumer> consumers = new ArrayList<>();
             List<DelayQueueClient> clients = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                DelayQueueClient client = server.client(b -> b);
+                DelayQueueClient client = server.client();
                 clients.add(client);
                 consumers.add(client.newConsumer(queue, String.class, (String payload, MessageContext c) -> handled.countDown(),
                         ConsumerOptions.builder().maxPollInterval(POLL).build()));
@@ -125,7 +124,7 @@ class IdlePollingTest {
             String queue = "stranded";
             CountDownLatch redelivered = new CountDownLatch(1);
             List<Integer> attempts = new java.util.concurrent.CopyOnWriteArrayList<>();
-            DelayQueueClient survivor = server.client(b -> b);
+            DelayQueueClient survivor = server.client();
             DelayQueueConsumer consumer = survivor.newConsumer(queue, String.class, (String payload, MessageContext c) -> {
                 attempts.add(c.attempt());
                 redelivered.countDown();
@@ -165,7 +164,7 @@ class IdlePollingTest {
         try (Server server = new Server()) {
             String queue = "resumed";
             CountDownLatch handled = new CountDownLatch(1);
-            DelayQueueClient client = server.client(b -> b);
+            DelayQueueClient client = server.client();
             DelayQueueConsumer consumer = client.newConsumer(queue, String.class,
                     (String payload, MessageContext c) -> handled.countDown(), ConsumerOptions.builder().maxPollInterval(POLL).build());
             try {
@@ -205,12 +204,12 @@ class IdlePollingTest {
             processes.start(port, false);
         }
 
-        DelayQueueClient client(Function<ClientOptions.Builder, ClientOptions.Builder> options) {
+        DelayQueueClient client() {
             Config config = new Config();
             config.useSingleServer().setAddress("redis://127.0.0.1:" + port).setPingConnectionInterval(0);
             RedissonClient redisson = Redisson.create(config);
             redissons.add(redisson);
-            return DelayQueueClient.create(redisson, options.apply(ClientOptions.builder().keyPrefix(prefix)).build());
+            return DelayQueueClient.create(redisson, ClientOptions.builder().keyPrefix(prefix).build());
         }
 
         /** Until {@code count} instances are registered for turns. */

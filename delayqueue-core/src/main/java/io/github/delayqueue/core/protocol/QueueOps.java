@@ -17,11 +17,13 @@ import org.jspecify.annotations.Nullable;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessagePage;
+import io.github.delayqueue.core.MessageStatus;
 import io.github.delayqueue.core.NotReplicatedException;
 import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.SendMode;
+import io.github.delayqueue.core.SettledMessage;
 
 /** The Redis operations of one queue; each is one script call. Arguments are already validated. */
 public final class QueueOps {
@@ -610,29 +612,24 @@ public final class QueueOps {
     }
 
     /** Where one message stands: live (peek.lua's 'id'), else its history record (its 'status'), else unknown. */
-    public io.github.delayqueue.core.MessageStatus status(String id) {
+    public MessageStatus status(String id) {
         List<Object> out = scripts.list(Scripts.Name.PEEK, keys.keys(), keys.wakeChannel(), "status", id);
         if (out.size() >= 4 && "h".equals(out.get(1).toString())) {
-            io.github.delayqueue.core.SettledMessage settled = HistoryRecord.read(id, out.get(2).toString(),
+            SettledMessage settled = HistoryRecord.read(id, out.get(2).toString(),
                     (long) Double.parseDouble(out.get(3).toString()));
-            if (settled != null) {
-                return new io.github.delayqueue.core.MessageStatus(id,
-                        settled.outcome() == io.github.delayqueue.core.SettledMessage.Outcome.COMPLETED
-                                ? io.github.delayqueue.core.MessageStatus.State.COMPLETED
-                                : io.github.delayqueue.core.MessageStatus.State.DEAD_LETTERED, null, settled);
+            if (settled == null) {
+                return new MessageStatus(id, MessageStatus.State.UNKNOWN, null, null);
             }
-            return new io.github.delayqueue.core.MessageStatus(id, io.github.delayqueue.core.MessageStatus.State.UNKNOWN,
-                    null, null);
+            return new MessageStatus(id, settled.outcome() == SettledMessage.Outcome.COMPLETED
+                    ? MessageStatus.State.COMPLETED : MessageStatus.State.DEAD_LETTERED, null, settled);
         }
         List<QueuedMessage> live = queued(out);
         if (live.isEmpty()) {
-            return new io.github.delayqueue.core.MessageStatus(id, io.github.delayqueue.core.MessageStatus.State.UNKNOWN,
-                    null, null);
+            return new MessageStatus(id, MessageStatus.State.UNKNOWN, null, null);
         }
         QueuedMessage message = live.get(0);
-        return new io.github.delayqueue.core.MessageStatus(id, message.state() == QueuedMessage.State.PENDING
-                ? io.github.delayqueue.core.MessageStatus.State.PENDING
-                : io.github.delayqueue.core.MessageStatus.State.IN_FLIGHT, message, null);
+        return new MessageStatus(id, message.state() == QueuedMessage.State.PENDING ? MessageStatus.State.PENDING
+                : MessageStatus.State.IN_FLIGHT, message, null);
     }
 
     /** peek.lua's answer: the time, a count, then six fields per message. */

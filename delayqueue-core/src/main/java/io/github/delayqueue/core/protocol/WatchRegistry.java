@@ -2,7 +2,9 @@ package io.github.delayqueue.core.protocol;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -10,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import org.jspecify.annotations.Nullable;
-import org.redisson.api.BatchResult;
 import org.redisson.api.RBatch;
 import org.redisson.api.RFuture;
 import org.redisson.api.RedissonClient;
@@ -86,7 +87,7 @@ public final class WatchRegistry {
             return targets;
         }
         Map<String, String> lists = redisson.<String, String>getMap((String) keys.get(1), StringCodec.INSTANCE)
-                .getAll(new java.util.HashSet<>(ids)); // HMGET
+                .getAll(new HashSet<>(ids)); // HMGET
         for (String id : ids) {
             String list = lists.get(id);
             targets.put(id, list == null || list.isEmpty() ? List.of() : Arrays.asList(list.split("\n")));
@@ -108,8 +109,8 @@ public final class WatchRegistry {
     /** Reads the probes in one pipelined round trip (per shard on a cluster); the heads in the probes' order. */
     public List<Heads> probe(List<Probe> probes) {
         RBatch batch = redisson.createBatch(org.redisson.api.BatchOptions.defaults());
-        List<RFuture<? extends java.util.Collection<ScoredEntry<String>>>> due = new ArrayList<>(probes.size());
-        List<@Nullable RFuture<? extends java.util.Collection<ScoredEntry<String>>>> leases = new ArrayList<>(probes.size());
+        List<RFuture<? extends Collection<ScoredEntry<String>>>> due = new ArrayList<>(probes.size());
+        List<@Nullable RFuture<? extends Collection<ScoredEntry<String>>>> leases = new ArrayList<>(probes.size());
         List<@Nullable RFuture<Boolean>> paused = new ArrayList<>(probes.size());
         for (Probe probe : probes) {
             List<Object> k = probe.queue().keys();
@@ -121,10 +122,10 @@ public final class WatchRegistry {
                     ? batch.<String, String>getMap((String) k.get(9), StringCodec.INSTANCE).containsKeyAsync("since")
                     : null);
         }
-        BatchResult<?> ignored = batch.execute();
+        batch.execute();
         List<Heads> heads = new ArrayList<>(probes.size());
         for (int i = 0; i < probes.size(); i++) {
-            RFuture<? extends java.util.Collection<ScoredEntry<String>>> lease = leases.get(i);
+            RFuture<? extends Collection<ScoredEntry<String>>> lease = leases.get(i);
             RFuture<Boolean> pause = paused.get(i);
             heads.add(new Heads(head(done(due.get(i))), lease == null ? -1 : head(done(lease)),
                     pause != null && Boolean.TRUE.equals(done(pause))));
@@ -138,7 +139,7 @@ public final class WatchRegistry {
     }
 
     /** The score of the first entry (a due time or deadline in ms), -1 for none or one no script writes. */
-    private static long head(java.util.@Nullable Collection<ScoredEntry<String>> entries) {
+    private static long head(@Nullable Collection<ScoredEntry<String>> entries) {
         if (entries == null || entries.isEmpty()) {
             return -1;
         }
