@@ -27,6 +27,7 @@ import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
 import io.github.delayqueue.core.protocol.Scripts;
 import io.github.delayqueue.core.protocol.WatchRegistry;
+import io.github.delayqueue.core.history.MessageStatus;
 
 /**
  * Entry point of the engine: sends, cancels and reschedules messages, reads queue statistics,

@@ -8,6 +8,7 @@ import java.util.Optional;
 import io.github.delayqueue.core.internal.Checks;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
+import io.github.delayqueue.core.history.MessageStatus;
 
 /**
  * The reads of a {@link DelayQueueClient}: statistics, pages of pending and in-flight messages, one message by id.

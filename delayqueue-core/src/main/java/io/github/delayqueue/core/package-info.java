@@ -5,6 +5,9 @@
  * {@link io.github.delayqueue.core.RDelayedQueueImporter}, the entry point of a migration from Redisson's
  * RDelayedQueue. These names are the contract applications and the starter rely on.
  *
+ * <p>Capabilities with API types of their own have public packages of their own: {@code schedule} (recurring
+ * schedules) and {@code history} (where a message stands, and the records of settled messages).
+ *
  * <p>The machinery lives in internal sub-packages, public only so that these classes can reach them:
  * {@code engine} (the consumer: claims, handlers, settles, leases), {@code protocol} (the Redis key layout, the
  * stored formats and the Lua scripts), {@code migration} (reading RDelayedQueue's layout) and {@code internal}

@@ -25,6 +25,7 @@ import io.github.delayqueue.core.protocol.QueueKeys;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;
 import io.github.delayqueue.testing.TestRedis;
+import io.github.delayqueue.core.history.MessageStatus;
 
 /**
  * Cancelling a message whose handler runs, from another instance: the running handler is interrupted and sees

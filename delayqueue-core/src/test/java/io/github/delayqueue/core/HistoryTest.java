@@ -22,6 +22,8 @@ import io.github.delayqueue.core.protocol.HistoryRecord;
 import io.github.delayqueue.core.protocol.QueueRoute;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;
+import io.github.delayqueue.core.history.MessageStatus;
+import io.github.delayqueue.core.history.SettledMessage;
 
 /**
  * A message's life after the fact: {@link DelayQueueClient#status} in each state, and the history that keeps the

@@ -8,7 +8,7 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.delayqueue.core.SettledMessage;
+import io.github.delayqueue.core.history.SettledMessage;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;

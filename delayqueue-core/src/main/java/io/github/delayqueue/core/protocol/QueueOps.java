@@ -17,13 +17,13 @@ import org.jspecify.annotations.Nullable;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessagePage;
-import io.github.delayqueue.core.MessageStatus;
+import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.NotReplicatedException;
 import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.SendMode;
-import io.github.delayqueue.core.SettledMessage;
+import io.github.delayqueue.core.history.SettledMessage;
 
 /** The Redis operations of one queue; each is one script call. Arguments are already validated. */
 public final class QueueOps {

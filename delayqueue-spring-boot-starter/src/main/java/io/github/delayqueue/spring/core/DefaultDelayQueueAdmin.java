@@ -15,7 +15,7 @@ import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.ImportReport;
 import io.github.delayqueue.core.MessagePage;
-import io.github.delayqueue.core.MessageStatus;
+import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.RDelayedQueueImporter;

@@ -1,9 +1,12 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.history;
 
 import java.time.Duration;
 import java.time.Instant;
 
 import org.jspecify.annotations.Nullable;
+import io.github.delayqueue.core.DelayQueueClient;
+import io.github.delayqueue.core.ConsumerOptions;
+import io.github.delayqueue.core.SendOptions;
 
 /**
  * What became of a message that a consumer acknowledged or dead-lettered, kept by a queue whose consumers keep its

@@ -1,6 +1,8 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.history;
 
 import org.jspecify.annotations.Nullable;
+import io.github.delayqueue.core.DelayQueueClient;
+import io.github.delayqueue.core.QueuedMessage;
 
 /**
  * Where one message stands, as {@link DelayQueueClient#status} read it: live (pending or in flight, {@link #live}),
