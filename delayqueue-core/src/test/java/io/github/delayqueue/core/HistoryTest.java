@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -23,6 +24,7 @@ import io.github.delayqueue.core.protocol.QueueRoute;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;
 import io.github.delayqueue.core.history.MessageStatus;
+import io.github.delayqueue.core.history.RunningMessage;
 import io.github.delayqueue.core.history.SettledMessage;
 
 /**
@@ -143,11 +145,94 @@ class HistoryTest {
     void withoutHistoryASettledMessageIsUnknownAndNothingIsWritten() {
         String queue = "no-history";
         Set<String> handled = ConcurrentHashMap.newKeySet();
-        start(queue, (payload, context) -> handled.add(context.id()), ConsumerOptions.builder().build());
+        start(queue, (payload, context) -> {
+            context.progress(1); // ignored without a history: no running record, nothing written
+            context.result("r");
+            handled.add(context.id());
+        }, ConsumerOptions.builder().build());
         client.send(queue, "x", Duration.ZERO, SendOptions.id("x"));
         await().atMost(BOUND).until(() -> handled.contains("x") && client.stats(queue).inFlight() == 0);
         assertThat(client.status(queue, "x").state()).isEqualTo(MessageStatus.State.UNKNOWN);
         assertThat(historySize(queue)).isZero();
+    }
+
+    /**
+     * A running message's status says where and since when it runs and its progress; its record keeps the handler's
+     * result and last progress; a cancel, of a running or a pending message, leaves a cancelled record; a result too
+     * large fails the delivery.
+     */
+    @Test
+    void runningProgressResultsAndCancelsAreRecorded() {
+        String queue = "running";
+        CountDownLatch release = new CountDownLatch(1);
+        start(queue, (payload, context) -> {
+            switch (payload) {
+                case "work" -> {
+                    context.progress(Map.of("step", 1));
+                    release.await();
+                    context.result("done-" + context.id());
+                }
+                case "stuck" -> {
+                    context.progress("half");
+                    while (!context.cancelled()) {
+                        Thread.sleep(10);
+                    }
+                }
+                case "huge" -> context.result("x".repeat(MessageContext.MAX_RESULT_BYTES));
+                default -> throw new IllegalStateException(payload);
+            }
+        }, ConsumerOptions.builder().retry(ONCE).concurrency(4).keepHistory(Duration.ofHours(1), 1_000).build());
+        Instant before = client.stats(queue).serverTime();
+        client.send(queue, "later", Duration.ofHours(1), SendOptions.id("pending"));
+        client.send(queue, "work", Duration.ZERO, SendOptions.id("work"));
+        client.send(queue, "stuck", Duration.ZERO, SendOptions.id("stuck"));
+        client.send(queue, "huge", Duration.ZERO, SendOptions.id("huge"));
+        try {
+            await().atMost(BOUND).until(() -> client.status(queue, "work").running() != null
+                    && client.status(queue, "work").running().progress() != null
+                    && client.status(queue, "stuck").running() != null
+                    && client.status(queue, "stuck").running().progress() != null);
+            MessageStatus work = client.status(queue, "work");
+            assertThat(work.state()).isEqualTo(MessageStatus.State.IN_FLIGHT);
+            RunningMessage running = work.running();
+            assertThat(running.instance()).isEqualTo(HistoryRecord.INSTANCE);
+            assertThat(running.attempt()).isEqualTo(1);
+            assertThat(running.claimedAt()).isAfterOrEqualTo(before).isBefore(running.leaseUntil());
+            assertThat(running.leaseUntil()).isEqualTo(work.live().leaseDeadline());
+            assertThat(running.progress()).isEqualTo("{\"step\":1}");
+
+            // cancel the running one: interrupted, and recorded as cancelled with where it ran
+            assertThat(client.cancel(queue, "stuck")).isTrue();
+            await().atMost(BOUND).until(() -> client.status(queue, "stuck").state() == MessageStatus.State.CANCELLED);
+            SettledMessage stuck = client.status(queue, "stuck").settled();
+            assertThat(stuck.outcome()).isEqualTo(SettledMessage.Outcome.CANCELLED);
+            assertThat(stuck.instance()).isEqualTo(HistoryRecord.INSTANCE);
+            assertThat(stuck.claimedAt()).isNotNull();
+            assertThat(stuck.attempts()).isEqualTo(1);
+            assertThat(stuck.progress()).isEqualTo("\"half\"");
+            assertThat(stuck.settledAt()).isAfterOrEqualTo(stuck.claimedAt());
+
+            // cancel the pending one: recorded, never claimed
+            assertThat(client.cancel(queue, "pending")).isTrue();
+            SettledMessage pending = client.status(queue, "pending").settled();
+            assertThat(pending.outcome()).isEqualTo(SettledMessage.Outcome.CANCELLED);
+            assertThat(pending.claimedAt()).isNull();
+            assertThat(pending.instance()).isNull();
+            assertThat(pending.attempts()).isZero();
+            assertThat(pending.dueAt()).isAfter(before.plus(Duration.ofMinutes(59)));
+            assertThat(client.cancel(queue, "pending")).as("a second cancel finds nothing and says so").isFalse();
+
+            // a result larger than allowed fails the delivery, which is dead-lettered after its one attempt
+            await().atMost(BOUND).until(() -> client.status(queue, "huge").state() == MessageStatus.State.DEAD_LETTERED);
+            assertThat(client.status(queue, "huge").settled().reason()).contains("at most " + MessageContext.MAX_RESULT_BYTES);
+        } finally {
+            release.countDown();
+        }
+        await().atMost(BOUND).until(() -> client.status(queue, "work").state() == MessageStatus.State.COMPLETED);
+        SettledMessage work = client.status(queue, "work").settled();
+        assertThat(work.result()).isEqualTo("\"done-work\"");
+        assertThat(work.progress()).isEqualTo("{\"step\":1}");
+        assertThat(work.instance()).isEqualTo(HistoryRecord.INSTANCE);
     }
 
     /** 10,000 messages drained with a count of 100: the history holds each partition's share of it, no more. */

@@ -3,6 +3,7 @@ package io.github.delayqueue.core.engine;
 import java.io.InterruptedIOException;
 import java.lang.reflect.Type;
 import java.nio.channels.ClosedByInterruptException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -313,7 +314,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         QueueOps.Claimed claimed = delivery.claimed;
         return new MessageContext(queue, claimed.id(), claimed.attempt(), Instant.ofEpochMilli(claimed.dueMs()),
                 envelope == null ? null : envelope.enqueuedAt(), envelope == null ? Map.of() : envelope.headers(),
-                Envelope.groupOf(claimed.member()), delivery::isCancelled);
+                Envelope.groupOf(claimed.member()), delivery);
     }
 
     /**
@@ -570,6 +571,34 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         }
         int partitions = ops.keys().partitions(); // each partition keeps its share, as of dead letters
         return options.historyMaxCount() == 0 ? 0 : (options.historyMaxCount() + partitions - 1) / partitions;
+    }
+
+    @Override
+    public String encodeResult(Object value) {
+        String json;
+        try {
+            json = codec.encode(value);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("Queue '" + queue + "': a progress or result value could not be encoded: "
+                    + e.getMessage(), e);
+        }
+        int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > MessageContext.MAX_RESULT_BYTES) {
+            throw new IllegalArgumentException("Queue '" + queue + "': a progress or result value takes " + bytes
+                    + " bytes of JSON; at most " + MessageContext.MAX_RESULT_BYTES + " are kept");
+        }
+        return json;
+    }
+
+    @Override
+    public void writeProgress(Delivery delivery, String progressJson) {
+        QueueOps.Claimed claimed = delivery.claimed;
+        try {
+            ops.progress(claimed.id(), claimed.member(), claimed.attempt(), progressJson);
+        } catch (RuntimeException e) {
+            // progress is for people looking: a failed write never fails the handler; the record keeps the last value
+            log.debug("Queue '{}': could not write the progress of message '{}': {}", queue, claimed.id(), e.toString());
+        }
     }
 
     @Override

@@ -14,7 +14,7 @@ import io.github.delayqueue.core.protocol.QueueOps;
  * One claimed message, from its dispatch until its handler finished and its slot was freed. It settles
  * once (the first of ack, retry, dead letter or hand-back wins) and frees its slot once.
  */
-public final class Delivery {
+public final class Delivery implements MessageContext.Control {
 
     /** What a delivery reports to: its consumer. */
     interface Owner {
@@ -29,6 +29,15 @@ public final class Delivery {
 
         /** {@code slotReleased}: this call freed the delivery's handler slot (only the first call does). */
         void finished(Delivery delivery, boolean slotReleased);
+
+        /**
+         * A handler's progress or result as the JSON kept in the history: encoded by the consumer's codec, at most
+         * {@link MessageContext#MAX_RESULT_BYTES}; throws IllegalArgumentException otherwise.
+         */
+        String encodeResult(Object value);
+
+        /** Writes the delivery's progress into its running record; never throws (a failure is logged). */
+        void writeProgress(Delivery delivery, String progressJson);
     }
 
     final QueueOps.Claimed claimed;
@@ -49,6 +58,11 @@ public final class Delivery {
     /** The message was cancelled while this delivery ran: nothing of it is settled (the message is gone). */
     private volatile boolean cancelled;
     private volatile boolean leaseLostLogged;
+    /** The handler's result and last progress (JSON), for the history record; null until set. */
+    private volatile @Nullable String resultJson;
+    private volatile @Nullable String progressJson;
+    /** When progress was last written to Redis ({@link System#nanoTime()}); 0 before the first write. */
+    private volatile long progressWrittenNanos;
 
     Delivery(QueueOps.Claimed claimed, Owner owner) {
         this.claimed = claimed;
@@ -72,7 +86,40 @@ public final class Delivery {
         long now = System.nanoTime();
         long claimedMs = claimed.dueMs() + (startNanos - claimed.dueNanos()) / 1_000_000;
         return HistoryRecord.write(dead, claimed.dueMs(), claimedMs, claimed.attempt(), (now - startNanos) / 1_000_000,
-                Envelope.groupOf(claimed.member()), dead ? reason : null);
+                Envelope.groupOf(claimed.member()), dead ? reason : null, dead ? null : resultJson, progressJson);
+    }
+
+    @Override
+    public boolean cancelled() {
+        return cancelled;
+    }
+
+    /**
+     * Keeps the handler's progress for the record, and writes it into the running record at most every
+     * {@link MessageContext#PROGRESS_INTERVAL_MS} (on the handler's thread: one script call); ignored when the queue
+     * keeps no history.
+     */
+    @Override
+    public void progress(Object progress) {
+        if (owner.historyKeep() < 0) {
+            return;
+        }
+        String json = owner.encodeResult(progress);
+        progressJson = json;
+        long now = System.nanoTime();
+        long last = progressWrittenNanos;
+        if ((last == 0 || now - last >= MessageContext.PROGRESS_INTERVAL_MS * 1_000_000) && !settled.get()) {
+            progressWrittenNanos = now == 0 ? 1 : now;
+            owner.writeProgress(this, json);
+        }
+    }
+
+    /** Keeps the handler's result for the record of its acknowledgement; ignored when the queue keeps no history. */
+    @Override
+    public void result(@Nullable Object result) {
+        if (owner.historyKeep() >= 0) {
+            resultJson = result == null ? null : owner.encodeResult(result);
+        }
     }
 
     boolean isSettled() {

@@ -21,6 +21,7 @@ import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.PartitionCountException;
 import io.github.delayqueue.core.protocol.ClaimLimits;
 import io.github.delayqueue.core.protocol.GroupLimits;
+import io.github.delayqueue.core.protocol.HistoryRecord;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
 
@@ -318,7 +319,7 @@ public final class Poller {
         try {
             result = ops.claim(wanted, loop.leaseMs, loop.maxAttempts, loop.reapLimit, loop.deadRetentionMs, loop.maxDead,
                     loop.flow, options.onExpiry() == ExpiryAction.DROP, loop.groupFlow, housekeepingDue(),
-                    options.historyMaxAge().toMillis());
+                    options.historyMaxAge().toMillis(), options.keepsHistory() ? HistoryRecord.INSTANCE : null);
         } catch (Throwable e) {
             slots.giveBack(wanted);
             throw e;

@@ -13,9 +13,13 @@ import io.github.delayqueue.core.QueuedMessage;
  * @param id      the message id
  * @param state   where it stands
  * @param live    the message while {@link State#PENDING} or {@link State#IN_FLIGHT}, else {@code null}
- * @param settled its record while {@link State#COMPLETED} or {@link State#DEAD_LETTERED}, else {@code null}
+ * @param running where and since when it runs while {@link State#IN_FLIGHT}, when the consumer that claimed it keeps
+ *                the queue's history; else {@code null}
+ * @param settled its record while {@link State#COMPLETED}, {@link State#DEAD_LETTERED} or {@link State#CANCELLED},
+ *                else {@code null}
  */
-public record MessageStatus(String id, State state, @Nullable QueuedMessage live, @Nullable SettledMessage settled) {
+public record MessageStatus(String id, State state, @Nullable QueuedMessage live, @Nullable RunningMessage running,
+        @Nullable SettledMessage settled) {
 
     /** Where a message stands. */
     public enum State {
@@ -27,8 +31,10 @@ public record MessageStatus(String id, State state, @Nullable QueuedMessage live
         COMPLETED,
         /** Dead-lettered by a consumer, and its record kept in the history (see {@link DelayQueueClient#deadLetters}). */
         DEAD_LETTERED,
+        /** Cancelled, and its record kept in the history. */
+        CANCELLED,
         /**
-         * Neither live nor in the history: never sent, cancelled, or settled by a consumer that keeps no history (or
+         * Neither live nor in the history: never sent, or cancelled or settled in a queue that keeps no history (or
          * its record trimmed); also a message a claim dead-lettered (its lease expired on its last attempt, or it
          * expired), which has no record.
          */

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.delayqueue.core.history.RunningMessage;
 import io.github.delayqueue.core.history.SettledMessage;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.type.TypeReference;
@@ -17,8 +18,11 @@ import tools.jackson.databind.json.JsonMapper;
  * The one owner of a history record's format (includes/history.lua stores it without reading it): a JSON object written
  * by the engine when it settles a message of a queue that keeps its history, read back by {@code status}.
  * {@code {"v":1,"o":"completed"|"dead","d":<due ms>,"c":<claimed ms>,"a":<attempts>,"i":"<instance>","t":<ms>,
- * "g":"<group>","r":"<reason>"}}; {@code g} and {@code r} only when there is one. When it was settled is the score of
- * {@code history-at}, on the Redis clock.
+ * "g":"<group>","r":"<reason>","res":<result JSON>,"p":<progress JSON>}}; {@code g}, {@code r}, {@code res} and
+ * {@code p} only when there is one. When it was settled is the score of {@code history-at}, on the Redis clock.
+ * Two more outcomes are written by Lua in the same shape (includes/history.lua): {@code "running"} (the claim's record
+ * of a delivery under way, {@code t} 0, read by {@link #running}) and {@code "cancelled"} ({@code c} 0 and no
+ * {@code i} when it was cancelled before a claim).
  */
 public final class HistoryRecord {
 
@@ -45,6 +49,12 @@ public final class HistoryRecord {
      */
     public static String write(boolean dead, long dueMs, long claimedMs, int attempts, long tookMs, @Nullable String group,
             @Nullable String reason) {
+        return write(dead, dueMs, claimedMs, attempts, tookMs, group, reason, null, null);
+    }
+
+    /** As above, with the handler's result and last progress (JSON the engine encoded), either null when none. */
+    public static String write(boolean dead, long dueMs, long claimedMs, int attempts, long tookMs, @Nullable String group,
+            @Nullable String reason, @Nullable String result, @Nullable String progress) {
         Map<String, Object> record = new LinkedHashMap<>();
         record.put("v", 1);
         record.put("o", dead ? "dead" : "completed");
@@ -59,26 +69,77 @@ public final class HistoryRecord {
         if (reason != null) {
             record.put("r", reason);
         }
-        return JSON.writeValueAsString(record);
+        String text = JSON.writeValueAsString(record);
+        if (result == null && progress == null) {
+            return text;
+        }
+        // the values are JSON already (encoded by the consumer's codec): spliced in as they are, not encoded again
+        StringBuilder out = new StringBuilder(text.length() + 32).append(text, 0, text.length() - 1);
+        if (result != null) {
+            out.append(",\"res\":").append(result);
+        }
+        if (progress != null) {
+            out.append(",\"p\":").append(progress);
+        }
+        return out.append('}').toString();
     }
 
-    /** Reads a record kept for {@code id}, settled at {@code settledMs}; null when it is not one this class wrote. */
-    public static @Nullable SettledMessage read(String id, String text, long settledMs) {
+    /**
+     * The running record in {@code text} (includes/history.lua's history_running) when it is that of the delivery
+     * {@code attempt} under way, whose lease runs until {@code leaseMs}; else null (another record, or unreadable).
+     */
+    public static @Nullable RunningMessage running(String text, int attempt, long leaseMs) {
+        Map<String, Object> record = parse(text);
+        if (record == null || !"running".equals(record.get("o")) || !(record.get("c") instanceof Number claimed)
+                || !(record.get("a") instanceof Number attempts) || attempts.intValue() != attempt) {
+            return null;
+        }
+        return new RunningMessage(record.get("i") instanceof String instance ? instance : "unknown",
+                Instant.ofEpochMilli(claimed.longValue()), Instant.ofEpochMilli(leaseMs), attempt, json(record.get("p")));
+    }
+
+    private static @Nullable Map<String, Object> parse(String text) {
         try {
-            Map<String, Object> record = JSON.readValue(text, MAP);
-            if (!(record.get("o") instanceof String outcome) || !(record.get("d") instanceof Number due)
-                    || !(record.get("c") instanceof Number claimed) || !(record.get("a") instanceof Number attempts)
-                    || !(record.get("t") instanceof Number took)) {
-                return null;
-            }
-            return new SettledMessage(id, outcome.equals("dead") ? SettledMessage.Outcome.DEAD_LETTERED
-                    : SettledMessage.Outcome.COMPLETED, Instant.ofEpochMilli(settledMs), Instant.ofEpochMilli(due.longValue()),
-                    Instant.ofEpochMilli(claimed.longValue()), attempts.intValue(),
-                    record.get("i") instanceof String instance ? instance : "unknown", Duration.ofMillis(took.longValue()),
-                    record.get("g") instanceof String group ? group : null,
-                    record.get("r") instanceof String reason ? reason : null);
+            return JSON.readValue(text, MAP);
         } catch (JacksonException e) {
             return null;
         }
+    }
+
+    /** {@code text} as a JSON string, quotes included. */
+    public static String quoted(String text) {
+        return JSON.writeValueAsString(text);
+    }
+
+    /** A value read back from a record as the JSON text it was written as; null when absent. */
+    private static @Nullable String json(@Nullable Object value) {
+        return value == null ? null : JSON.writeValueAsString(value);
+    }
+
+    /**
+     * Reads a record kept for {@code id}, settled at {@code settledMs}; null when it is not one of a settled message
+     * (a running record, or one this class cannot read).
+     */
+    public static @Nullable SettledMessage read(String id, String text, long settledMs) {
+        Map<String, Object> record = parse(text);
+        if (record == null || !(record.get("o") instanceof String outcome) || !(record.get("d") instanceof Number due)
+                || !(record.get("c") instanceof Number claimed) || !(record.get("a") instanceof Number attempts)
+                || !(record.get("t") instanceof Number took)) {
+            return null;
+        }
+        SettledMessage.Outcome settled = switch (outcome) {
+            case "completed" -> SettledMessage.Outcome.COMPLETED;
+            case "dead" -> SettledMessage.Outcome.DEAD_LETTERED;
+            case "cancelled" -> SettledMessage.Outcome.CANCELLED;
+            default -> null; // running: not settled
+        };
+        if (settled == null) {
+            return null;
+        }
+        return new SettledMessage(id, settled, Instant.ofEpochMilli(settledMs), Instant.ofEpochMilli(due.longValue()),
+                claimed.longValue() == 0 ? null : Instant.ofEpochMilli(claimed.longValue()), attempts.intValue(),
+                record.get("i") instanceof String instance ? instance : null, Duration.ofMillis(took.longValue()),
+                record.get("g") instanceof String group ? group : null,
+                record.get("r") instanceof String reason ? reason : null, json(record.get("res")), json(record.get("p")));
     }
 }

@@ -17,12 +17,13 @@ import org.jspecify.annotations.Nullable;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessagePage;
-import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.NotReplicatedException;
 import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.SendMode;
+import io.github.delayqueue.core.history.MessageStatus;
+import io.github.delayqueue.core.history.RunningMessage;
 import io.github.delayqueue.core.history.SettledMessage;
 
 /** The Redis operations of one queue; each is one script call. Arguments are already validated. */
@@ -380,6 +381,17 @@ public final class QueueOps {
     /** A claim whose housekeeping also deletes history records older than {@code historyMs} (0: none). */
     public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
             ClaimLimits flow, boolean dropExpired, GroupLimits groupLimits, boolean housekeeping, long historyMs) {
+        return claim(limit, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow, dropExpired, groupLimits,
+                housekeeping, historyMs, null);
+    }
+
+    /**
+     * A claim of a consumer that keeps the history when {@code historyInstance} names its instance: each message it
+     * claims gets a running record (includes/history.lua's history_running), which {@link #status} reads.
+     */
+    public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
+            ClaimLimits flow, boolean dropExpired, GroupLimits groupLimits, boolean housekeeping, long historyMs,
+            @Nullable String historyInstance) {
         long sent = System.nanoTime();
         // the options as one JSON object (includes/claim_state.lua): numbers, and the limits as the strings they are
         // recorded as
@@ -390,6 +402,9 @@ public final class QueueOps {
                 .append("\",\"house\":").append(housekeeping);
         if (historyMs > 0) {
             options.append(",\"hist_ms\":").append(historyMs);
+        }
+        if (historyInstance != null) {
+            options.append(",\"hist_inst\":").append(HistoryRecord.quoted(historyInstance));
         }
         if (!flow.equals(ClaimLimits.NONE)) {
             appendStrings(options.append(",\"flow\":"), flow.scriptArgs());
@@ -618,18 +633,38 @@ public final class QueueOps {
             SettledMessage settled = HistoryRecord.read(id, out.get(2).toString(),
                     (long) Double.parseDouble(out.get(3).toString()));
             if (settled == null) {
-                return new MessageStatus(id, MessageStatus.State.UNKNOWN, null, null);
+                return new MessageStatus(id, MessageStatus.State.UNKNOWN, null, null, null);
             }
-            return new MessageStatus(id, settled.outcome() == SettledMessage.Outcome.COMPLETED
-                    ? MessageStatus.State.COMPLETED : MessageStatus.State.DEAD_LETTERED, null, settled);
+            MessageStatus.State state = switch (settled.outcome()) {
+                case COMPLETED -> MessageStatus.State.COMPLETED;
+                case DEAD_LETTERED -> MessageStatus.State.DEAD_LETTERED;
+                case CANCELLED -> MessageStatus.State.CANCELLED;
+            };
+            return new MessageStatus(id, state, null, null, settled);
         }
         List<QueuedMessage> live = queued(out);
         if (live.isEmpty()) {
-            return new MessageStatus(id, MessageStatus.State.UNKNOWN, null, null);
+            return new MessageStatus(id, MessageStatus.State.UNKNOWN, null, null, null);
         }
         QueuedMessage message = live.get(0);
-        return new MessageStatus(id, message.state() == QueuedMessage.State.PENDING ? MessageStatus.State.PENDING
-                : MessageStatus.State.IN_FLIGHT, message, null);
+        if (message.state() == QueuedMessage.State.PENDING) {
+            return new MessageStatus(id, MessageStatus.State.PENDING, message, null, null);
+        }
+        RunningMessage running = null;
+        if (out.size() == 10 && "r".equals(out.get(8).toString()) && message.leaseDeadline() != null) {
+            running = HistoryRecord.running(out.get(9).toString(), message.attempts(),
+                    message.leaseDeadline().toEpochMilli());
+        }
+        return new MessageStatus(id, MessageStatus.State.IN_FLIGHT, message, running, null);
+    }
+
+    /**
+     * Keeps the progress a running delivery reported in its running record (progress.lua); false when the delivery is
+     * no longer the message's running one, or the claim wrote no record (a consumer that keeps no history).
+     */
+    public boolean progress(String id, String member, int attempt, String progressJson) {
+        return scripts.number(Scripts.Name.PROGRESS, keys.keys(), keys.wakeChannel(), id, member,
+                Integer.toString(attempt), progressJson) == 1;
     }
 
     /** peek.lua's answer: the time, a count, then six fields per message. */

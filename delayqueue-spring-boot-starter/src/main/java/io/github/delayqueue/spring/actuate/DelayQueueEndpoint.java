@@ -20,6 +20,7 @@ import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.history.RunningMessage;
 import io.github.delayqueue.core.history.SettledMessage;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueCode;
@@ -37,6 +38,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The {@code delayqueue} actuator endpoint: the declared queues with their statistics, pause and flow control (read
@@ -75,6 +78,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  */
 @Endpoint(id = "delayqueue", defaultAccess = Access.READ_ONLY)
 public class DelayQueueEndpoint {
+
+    private static final JsonMapper VALUES = JsonMapper.builder().build();
 
     /** Dead letters shown for one queue unless the request asks for another number. */
     static final int DEFAULT_DEAD_LETTERS = 20;
@@ -213,15 +218,32 @@ public class DelayQueueEndpoint {
         }
         MessageStatus status = badInputAs400(() -> this.admin.status(code.get(), id));
         QueuedMessage live = status.live();
+        RunningMessage running = status.running();
         SettledMessage settled = status.settled();
+        Instant claimedAt = running != null ? running.claimedAt() : settled != null ? settled.claimedAt() : null;
+        String instance = running != null ? running.instance() : settled != null ? settled.instance() : null;
+        String progress = running != null ? running.progress() : settled != null ? settled.progress() : null;
         return new MessageStatusDescriptor(status.id(), status.state().name().toLowerCase(java.util.Locale.ROOT)
                 .replace('_', '-'), live == null ? (settled == null ? null : settled.dueAt()) : live.dueAt(),
                 live == null ? null : live.leaseDeadline(),
                 live != null ? live.attempts() : settled != null ? settled.attempts() : 0,
                 live == null ? null : live.lastError(), live != null ? live.group() : settled != null ? settled.group() : null,
-                settled == null ? null : settled.claimedAt(), settled == null ? null : settled.settledAt(),
-                settled == null ? null : settled.instance(), settled == null ? null : settled.took().toMillis(),
-                settled == null ? null : settled.reason(), live != null && this.showPayloads ? live.payload() : null);
+                claimedAt, settled == null ? null : settled.settledAt(), instance,
+                settled == null ? null : settled.took().toMillis(), settled == null ? null : settled.reason(),
+                jsonValue(progress), jsonValue(settled == null ? null : settled.result()),
+                live != null && this.showPayloads ? live.payload() : null);
+    }
+
+    /** A progress or result as the value its JSON holds, so that the response nests it rather than quoting it. */
+    private static @Nullable Object jsonValue(@Nullable String json) {
+        if (json == null) {
+            return null;
+        }
+        try {
+            return VALUES.readValue(json, Object.class);
+        } catch (RuntimeException e) {
+            return json;
+        }
     }
 
     /** Every declared queue, in code order, and this application's consumers. */
@@ -569,23 +591,27 @@ public class DelayQueueEndpoint {
      * Where one message stands ({@link DelayQueueAdmin#status}). Times on the Redis clock.
      *
      * @param id            the message id
-     * @param state         {@code pending}, {@code in-flight}, {@code completed}, {@code dead-lettered} or {@code unknown}
+     * @param state         {@code pending}, {@code in-flight}, {@code completed}, {@code dead-lettered},
+     *                      {@code cancelled} or {@code unknown}
      * @param dueAt         when it is (or, settled, was) due
      * @param leaseDeadline in flight: when its lease runs out
      * @param attempts      deliveries so far (settled: in all)
      * @param lastError     pending after a failure: its last error
      * @param group         its group, if any
-     * @param claimedAt     settled: when its last delivery was claimed
-     * @param settledAt     settled: when it was acknowledged or dead-lettered
-     * @param instance      settled: the JVM that ran its last delivery ({@code <pid>@<host>})
+     * @param claimedAt     in flight (when the queue keeps its history) or settled: when its delivery was claimed
+     * @param settledAt     settled: when it was acknowledged, dead-lettered or cancelled
+     * @param instance      in flight (when the queue keeps its history) or settled: the JVM that runs or ran its
+     *                      delivery ({@code <pid>@<host>})
      * @param tookMillis    settled: from its last delivery's dispatch to its outcome
      * @param reason        dead-lettered: why
+     * @param progress      the progress its handler last reported, as the JSON value it was encoded as
+     * @param result        completed: the result its handler set or returned, as the JSON value
      * @param payload       live: its payload, only with {@code show-payloads}
      */
     public record MessageStatusDescriptor(String id, String state, @Nullable Instant dueAt, @Nullable Instant leaseDeadline,
             int attempts, @Nullable String lastError, @Nullable String group, @Nullable Instant claimedAt,
             @Nullable Instant settledAt, @Nullable String instance, @Nullable Long tookMillis, @Nullable String reason,
-            @Nullable String payload) implements OperationResponseBody {
+            @Nullable Object progress, @Nullable Object result, @Nullable String payload) implements OperationResponseBody {
     }
 
     /**

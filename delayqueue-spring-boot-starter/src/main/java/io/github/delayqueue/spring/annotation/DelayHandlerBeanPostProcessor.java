@@ -309,7 +309,7 @@ public final class DelayHandlerBeanPostProcessor
         if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)) {
             throw new DelayQueueConfigurationException("@DelayHandler " + source + " returns " + returnType.getName()
                     + ", but handlers run synchronously: a message is acknowledged when the method returns.",
-                    "Return void and finish the work before returning.");
+                    "Return void (or a small result, kept in the history) and finish the work before returning.");
         }
         rejectAsync(targetClass, method, "@DelayHandler " + source);
         // no payload parameter (a recurring job written as @Scheduled methods are): the payload is not decoded
@@ -339,7 +339,10 @@ public final class DelayHandlerBeanPostProcessor
                 args[contextIndex] = context;
             }
             try {
-                method.invoke(bean, args);
+                Object returned = method.invoke(bean, args);
+                if (returned != null && context != null) {
+                    context.result(returned); // kept in the message's record where the queue keeps its history
+                }
             } catch (InvocationTargetException e) {
                 Throwable cause = e.getCause();
                 if (cause instanceof Exception exception) {

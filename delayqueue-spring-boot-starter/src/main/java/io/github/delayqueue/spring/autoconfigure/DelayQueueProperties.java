@@ -751,9 +751,10 @@ public class DelayQueueProperties {
         }
 
         /**
-         * The history: a record of each message the consumer acknowledges or dead-letters (when, after how many
-         * attempts, on which instance, how long it took, the outcome), read with DelayQueueAdmin.status. Off unless a
-         * bound is set.
+         * The history: a record of each message the consumer acknowledges or dead-letters, or that is cancelled (when,
+         * after how many attempts, on which instance, how long it took, the outcome, the handler's result and
+         * progress), and of each message it claims while it runs (where, since when), read with
+         * DelayQueueAdmin.status. Off unless a bound is set.
          */
         public static class History {
 

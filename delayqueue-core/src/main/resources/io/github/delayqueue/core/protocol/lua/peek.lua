@@ -7,7 +7,8 @@
 --       groups of grouped messages, includes/groups.lua: 3 limit).
 -- For 'exists' returns: the Redis time, then 1 if the messages hash holds the id, else 0.
 -- For 'status' of a message that is not live returns: the Redis time, then 'h', its record and when it was settled
---          (ms), or nothing more when the history holds none.
+--          (ms), or nothing more when the history holds none; of one in flight, as 'id' and then 'r' and its record
+--          (the claim's running record, includes/history.lua) when the history holds one.
 -- For 'groups' returns: the Redis time (ms), the number of groups with pending messages, then five fields per group,
 --          the earliest next claim time first (groups at their in-flight cap last): group, pending, in flight, oldest
 --          due time ('' if none pending), next claim time ('' at the cap).
@@ -54,7 +55,14 @@ if ARGV[2] == 'id' or ARGV[2] == 'status' then
       add(id, 'd', score)
     else
       score = redis.call('ZSCORE', KEYS[3], member)
-      if score then add(id, 'i', score) end
+      if score then
+        add(id, 'i', score)
+        local record = ARGV[2] == 'status' and redis.call('HGET', history_keys(queue_keys(KEYS)), id)
+        if record then
+          out[#out + 1] = 'r'
+          out[#out + 1] = record
+        end
+      end
     end
   end
   if ARGV[2] == 'status' and #out == 2 then

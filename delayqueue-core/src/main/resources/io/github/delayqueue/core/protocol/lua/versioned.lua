@@ -4,7 +4,7 @@
 --       through this script.
 -- ARGV: 1 wake channel, 2 how long a version is kept (ms) after its last write, then per intent, in order:
 --       "S", id, version, "1" replace / "0" if-absent, due ("+<delayMs>" or "@<epochMs>"), body
---       "C", id, version                      (cancel)
+--       "C", id, version                      (cancel, as cancel.lua cancels: includes/cancelling.lua)
 --       "R", id, version, due                 (reschedule a pending message)
 -- Returns: one number per intent: 1 applied, 0 applied with nothing to do (if-absent found the id live or, for a
 --          send with a dedup window, remembered after delivery,
@@ -22,6 +22,7 @@
 --- @include "lifecycle"
 --- @include "remember"
 --- @include "groups"
+--- @include "cancelling"
 local queue = queue_keys(KEYS)
 local now, now_us = clock()
 local keep = tonumber(ARGV[2])
@@ -72,7 +73,7 @@ while j <= #ARGV do
       end
     elseif op == 'C' then
       if envelope then
-        forget(queue, id, member_of(id, envelope))
+        cancel_live(queue, ARGV[1], queue.base .. 'flow', id, envelope) -- a running handler is interrupted too
         result[#result + 1] = 1
       else
         result[#result + 1] = 0

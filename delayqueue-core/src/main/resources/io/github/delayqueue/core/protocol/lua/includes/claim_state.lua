@@ -12,6 +12,8 @@
 --   expired  'drop' deletes a message past its expiry, else it goes to the dead letters
 --   house    true: run the housekeeping stage (includes/housekeeping.lua) in this call
 --   hist_ms  the queue's history keeps records this long (includes/history.lua); absent or 0: no age bound
+--   hist_inst  the consumer keeps the history: its instance, named in the running record of each message it claims
+--            (history.lua's history_running); absent: no running records
 --- @include "clock"
 --- @include "keys"
 --- @include "flow"
@@ -24,7 +26,7 @@ local function claim_open(keys, options)
   local flow = o.flow or { '0', '0', '0', '0' }
   return { keys = queue, now = now, now_us = now_us, limit = o.n, lease = o.lease, attempts = o.attempts,
     reap = o.reap, dead_ms = o.dead_ms, dead_max = o.dead_max, bytes = o.bytes, drop_expired = o.expired == 'drop',
-    group = o.group, house = o.house, hist_ms = o.hist_ms or 0,
+    group = o.group, house = o.house, hist_ms = o.hist_ms or 0, hist_inst = o.hist_inst,
     flow = flow_open(keys[11], queue.inflight, flow[1], flow[2], flow[3], flow[4], now, now_us),
     -- what this call did besides claiming, for the engine's listener
     redelivered = 0, lease_dead = 0, bad_dead = 0, expiry_dead = 0, expiry_dropped = 0, dead_trimmed = 0,

@@ -4,6 +4,11 @@
 --                               message sent again under the same id replaces its record when it is settled again
 --   base .. 'history-at'  ZSET  id -> when it was settled (ms, Redis clock): the record's time, and the order in which
 --                               records are trimmed
+-- While a message is in flight its record, if the claim wrote one (claim.lua's history_running stage: consumers that
+-- keep the history pass their instance), says where and since when it runs: {"v":1,"o":"running","d":<due ms>,
+-- "c":<claimed ms>,"a":<attempt>,"i":"<instance>","t":0}, and then ',"p":<progress JSON>' before its closing brace
+-- once the handler reported progress (progress.lua). The settle's record replaces it; a cancel marks it cancelled
+-- (history_cancelled); one left by a lease that ran out is replaced by the next claim's, or trimmed like the others.
 -- Written by settle.lua's K (ack) and E (dead letter) ops, trimmed to the count those ops carry in the same call (at
 -- most the records written plus HISTORY_TRIM per call), and by age in the claim's housekeeping stage (at most
 -- HISTORY_TRIM per call): never a scan, never an unbounded call. Only commands of the
@@ -43,4 +48,64 @@ local function history_trim_age(keys, before)
   redis.call('HDEL', records, unpack(old))
   redis.call('ZREM', at, unpack(old))
   return #old
+end
+
+-- Claim stage "history_running": a running record for each message the claim granted (leases.lua's c.granted), when
+-- the consumer keeps the history (its options name the instance: claim_state.lua's hist_inst). One HSET and one ZADD
+-- for the batch
+local function history_running(c)
+  local g = c.granted
+  if c.hist_inst == nil or g == nil then return end
+  local records, at = history_keys(c.keys)
+  local instance = cjson.encode(c.hist_inst)
+  local now = string.format('%d', c.now)
+  local values, scores = {}, {}
+  for k, i in ipairs(g.live) do
+    local id = g.batch.ids[i]
+    values[#values + 1] = id
+    values[#values + 1] = '{"v":1,"o":"running","d":' .. g.batch.scores[i] .. ',"c":' .. now .. ',"a":'
+      .. g.counts[2 * k] .. ',"i":' .. instance .. ',"t":0}'
+    scores[#scores + 1] = now
+    scores[#scores + 1] = id
+  end
+  redis.call('HSET', records, unpack(values))
+  redis.call('ZADD', at, unpack(scores))
+end
+
+-- The progress a running delivery reported: `progress` (JSON) replaces any earlier one in the running record of `id`
+-- (history_running's), kept only while the record is that delivery's (its attempt) and the member is in flight.
+-- Returns 1 if it was kept, else 0
+local function history_progress(keys, id, member, attempt, progress)
+  if not redis.call('ZSCORE', keys.inflight, member) then return 0 end
+  local records = history_keys(keys)
+  local record = redis.call('HGET', records, id)
+  if not record or string.find(record, '{"v":1,"o":"running",', 1, true) ~= 1
+      or not string.find(record, ',"a":' .. attempt .. ',', 1, true) then
+    return 0
+  end
+  local cut = string.find(record, ',"p":', 1, true)
+  local base = cut and string.sub(record, 1, cut - 1) or string.sub(record, 1, -2)
+  redis.call('HSET', records, id, base .. ',"p":' .. progress .. '}')
+  return 1
+end
+
+-- A cancel of `id` (cancel.lua), in a queue whose history holds records: its running record, if any, becomes a
+-- cancelled one (its instance and claim kept, `t` the time it ran), else a cancelled record is written with its due
+-- time (0 when unknown) and attempts so far; settled `now`
+local function history_cancelled(keys, id, due, attempts, now)
+  local records, at = history_keys(keys)
+  if redis.call('ZCARD', at) == 0 then return end
+  local record = redis.call('HGET', records, id)
+  local kept
+  if record and string.find(record, '{"v":1,"o":"running",', 1, true) == 1 then
+    local claimed = tonumber(string.match(record, ',"c":(%d+)')) or now
+    local cut = string.find(record, ',"t":0', 1, true)
+    kept = '{"v":1,"o":"cancelled",' .. string.sub(record, 22, cut - 1) .. ',"t":'
+      .. string.format('%d', math.max(0, now - claimed)) .. string.sub(record, cut + 6)
+  else
+    kept = '{"v":1,"o":"cancelled","d":' .. string.format('%d', tonumber(due) or 0) .. ',"c":0,"a":'
+      .. (attempts or '0') .. ',"t":0}'
+  end
+  redis.call('HSET', records, id, kept)
+  redis.call('ZADD', at, now, id)
 end
