@@ -113,6 +113,39 @@ class CancelRunningTest {
         assertThat(other.cancel(queue, "job-1")).as("nothing left to cancel").isFalse();
     }
 
+    /** The outbox's cancel (a versioned intent) does what a direct cancel does: interrupts, records, frees. */
+    @Test
+    void aVersionedCancelInterruptsTheRunningHandlerAndIsRecorded() throws Exception {
+        String queue = "cancel-versioned";
+        Outcomes outcomes = new Outcomes();
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicBoolean sawCancelled = new AtomicBoolean();
+        DelayQueueClient client = redis.client();
+        DelayQueueConsumer consumer = client.newConsumer(queue, String.class, (String payload, MessageContext context) -> {
+            started.countDown();
+            try {
+                Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+                sawCancelled.set(context.cancelled());
+                throw e;
+            }
+            // a lease of 90 s is extended every 30 s: only the cancel's wake-up interrupts it within the bound below
+        }, ConsumerOptions.builder().keepHistory(Duration.ofHours(1), 100).visibilityTimeout(Duration.ofSeconds(90))
+                .interceptors(List.of(outcomes)).build());
+        consumers.add(consumer);
+        consumer.start();
+        client.send(queue, "long job", Duration.ZERO, SendOptions.id("job-3"));
+        assertThat(started.await(FAULT_BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+
+        assertThat(otherInstance().applyVersioned(queue, List.of(VersionedIntent.cancel("job-3", 1)),
+                Duration.ofHours(1))).containsExactly(VersionedIntent.Outcome.APPLIED);
+        await().atMost(Duration.ofSeconds(15)).until(() -> outcomes.byId.get("job-3") == DeliveryOutcome.CANCELLED);
+        assertThat(sawCancelled).isTrue();
+        MessageStatus status = client.status(queue, "job-3");
+        assertThat(status.state()).isEqualTo(MessageStatus.State.CANCELLED);
+        assertThat(status.settled().instance()).isNotNull();
+    }
+
     @Test
     void withTheCancelsWakeUpLostTheNextLeaseExtensionFindsTheMessageGone() throws Exception {
         String queue = "cancel-lost";
