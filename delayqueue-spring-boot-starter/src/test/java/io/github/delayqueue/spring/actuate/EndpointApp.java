@@ -1,9 +1,11 @@
 package io.github.delayqueue.spring.actuate;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayQueueCode;
 
@@ -47,8 +49,13 @@ public class EndpointApp {
             this.instance = instance;
         }
 
+        /** What a WORK handler returns: kept in the message's history record as its result. */
+        record Receipt(int length) {
+        }
+
         @DelayHandler(value = "WORK", concurrency = "2")
-        void work(String payload) throws InterruptedException {
+        Receipt work(String payload, MessageContext context) throws InterruptedException {
+            context.progress(Map.of("started", true));
             HANDLED.add(this.instance + ":" + payload);
             if (payload.startsWith("held-")) {
                 // the pause test's 20 messages: each waits until both instances have started one (30 s at most), so
@@ -61,6 +68,7 @@ public class EndpointApp {
                 }
             }
             Thread.sleep(100); // some work
+            return new Receipt(payload.length());
         }
 
         @DelayHandler("CHARGES")

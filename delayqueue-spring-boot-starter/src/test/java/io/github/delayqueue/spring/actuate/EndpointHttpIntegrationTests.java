@@ -244,6 +244,9 @@ class EndpointHttpIntegrationTests {
         assertThat(completed.body().get("attempts").asInt()).isEqualTo(1);
         assertThat(completed.body().get("instance").asString()).contains("@");
         assertThat(completed.body().get("settledAt").asString()).isNotEmpty();
+        // the @DelayHandler method's return value and its progress, nested as the JSON they were encoded as
+        assertThat(completed.body().get("result").get("length").asInt()).isEqualTo("status-payload".length());
+        assertThat(completed.body().get("progress").get("started").asBoolean()).isTrue();
 
         assertThat(get("/actuator/delayqueue/WORK/messages/never-sent").body().get("state").asString()).isEqualTo("unknown");
         assertThat(get("/actuator/delayqueue/NOT_A_QUEUE/messages/status-me").status()).isEqualTo(404);
