@@ -96,6 +96,11 @@ class SampleApplicationIntegrationTest {
 
         assertThat(order(unpaid.id()).status()).isEqualTo(OrderStatus.CANCELLED);
         assertThat(order(paid.id()).status()).isEqualTo(OrderStatus.PAID);
+        // what became of the timeout, from the queue's history, as the README's walk-through reads it
+        Map<?, ?> timeout = this.http.get().uri("/orders/{id}/timeout", unpaid.id()).retrieve().body(Map.class);
+        assertThat(timeout.get("state")).isEqualTo("COMPLETED");
+        assertThat(timeout.get("attempts")).isEqualTo(1);
+        assertThat((String) timeout.get("instance")).contains("@");
         assertThatThrownBy(() -> pay(unpaid.id())).isInstanceOf(HttpClientErrorException.BadRequest.class);
     }
 

@@ -1,5 +1,9 @@
 package io.github.delayqueue.sample.orders;
 
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -9,7 +13,10 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
-/** {@code POST /orders}, {@code POST /orders/{id}/pay}, {@code GET /orders/{id}}. */
+import io.github.delayqueue.core.history.MessageStatus;
+import io.github.delayqueue.core.history.SettledMessage;
+
+/** {@code POST /orders}, {@code POST /orders/{id}/pay}, {@code GET /orders/{id}}, {@code GET /orders/{id}/timeout}. */
 @RestController
 @RequestMapping("/orders")
 class OrderController {
@@ -37,5 +44,23 @@ class OrderController {
     @GetMapping("/{id}")
     Order get(@PathVariable long id) {
         return this.orders.get(id);
+    }
+
+    /** What became of an order's payment timeout: its state and, once handled or cancelled, when and where. */
+    record TimeoutView(String state, @Nullable Instant dueAt, @Nullable Instant settledAt, @Nullable String instance,
+            int attempts) {
+    }
+
+    @GetMapping("/{id}/timeout")
+    TimeoutView timeout(@PathVariable long id) {
+        MessageStatus status = this.orders.timeout(id);
+        SettledMessage settled = status.settled();
+        if (settled != null) {
+            return new TimeoutView(status.state().name(), settled.dueAt(), settled.settledAt(), settled.instance(),
+                    settled.attempts());
+        }
+        return new TimeoutView(status.state().name(), status.live() == null ? null : status.live().dueAt(), null,
+                status.running() == null ? null : status.running().instance(),
+                status.live() == null ? 0 : status.live().attempts());
     }
 }

@@ -12,8 +12,10 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.sample.SampleProperties;
 import io.github.delayqueue.sample.SampleQueues;
+import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 
 /** Creates, pays and cancels orders; schedules and withdraws their payment timeouts. */
@@ -25,12 +27,23 @@ public class OrderService {
     private final OrderRepository orders;
     private final DelayQueueTemplate delayQueue;
     private final SampleProperties properties;
+    private final DelayQueueAdmin admin;
     private final Clock clock = Clock.systemUTC();
 
-    OrderService(OrderRepository orders, DelayQueueTemplate delayQueue, SampleProperties properties) {
+    OrderService(OrderRepository orders, DelayQueueTemplate delayQueue, DelayQueueAdmin admin,
+            SampleProperties properties) {
         this.orders = orders;
         this.delayQueue = delayQueue;
+        this.admin = admin;
         this.properties = properties;
+    }
+
+    /**
+     * What became of the order's payment timeout: pending (due when), running (where), completed or cancelled (when,
+     * where, after how many attempts), from the queue's history (application.yml keeps a week of it).
+     */
+    public MessageStatus timeout(long id) {
+        return this.admin.status(SampleQueues.ORDER_PAYMENT_TIMEOUT, timeoutId(get(id)));
     }
 
     /**
