@@ -206,8 +206,7 @@ class CancelRunningTest {
             MessageStatus status = client.status(queue, id);
             if (cancelled.get(id)) {
                 cancels++;
-                // a cancelled record (none for a first message cancelled before the history held any record), never a
-                // completed one: its acknowledgement, if its handler had returned and the engine sent one, was stale
+                // a cancelled record (none for one cancelled before its claim), never a completed one: its acknowledgement, if its handler had returned and the engine sent one, was stale
                 // (the engine's own afterDelivery may still say ACKNOWLEDGED: it reports the ack it sent, not the one
                 // applied)
                 assertThat(status.state()).as("%s cancelled", id)

@@ -31,11 +31,11 @@ public record MessageStatus(String id, State state, @Nullable QueuedMessage live
         COMPLETED,
         /** Dead-lettered by a consumer, and its record kept in the history (see {@link DelayQueueClient#deadLetters}). */
         DEAD_LETTERED,
-        /** Cancelled, and its record kept in the history. */
+        /** Cancelled after a consumer that keeps the history claimed it, and its record kept in the history. */
         CANCELLED,
         /**
-         * Neither live nor in the history: never sent, or cancelled or settled in a queue that keeps no history (or
-         * its record trimmed); also a message a claim dead-lettered (its lease expired on its last attempt, or it
+         * Neither live nor in the history: never sent, cancelled before a consumer that keeps the history claimed it,
+         * or settled by a consumer that keeps none (or its record trimmed); also a message a claim dead-lettered (its lease expired on its last attempt, or it
          * expired), which has no record.
          */
         UNKNOWN

@@ -17,10 +17,9 @@ import io.github.delayqueue.core.SendOptions;
  * @param outcome   acknowledged (its handler returned), dead-lettered or cancelled
  * @param settledAt when the outcome was written
  * @param dueAt     when it was due (for a retried message, the due time of the attempt that settled it)
- * @param claimedAt when the attempt that settled it was claimed (to the millisecond), or {@code null} for a message
- *                  cancelled before it was claimed (and, then, {@code dueAt} is the epoch for a grouped message)
+ * @param claimedAt when the attempt that settled it was claimed (to the millisecond)
  * @param attempts  deliveries, the last included
- * @param instance  the JVM that ran the last delivery, {@code <pid>@<host>}, or {@code null} when none ran it
+ * @param instance  the JVM that ran the last delivery, {@code <pid>@<host>}
  * @param took      from the last delivery's dispatch to its outcome (the handler's run, and any wait for a thread)
  * @param group     its {@link SendOptions#group group}, or {@code null}
  * @param reason    a dead letter's reason, or {@code null}
@@ -29,8 +28,8 @@ import io.github.delayqueue.core.SendOptions;
  * @param progress  the last progress the handler reported ({@link io.github.delayqueue.core.MessageContext#progress},
  *                  JSON), or {@code null}
  */
-public record SettledMessage(String id, Outcome outcome, Instant settledAt, Instant dueAt, @Nullable Instant claimedAt,
-        int attempts, @Nullable String instance, Duration took, @Nullable String group, @Nullable String reason,
+public record SettledMessage(String id, Outcome outcome, Instant settledAt, Instant dueAt, Instant claimedAt,
+        int attempts, String instance, Duration took, @Nullable String group, @Nullable String reason,
         @Nullable String result, @Nullable String progress) {
 
     /** How a message ended. */
@@ -40,8 +39,8 @@ public record SettledMessage(String id, Outcome outcome, Instant settledAt, Inst
         /** Dead-lettered after its handler (or the payload's decoding) failed for the last time. */
         DEAD_LETTERED,
         /**
-         * Cancelled ({@link DelayQueueClient#cancel}, or an outbox's cancel) while pending or while its handler ran;
-         * a handler that was running was interrupted.
+         * Cancelled ({@link DelayQueueClient#cancel}, or an outbox's cancel) after a consumer that keeps the history
+         * claimed it: while its handler ran (the handler was interrupted), or while it waited for a retry.
          */
         CANCELLED
     }

@@ -21,8 +21,8 @@ import tools.jackson.databind.json.JsonMapper;
  * "g":"<group>","r":"<reason>","res":<result JSON>,"p":<progress JSON>}}; {@code g}, {@code r}, {@code res} and
  * {@code p} only when there is one. When it was settled is the score of {@code history-at}, on the Redis clock.
  * Two more outcomes are written by Lua in the same shape (includes/history.lua): {@code "running"} (the claim's record
- * of a delivery under way, {@code t} 0, read by {@link #running}) and {@code "cancelled"} ({@code c} 0 and no
- * {@code i} when it was cancelled before a claim).
+ * of a delivery under way, {@code t} 0, read by {@link #running}) and {@code "cancelled"} (a running record a cancel
+ * marked, {@code t} the time since its claim).
  */
 public final class HistoryRecord {
 
@@ -137,8 +137,8 @@ public final class HistoryRecord {
             return null;
         }
         return new SettledMessage(id, settled, Instant.ofEpochMilli(settledMs), Instant.ofEpochMilli(due.longValue()),
-                claimed.longValue() == 0 ? null : Instant.ofEpochMilli(claimed.longValue()), attempts.intValue(),
-                record.get("i") instanceof String instance ? instance : null, Duration.ofMillis(took.longValue()),
+                Instant.ofEpochMilli(claimed.longValue()), attempts.intValue(),
+                record.get("i") instanceof String instance ? instance : "unknown", Duration.ofMillis(took.longValue()),
                 record.get("g") instanceof String group ? group : null,
                 record.get("r") instanceof String reason ? reason : null, json(record.get("res")), json(record.get("p")));
     }

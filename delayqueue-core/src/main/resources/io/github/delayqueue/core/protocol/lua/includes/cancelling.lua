@@ -1,6 +1,6 @@
 -- Cancelling a live message, for cancel.lua and the outbox's cancel intents (versioned.lua's C): every trace of it is
--- deleted (lifecycle.lua's forget), a queue whose history holds records records it as cancelled (history.lua's
--- history_cancelled), and one in flight is gone for its delivery too: every settle of that delivery is stale from
+-- deleted (lifecycle.lua's forget), its running record, if a consumer that keeps the history claimed it, becomes a
+-- cancelled one (history.lua's history_cancelled), and one in flight is gone for its delivery too: every settle of that delivery is stale from
 -- here on, and the wake channel says "cancel:<member>" (the member names this send of the id, not a later one), so the
 -- consumer running it interrupts its handler at once (a consumer of an older release reads it as a wake-up naming no
 -- due time, and claims). Like every wake-up it runs under pcall: an ACL without the channel never fails the cancel,
@@ -16,12 +16,7 @@
 local function cancel_live(keys, channel, flow_key, id, envelope)
   local member = member_of(id, envelope)
   local running = redis.call('ZSCORE', keys.inflight, member)
-  local due = nil
-  if not running then
-    due = redis.call('ZSCORE', keys.delayed, member)
-    if not due and is_grouped(member) then due = group_pending_due(keys, member) end
-  end
-  history_cancelled(keys, id, due, redis.call('HGET', keys.attempts, id), now_ms())
+  history_cancelled(keys, id, now_ms())
   forget(keys, id, member)
   if not running then return 1 end
   redis.pcall('PUBLISH', channel, 'cancel:' .. member)

@@ -89,23 +89,18 @@ local function history_progress(keys, id, member, attempt, progress)
   return 1
 end
 
--- A cancel of `id` (cancel.lua), in a queue whose history holds records: its running record, if any, becomes a
--- cancelled one (its instance and claim kept, `t` the time it ran), else a cancelled record is written with its due
--- time (0 when unknown) and attempts so far; settled `now`
-local function history_cancelled(keys, id, due, attempts, now)
+-- A cancel of `id` (includes/cancelling.lua): its running record, if it has one (a consumer that keeps the history
+-- claimed it), becomes a cancelled one, its instance and claim kept and `t` the time since the claim; settled `now`.
+-- A message no such consumer claimed gets no record, so that a queue whose consumers keep no history (or no longer
+-- do) never grows one. One HGET for a message without a running record
+local function history_cancelled(keys, id, now)
   local records, at = history_keys(keys)
-  if redis.call('ZCARD', at) == 0 then return end
   local record = redis.call('HGET', records, id)
-  local kept
-  if record and string.find(record, '{"v":1,"o":"running",', 1, true) == 1 then
-    local claimed = tonumber(string.match(record, ',"c":(%d+)')) or now
-    local cut = string.find(record, ',"t":0', 1, true)
-    kept = '{"v":1,"o":"cancelled",' .. string.sub(record, 22, cut - 1) .. ',"t":'
-      .. string.format('%d', math.max(0, now - claimed)) .. string.sub(record, cut + 6)
-  else
-    kept = '{"v":1,"o":"cancelled","d":' .. string.format('%d', tonumber(due) or 0) .. ',"c":0,"a":'
-      .. (attempts or '0') .. ',"t":0}'
-  end
-  redis.call('HSET', records, id, kept)
+  if not record or string.find(record, '{"v":1,"o":"running",', 1, true) ~= 1 then return end
+  local claimed = tonumber(string.match(record, ',"c":(%d+)')) or now
+  local cut = string.find(record, ',"t":0', 1, true)
+  if not cut then return end
+  redis.call('HSET', records, id, '{"v":1,"o":"cancelled",' .. string.sub(record, 22, cut - 1) .. ',"t":'
+    .. string.format('%d', math.max(0, now - claimed)) .. string.sub(record, cut + 6))
   redis.call('ZADD', at, now, id)
 end
