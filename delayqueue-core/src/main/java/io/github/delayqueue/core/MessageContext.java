@@ -98,7 +98,7 @@ public record MessageContext(String queue, String id, int attempt, Instant dueAt
     }
 
     /** The most bytes of JSON a {@link #progress} or {@link #result} value may take. */
-    public static final int MAX_RESULT_BYTES = 16 * 1024;
+    public static final int MAX_RESULT_BYTES = 4 * 1024;
 
     /** How often, at most, a delivery's {@link #progress} is written to Redis. */
     public static final long PROGRESS_INTERVAL_MS = 250;

@@ -169,6 +169,7 @@ class HistoryTest {
             switch (payload) {
                 case "work" -> {
                     context.progress(Map.of("step", 1));
+                    context.progress(Map.of("step", 2)); // within the write interval: written after it, not lost
                     release.await();
                     context.result("done-" + context.id());
                 }
@@ -189,7 +190,7 @@ class HistoryTest {
         client.send(queue, "huge", Duration.ZERO, SendOptions.id("huge"));
         try {
             await().atMost(BOUND).until(() -> client.status(queue, "work").running() != null
-                    && client.status(queue, "work").running().progress() != null
+                    && "{\"step\":2}".equals(client.status(queue, "work").running().progress())
                     && client.status(queue, "stuck").running() != null
                     && client.status(queue, "stuck").running().progress() != null);
             MessageStatus work = client.status(queue, "work");
@@ -199,7 +200,7 @@ class HistoryTest {
             assertThat(running.attempt()).isEqualTo(1);
             assertThat(running.claimedAt()).isAfterOrEqualTo(before).isBefore(running.leaseUntil());
             assertThat(running.leaseUntil()).isEqualTo(work.live().leaseDeadline());
-            assertThat(running.progress()).isEqualTo("{\"step\":1}");
+            assertThat(running.progress()).isEqualTo("{\"step\":2}");
 
             // cancel the running one: interrupted, and recorded as cancelled with where it ran
             assertThat(client.cancel(queue, "stuck")).isTrue();
@@ -226,7 +227,7 @@ class HistoryTest {
         await().atMost(BOUND).until(() -> client.status(queue, "work").state() == MessageStatus.State.COMPLETED);
         SettledMessage work = client.status(queue, "work").settled();
         assertThat(work.result()).isEqualTo("\"done-work\"");
-        assertThat(work.progress()).isEqualTo("{\"step\":1}");
+        assertThat(work.progress()).isEqualTo("{\"step\":2}");
         assertThat(work.instance()).isEqualTo(HistoryRecord.INSTANCE);
     }
 

@@ -44,6 +44,7 @@ import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.core.RetryLaterException;
 import io.github.delayqueue.core.SlowDownException;
 import io.github.delayqueue.core.protocol.Envelope;
+import io.github.delayqueue.core.protocol.HistoryRecord;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
 import io.github.delayqueue.core.protocol.Unreadable;
@@ -579,8 +580,12 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         try {
             json = codec.encode(value);
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("Queue '" + queue + "': a progress or result value could not be encoded: "
-                    + e.getMessage(), e);
+            // the codec's message may quote the value: only its type goes into the error (and a dead letter's reason)
+            throw new IllegalArgumentException("Queue '" + queue + "': a progress or result value of type "
+                    + value.getClass().getName() + " could not be encoded (" + e.getClass().getSimpleName() + ")", e);
+        }
+        if (!HistoryRecord.isJson(json)) {
+            json = HistoryRecord.quoted(json); // a codec for another format: kept as a JSON string
         }
         int bytes = json.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MessageContext.MAX_RESULT_BYTES) {
@@ -591,14 +596,40 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
     }
 
     @Override
-    public void writeProgress(Delivery delivery, String progressJson) {
-        QueueOps.Claimed claimed = delivery.claimed;
-        try {
-            ops.progress(claimed.id(), claimed.member(), claimed.attempt(), progressJson);
-        } catch (RuntimeException e) {
-            // progress is for people looking: a failed write never fails the handler; the record keeps the last value
-            log.debug("Queue '{}': could not write the progress of message '{}': {}", queue, claimed.id(), e.toString());
+    public void progressChanged(Delivery delivery) {
+        if (!delivery.progressWriting.compareAndSet(false, true)) {
+            return; // the write scheduled or under way picks the latest value, or schedules the next when it ends
         }
+        long last = delivery.progressWrittenNanos;
+        long wait = last == 0 ? 0
+                : Math.max(0, last + TimeUnit.MILLISECONDS.toNanos(MessageContext.PROGRESS_INTERVAL_MS) - System.nanoTime());
+        try {
+            shared.keeper().schedule(() -> writeProgress(delivery), wait, TimeUnit.NANOSECONDS);
+        } catch (RuntimeException e) { // stopping: the record of its settle keeps the last value
+            delivery.progressWriting.set(false);
+        }
+    }
+
+    /** Writes the latest progress of a delivery still under way, then the next one if it changed meanwhile. */
+    private void writeProgress(Delivery delivery) {
+        String json = delivery.progressJson;
+        if (json == null || delivery.isSettled()) {
+            delivery.progressWriting.set(false);
+            return;
+        }
+        delivery.progressWrittenNanos = Math.max(1, System.nanoTime());
+        QueueOps.Claimed claimed = delivery.claimed;
+        ops.progressAsync(claimed.id(), claimed.member(), claimed.attempt(), json).whenComplete((kept, e) -> {
+            if (e != null) {
+                // progress is for people looking: a failed write never fails the handler; the record keeps the value
+                log.debug("Queue '{}': could not write the progress of message '{}': {}", queue, claimed.id(),
+                        e.toString());
+            }
+            delivery.progressWriting.set(false);
+            if (delivery.progressJson != json && !delivery.isSettled()) {
+                progressChanged(delivery);
+            }
+        });
     }
 
     @Override

@@ -36,8 +36,11 @@ public final class Delivery implements MessageContext.Control {
          */
         String encodeResult(Object value);
 
-        /** Writes the delivery's progress into its running record; never throws (a failure is logged). */
-        void writeProgress(Delivery delivery, String progressJson);
+        /**
+         * The delivery's progress changed: the owner writes it into its running record, at most every
+         * {@link MessageContext#PROGRESS_INTERVAL_MS}, off the handler's thread; never throws.
+         */
+        void progressChanged(Delivery delivery);
     }
 
     final QueueOps.Claimed claimed;
@@ -60,9 +63,11 @@ public final class Delivery implements MessageContext.Control {
     private volatile boolean leaseLostLogged;
     /** The handler's result and last progress (JSON), for the history record; null until set. */
     private volatile @Nullable String resultJson;
-    private volatile @Nullable String progressJson;
+    volatile @Nullable String progressJson;
     /** When progress was last written to Redis ({@link System#nanoTime()}); 0 before the first write. */
-    private volatile long progressWrittenNanos;
+    volatile long progressWrittenNanos;
+    /** A progress write is scheduled or under way (at most one per delivery: writes stay in order). */
+    final AtomicBoolean progressWriting = new AtomicBoolean();
 
     Delivery(QueueOps.Claimed claimed, Owner owner) {
         this.claimed = claimed;
@@ -95,30 +100,29 @@ public final class Delivery implements MessageContext.Control {
     }
 
     /**
-     * Keeps the handler's progress for the record, and writes it into the running record at most every
-     * {@link MessageContext#PROGRESS_INTERVAL_MS} (on the handler's thread: one script call); ignored when the queue
-     * keeps no history.
+     * Keeps the handler's progress for the record; its owner writes it into the running record (at most every
+     * {@link MessageContext#PROGRESS_INTERVAL_MS}, the latest value last, never on the handler's thread). Checked
+     * (encoded, sized) whether or not the queue keeps its history, so that turning the history on fails no handler.
      */
     @Override
     public void progress(Object progress) {
+        String json = owner.encodeResult(progress);
         if (owner.historyKeep() < 0) {
             return;
         }
-        String json = owner.encodeResult(progress);
         progressJson = json;
-        long now = System.nanoTime();
-        long last = progressWrittenNanos;
-        if ((last == 0 || now - last >= MessageContext.PROGRESS_INTERVAL_MS * 1_000_000) && !settled.get()) {
-            progressWrittenNanos = now == 0 ? 1 : now;
-            owner.writeProgress(this, json);
-        }
+        owner.progressChanged(this);
     }
 
-    /** Keeps the handler's result for the record of its acknowledgement; ignored when the queue keeps no history. */
+    /**
+     * Keeps the handler's result for the record of its acknowledgement (ignored when the queue keeps no history);
+     * checked either way, as {@link #progress} is.
+     */
     @Override
     public void result(@Nullable Object result) {
+        String json = result == null ? null : owner.encodeResult(result);
         if (owner.historyKeep() >= 0) {
-            resultJson = result == null ? null : owner.encodeResult(result);
+            resultJson = json;
         }
     }
 

@@ -313,13 +313,18 @@ public final class Poller {
      * Claims up to {@code wanted} (a batch consumer waits up to {@code batchWait} to fill its batch), tells the
      * listener, and gives back the slots it did not fill; each claimed message keeps its slot until its delivery ends.
      */
+    /** This instance, named in the running record of each message a claim hands out, when the history is kept. */
+    private @Nullable String historyInstance() {
+        return options.keepsHistory() ? HistoryRecord.INSTANCE : null;
+    }
+
     private QueueOps.ClaimResult claim(Loop loop, int wanted) throws InterruptedException {
         beforeClaim();
         QueueOps.ClaimResult result;
         try {
             result = ops.claim(wanted, loop.leaseMs, loop.maxAttempts, loop.reapLimit, loop.deadRetentionMs, loop.maxDead,
                     loop.flow, options.onExpiry() == ExpiryAction.DROP, loop.groupFlow, housekeepingDue(),
-                    options.historyMaxAge().toMillis(), options.keepsHistory() ? HistoryRecord.INSTANCE : null);
+                    options.historyMaxAge().toMillis(), historyInstance());
         } catch (Throwable e) {
             slots.giveBack(wanted);
             throw e;
@@ -463,7 +468,7 @@ public final class Poller {
             beforeClaim();
             try {
                 last = ops.claim(wanted - messages.size(), leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead,
-                        flow, options.onExpiry() == ExpiryAction.DROP, groupLimits(), false);
+                        flow, options.onExpiry() == ExpiryAction.DROP, groupLimits(), false, 0, historyInstance());
             } catch (RuntimeException e) {
                 log.debug("Queue '{}': a claim to fill a batch failed; handing over {} messages: {}", queue,
                         messages.size(), e.toString());

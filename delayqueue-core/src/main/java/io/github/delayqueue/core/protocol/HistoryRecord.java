@@ -12,6 +12,7 @@ import io.github.delayqueue.core.history.RunningMessage;
 import io.github.delayqueue.core.history.SettledMessage;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -103,6 +104,22 @@ public final class HistoryRecord {
             return JSON.readValue(text, MAP);
         } catch (JacksonException e) {
             return null;
+        }
+    }
+
+    private static final JsonMapper STRICT = JsonMapper.builder()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
+
+    /**
+     * Whether {@code text} is one JSON value, as a record splices a result or progress in (a codec for another format
+     * gives text that is not: the engine then keeps it as a JSON string).
+     */
+    public static boolean isJson(String text) {
+        try {
+            STRICT.readTree(text);
+            return true;
+        } catch (JacksonException e) {
+            return false;
         }
     }
 

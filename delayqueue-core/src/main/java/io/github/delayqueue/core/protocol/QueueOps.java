@@ -659,12 +659,12 @@ public final class QueueOps {
     }
 
     /**
-     * Keeps the progress a running delivery reported in its running record (progress.lua); false when the delivery is
-     * no longer the message's running one, or the claim wrote no record (a consumer that keeps no history).
+     * Keeps the progress a running delivery reported in its running record (progress.lua), without blocking; false when
+     * the delivery is no longer the message's running one, or the claim wrote no record (a consumer that keeps none).
      */
-    public boolean progress(String id, String member, int attempt, String progressJson) {
-        return scripts.number(Scripts.Name.PROGRESS, keys.keys(), keys.wakeChannel(), id, member,
-                Integer.toString(attempt), progressJson) == 1;
+    public CompletionStage<Boolean> progressAsync(String id, String member, int attempt, String progressJson) {
+        return scripts.listAsync(Scripts.Name.PROGRESS, keys.keys(), keys.wakeChannel(), id, member,
+                Integer.toString(attempt), progressJson).thenApply(out -> !out.isEmpty() && "1".equals(out.get(0).toString()));
     }
 
     /** peek.lua's answer: the time, a count, then six fields per message. */

@@ -341,7 +341,7 @@ public final class DelayHandlerBeanPostProcessor
             try {
                 Object returned = method.invoke(bean, args);
                 if (returned != null && context != null) {
-                    context.result(returned); // kept in the message's record where the queue keeps its history
+                    keepResult(context, returned, method);
                 }
             } catch (InvocationTargetException e) {
                 Throwable cause = e.getCause();
@@ -354,6 +354,20 @@ public final class DelayHandlerBeanPostProcessor
                 throw e;
             }
         };
+    }
+
+    /**
+     * Keeps a handler method's return value as the message's result (in its history record, where the queue keeps
+     * one). The work is done by then: a value that cannot be kept (not encodable, too large) is logged and dropped,
+     * never a reason to run the handler again.
+     */
+    private static void keepResult(MessageContext context, Object returned, Method method) {
+        try {
+            context.result(returned);
+        } catch (IllegalArgumentException e) {
+            log.warn("@DelayHandler {}.{} returned a value that is not kept as the result of message '{}': {}",
+                    method.getDeclaringClass().getSimpleName(), method.getName(), context.id(), e.getMessage());
+        }
     }
 
     /**

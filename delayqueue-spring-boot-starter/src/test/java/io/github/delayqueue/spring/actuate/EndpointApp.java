@@ -5,6 +5,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayQueueCode;
@@ -50,7 +52,7 @@ public class EndpointApp {
         }
 
         /** What a WORK handler returns: kept in the message's history record as its result. */
-        record Receipt(int length) {
+        record Receipt(int length, @Nullable String note) {
         }
 
         @DelayHandler(value = "WORK", concurrency = "2")
@@ -68,7 +70,10 @@ public class EndpointApp {
                 }
             }
             Thread.sleep(100); // some work
-            return new Receipt(payload.length());
+            if (payload.startsWith("huge-")) {
+                return new Receipt(payload.length(), "x".repeat(MessageContext.MAX_RESULT_BYTES)); // not kept: logged
+            }
+            return new Receipt(payload.length(), null);
         }
 
         @DelayHandler("CHARGES")

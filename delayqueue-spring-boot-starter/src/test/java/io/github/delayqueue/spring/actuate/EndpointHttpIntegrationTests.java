@@ -248,6 +248,14 @@ class EndpointHttpIntegrationTests {
         assertThat(completed.body().get("result").get("length").asInt()).isEqualTo("status-payload".length());
         assertThat(completed.body().get("progress").get("started").asBoolean()).isTrue();
 
+        // a return value too large to keep is dropped, not a reason to run the handler again
+        this.template.send(Queues.WORK, "huge-payload", Duration.ZERO, SendOptions.id("huge-result"));
+        await().atMost(DEADLINE).until(() -> "completed".equals(
+                get("/actuator/delayqueue/WORK/messages/huge-result").body().get("state").asString()));
+        Response huge = get("/actuator/delayqueue/WORK/messages/huge-result");
+        assertThat(huge.body().get("attempts").asInt()).isEqualTo(1);
+        assertThat(huge.body().has("result") && !huge.body().get("result").isNull()).isFalse();
+
         assertThat(get("/actuator/delayqueue/WORK/messages/never-sent").body().get("state").asString()).isEqualTo("unknown");
         assertThat(get("/actuator/delayqueue/NOT_A_QUEUE/messages/status-me").status()).isEqualTo(404);
         assertThat(get("/actuator/delayqueue/WORK/other/status-me").status()).isEqualTo(404);

@@ -16,7 +16,7 @@
 local function cancel_live(keys, channel, flow_key, id, envelope)
   local member = member_of(id, envelope)
   local running = redis.call('ZSCORE', keys.inflight, member)
-  history_cancelled(keys, id, now_ms())
+  history_cancelled(keys, id, redis.call('HGET', keys.attempts, id), now_ms())
   forget(keys, id, member)
   if not running then return 1 end
   redis.pcall('PUBLISH', channel, 'cancel:' .. member)

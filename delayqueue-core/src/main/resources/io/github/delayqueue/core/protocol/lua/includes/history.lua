@@ -8,12 +8,16 @@
 -- keep the history pass their instance), says where and since when it runs: {"v":1,"o":"running","d":<due ms>,
 -- "c":<claimed ms>,"a":<attempt>,"i":"<instance>","t":0}, and then ',"p":<progress JSON>' before its closing brace
 -- once the handler reported progress (progress.lua). The settle's record replaces it; a cancel marks it cancelled
--- (history_cancelled); one left by a lease that ran out is replaced by the next claim's, or trimmed like the others.
--- Written by settle.lua's K (ack) and E (dead letter) ops, trimmed to the count those ops carry in the same call (at
--- most the records written plus HISTORY_TRIM per call), and by age in the claim's housekeeping stage (at most
--- HISTORY_TRIM per call): never a scan, never an unbounded call. Only commands of the
--- documented ACL rule set (HSET, HDEL, ZADD, ZREM, ZRANGE, ZRANGEBYSCORE, ZCARD).
+-- (history_cancelled); one left by a lease that ran out is replaced by the next claim's, or trimmed like the others
+-- (running records are trimmed too: a count below the messages in flight, or an age below a handler's run, deletes
+-- some, and their status then shows no running details).
+-- Written by settle.lua's K (ack) and E (dead letter) ops, the claim's history_running stage, progress.lua and
+-- cancels; trimmed to the count the K and E ops carry in the same call (at most the records written plus
+-- HISTORY_TRIM per call), and by age in the claim's housekeeping stage (at most HISTORY_TRIM per call): never a scan,
+-- never an unbounded call. Only commands of the documented ACL rule set (HSET, HGET, HMGET, HDEL, ZADD, ZREM, ZRANGE,
+-- ZRANGEBYSCORE, ZSCORE, ZCARD).
 --- @include "keys"
+--- @include "lifecycle"
 
 local HISTORY_TRIM = 100
 
@@ -72,32 +76,35 @@ local function history_running(c)
   redis.call('ZADD', at, unpack(scores))
 end
 
+-- The attempt a running record (history_running's) is of, read from its fixed head; nil for any other record
+local function running_attempt(record)
+  return string.match(record, '^{"v":1,"o":"running","d":%d+,"c":%d+,"a":(%d+),')
+end
+
 -- The progress a running delivery reported: `progress` (JSON) replaces any earlier one in the running record of `id`
--- (history_running's), kept only while the record is that delivery's (its attempt) and the member is in flight.
--- Returns 1 if it was kept, else 0
+-- (history_running's), kept only while the delivery is the message's current one (lifecycle.lua's is_current: in
+-- flight, and its attempt the latest) and the record is that delivery's. Returns 1 if it was kept, else 0
 local function history_progress(keys, id, member, attempt, progress)
-  if not redis.call('ZSCORE', keys.inflight, member) then return 0 end
+  if not is_current(keys, id, member, attempt) then return 0 end
   local records = history_keys(keys)
   local record = redis.call('HGET', records, id)
-  if not record or string.find(record, '{"v":1,"o":"running",', 1, true) ~= 1
-      or not string.find(record, ',"a":' .. attempt .. ',', 1, true) then
-    return 0
-  end
+  if not record or running_attempt(record) ~= attempt then return 0 end
   local cut = string.find(record, ',"p":', 1, true)
   local base = cut and string.sub(record, 1, cut - 1) or string.sub(record, 1, -2)
   redis.call('HSET', records, id, base .. ',"p":' .. progress .. '}')
   return 1
 end
 
--- A cancel of `id` (includes/cancelling.lua): its running record, if it has one (a consumer that keeps the history
--- claimed it), becomes a cancelled one, its instance and claim kept and `t` the time since the claim; settled `now`.
--- A message no such consumer claimed gets no record, so that a queue whose consumers keep no history (or no longer
--- do) never grows one. One HGET for a message without a running record
-local function history_cancelled(keys, id, now)
+-- A cancel of `id` (includes/cancelling.lua) whose delivery count is `attempts`: its running record, if it has one of
+-- that delivery (a consumer that keeps the history claimed it, and it was not claimed again, dead-lettered and
+-- requeued, or handed back since), becomes a cancelled one, its instance and claim kept and `t` the time since the
+-- claim; settled `now`. A message no such consumer claimed gets no record, so that a queue whose consumers keep no
+-- history (or no longer do) never grows one. One HGET for a message without a running record
+local function history_cancelled(keys, id, attempts, now)
   local records, at = history_keys(keys)
   local record = redis.call('HGET', records, id)
-  if not record or string.find(record, '{"v":1,"o":"running",', 1, true) ~= 1 then return end
-  local claimed = tonumber(string.match(record, ',"c":(%d+)')) or now
+  if not record or attempts == nil or running_attempt(record) ~= attempts then return end
+  local claimed = tonumber(string.match(record, '^{"v":1,"o":"running","d":%d+,"c":(%d+),')) or now
   local cut = string.find(record, ',"t":0', 1, true)
   if not cut then return end
   redis.call('HSET', records, id, '{"v":1,"o":"cancelled",' .. string.sub(record, 22, cut - 1) .. ',"t":'

@@ -1,0 +1,138 @@
+package io.github.delayqueue.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.client.codec.StringCodec;
+
+import io.github.delayqueue.core.history.MessageStatus;
+import io.github.delayqueue.core.history.RunningMessage;
+import io.github.delayqueue.core.protocol.ClaimLimits;
+import io.github.delayqueue.core.protocol.GroupLimits;
+import io.github.delayqueue.core.protocol.QueueKeys;
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.Scripts;
+import io.github.delayqueue.testing.RedisContext;
+import io.github.delayqueue.testing.RedisExtension;
+
+/**
+ * The running records a claim writes for a consumer that keeps the history, at the script level: what they hold,
+ * which progress writes they take (only the current delivery's, any JSON kept whole), which cancels turn them into
+ * cancelled records (only of that delivery), and a claim without the history writes none.
+ */
+@ExtendWith(RedisExtension.class)
+class RunningRecordTest {
+
+    private static final String INSTANCE = "4242@worker-7";
+
+    private final RedisContext redis;
+    private DelayQueueClient client;
+
+    RunningRecordTest(RedisContext redis) {
+        this.redis = redis;
+    }
+
+    @BeforeEach
+    void setUp() {
+        client = redis.client();
+    }
+
+    private QueueOps ops(String queue) {
+        return new QueueOps(new Scripts(redis.redisson()), QueueKeys.of(redis.prefix(), queue));
+    }
+
+    private static QueueOps.ClaimResult claim(QueueOps ops, int limit, long leaseMs, int maxAttempts, String instance) {
+        return ops.claim(limit, leaseMs, maxAttempts, 1_000, Duration.ofDays(1).toMillis(), 1_000, ClaimLimits.NONE,
+                false, GroupLimits.NONE, false, 0, instance);
+    }
+
+    private long historySize(QueueOps ops) {
+        return redis.redisson().getScoredSortedSet(ops.keys().sibling("history-at"), StringCodec.INSTANCE).size();
+    }
+
+    @Test
+    void aClaimWritesTheRunningRecordAndOnlyItsDeliveryWritesProgress() {
+        String queue = "running-progress";
+        QueueOps ops = ops(queue);
+        client.send(queue, "x", Duration.ZERO, SendOptions.id("job"));
+        QueueOps.Claimed claimed = claim(ops, 10, 60_000, 5, INSTANCE).messages().get(0);
+
+        RunningMessage running = client.status(queue, "job").running();
+        assertThat(running.instance()).isEqualTo(INSTANCE);
+        assertThat(running.attempt()).isEqualTo(1);
+        assertThat(running.progress()).isNull();
+
+        // any JSON is kept whole, even one holding the record's own field names
+        String tricky = "{\"a\":1,\"p\":\",\\\"p\\\":\",\"t\":0,\"x\":\",\\\"t\\\":0\"}";
+        assertThat(ops.progressAsync("job", claimed.member(), 1, tricky).toCompletableFuture().join()).isTrue();
+        assertThat(client.status(queue, "job").running().progress()).isEqualTo(tricky);
+        assertThat(ops.progressAsync("job", claimed.member(), 1, "[1,2]").toCompletableFuture().join()).isTrue();
+        assertThat(client.status(queue, "job").running().progress()).isEqualTo("[1,2]");
+
+        // another attempt's delivery, or another member, writes nothing
+        assertThat(ops.progressAsync("job", claimed.member(), 2, "3").toCompletableFuture().join()).isFalse();
+        assertThat(ops.progressAsync("job", claimed.member() + "x", 1, "3").toCompletableFuture().join()).isFalse();
+        assertThat(client.status(queue, "job").running().progress()).isEqualTo("[1,2]");
+
+        // a cancel turns it into a cancelled record of that delivery, its progress kept
+        assertThat(client.cancel(queue, "job")).isTrue();
+        MessageStatus cancelled = client.status(queue, "job");
+        assertThat(cancelled.state()).isEqualTo(MessageStatus.State.CANCELLED);
+        assertThat(cancelled.settled().instance()).isEqualTo(INSTANCE);
+        assertThat(cancelled.settled().attempts()).isEqualTo(1);
+        assertThat(cancelled.settled().progress()).isEqualTo("[1,2]");
+        assertThat(ops.progressAsync("job", claimed.member(), 1, "4").toCompletableFuture().join())
+                .as("nothing in flight any more").isFalse();
+    }
+
+    @Test
+    void aCancelLeavesAStaleRunningRecordAlone() {
+        String queue = "running-stale";
+        QueueOps ops = ops(queue);
+        client.send(queue, "x", Duration.ZERO, SendOptions.id("job"));
+        assertThat(claim(ops, 10, 1, 1, INSTANCE).messages()).hasSize(1);
+        // its lease runs out on its last attempt: the next claim dead-letters it, the running record stays behind
+        await(() -> {
+            claim(ops, 10, 1, 1, INSTANCE);
+            return client.deadLetters(queue, 10).size() == 1;
+        });
+        assertThat(client.status(queue, "job").state()).isEqualTo(MessageStatus.State.UNKNOWN);
+        // requeued by hand (attempts start again) and cancelled before any claim: no record of that run is invented
+        assertThat(client.requeueAllDeadLetters(queue)).isEqualTo(1);
+        assertThat(client.status(queue, "job").state()).isEqualTo(MessageStatus.State.PENDING);
+        assertThat(client.cancel(queue, "job")).isTrue();
+        assertThat(client.status(queue, "job").state()).isEqualTo(MessageStatus.State.UNKNOWN);
+    }
+
+    @Test
+    void aFullBatchGetsItsRecordsAndAClaimWithoutTheHistoryWritesNone() {
+        QueueOps plain = ops("running-none");
+        for (int i = 0; i < 10; i++) {
+            client.send("running-none", "x", Duration.ZERO, SendOptions.id("m-" + i));
+        }
+        assertThat(claim(plain, 1_000, 60_000, 5, null).messages()).hasSize(10);
+        assertThat(historySize(plain)).isZero();
+
+        String queue = "running-batch";
+        QueueOps ops = ops(queue);
+        for (int i = 0; i < 1_000; i++) {
+            client.send(queue, "x", Duration.ZERO, SendOptions.id("m-" + i));
+        }
+        int claimed = 0;
+        for (int call = 0; call < 1_000 && claimed < 1_000; call++) {
+            claimed += claim(ops, 1_000, 60_000, 5, INSTANCE).messages().size();
+        }
+        assertThat(claimed).isEqualTo(1_000);
+        assertThat(historySize(ops)).isEqualTo(1_000);
+        assertThat(client.status(queue, "m-999").running().instance()).isEqualTo(INSTANCE);
+    }
+
+    private static void await(java.util.concurrent.Callable<Boolean> condition) {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(condition);
+    }
+}
