@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessagePage;
+import io.github.delayqueue.core.history.HistoryPage;
 import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.NotReplicatedException;
 import io.github.delayqueue.core.QueueFlow;
@@ -666,6 +667,24 @@ public final class QueueOps {
                     out.get(i + 3).toString()));
         }
         return letters;
+    }
+
+    /**
+     * A page of this queue's (partition's) history, the latest settled first (recent.lua): at most {@code limit}
+     * records from rank {@code offset}. A record this version cannot read is left out (the total still counts it).
+     */
+    HistoryPage history(long offset, int limit) {
+        List<Object> out = scripts.list(Scripts.Name.RECENT, keys.keys(), keys.wakeChannel(), Long.toString(offset),
+                Integer.toString(limit));
+        List<SettledMessage> records = new ArrayList<>((out.size() - 2) / 3);
+        for (int i = 2; i + 2 < out.size(); i += 3) {
+            String id = out.get(i).toString();
+            SettledMessage settled = HistoryRecord.read(id, out.get(i + 2).toString(), Long.parseLong(out.get(i + 1).toString()));
+            if (settled != null) {
+                records.add(settled);
+            }
+        }
+        return new HistoryPage(keys.queue(), number(out.get(1)), offset, Instant.ofEpochMilli(number(out.get(0))), records);
     }
 
     /**

@@ -6,8 +6,9 @@
 --                               records are trimmed
 -- Written by settle.lua's K (ack) and E (dead letter) ops, trimmed to the count those ops carry in the same call (at
 -- most the records written plus HISTORY_TRIM per call), and by age in the claim's housekeeping stage (at most
--- HISTORY_TRIM per call): never a scan, never an unbounded call. Only commands of the
--- documented ACL rule set (HSET, HDEL, ZADD, ZREM, ZRANGE, ZRANGEBYSCORE, ZCARD).
+-- HISTORY_TRIM per call): never a scan, never an unbounded call. Read by peek.lua's 'status' (one id) and recent.lua
+-- (the newest records, history_page). Only commands of the documented ACL rule set (HSET, HGET, HMGET, HDEL, ZADD,
+-- ZREM, ZRANGE (with REV to read newest first), ZRANGEBYSCORE, ZSCORE, ZCARD).
 --- @include "keys"
 
 local HISTORY_TRIM = 100
@@ -43,4 +44,26 @@ local function history_trim_age(keys, before)
   redis.call('HDEL', records, unpack(old))
   redis.call('ZREM', at, unpack(old))
   return #old
+end
+
+-- The records from rank `offset` (0: the latest settled) newest first, at most `limit` (the caller bounds it): how
+-- many records the history holds, then three fields per record: id, when it was settled (ms), the record. An id whose
+-- record is gone (a trim between the two reads cannot happen inside a script; a hash edited by hand can) is skipped.
+-- Read-only, O(log N + limit)
+local function history_page(keys, offset, limit)
+  local records, at = history_keys(keys)
+  local out = { redis.call('ZCARD', at) }
+  local page = redis.call('ZRANGE', at, offset, offset + limit - 1, 'REV', 'WITHSCORES')
+  if #page == 0 then return out end
+  local ids = {}
+  for i = 1, #page, 2 do ids[#ids + 1] = page[i] end
+  local texts = redis.call('HMGET', records, unpack(ids))
+  for i = 1, #ids do
+    if texts[i] then
+      out[#out + 1] = ids[i]
+      out[#out + 1] = string.format('%d', tonumber(page[2 * i]))
+      out[#out + 1] = texts[i]
+    end
+  end
+  return out
 end
