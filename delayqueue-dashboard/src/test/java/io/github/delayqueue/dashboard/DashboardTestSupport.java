@@ -11,13 +11,15 @@ import org.springframework.boot.test.context.SpringBootTest;
 
 /**
  * The application with actions on, shared by the test classes that extend this one (one context), with every
- * queue emptied before each test.
+ * queue emptied before each test. EMAILS keeps its history (never emptied: tests find their own records in it),
+ * REPORTS and SLOW keep none.
  */
 @SpringBootTest(classes = DashApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "delayqueue.dashboard.enabled=true", "delayqueue.dashboard.actions-enabled=true",
         "delayqueue.dashboard.show-payloads=true", "delayqueue.dashboard.refresh-interval=1s",
         "delayqueue.queues.SLOW.visibility-timeout=2m", "delayqueue.queues.SLOW.max-in-flight=1",
-        "delayqueue.queues.SLOW.rate-limit=100/1s", "spring.main.banner-mode=off" })
+        "delayqueue.queues.SLOW.rate-limit=100/1s", "delayqueue.queues.EMAILS.history.max-count=1000",
+        "spring.main.banner-mode=off" })
 abstract class DashboardTestSupport extends DashboardContext {
 
     @Autowired
