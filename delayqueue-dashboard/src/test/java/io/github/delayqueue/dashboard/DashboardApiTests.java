@@ -350,12 +350,6 @@ class DashboardApiTests extends DashboardTestSupport {
                 .remove("|--------\u001f")).isTrue();
     }
 
-    /** Sends an e-mail to EMAILS (which keeps its history) and waits until its record is there. */
-    private void settled(String id, String to, MessageStatus.State state) {
-        this.template.send(DashQueues.EMAILS, new Email(to, id), Duration.ZERO, SendOptions.id(id));
-        await().atMost(DEADLINE).until(() -> this.admin.status(DashQueues.EMAILS, id).state() == state);
-    }
-
     @Test
     void theStatusRouteFollowsAMessageFromPendingToItsRecord() {
         report("st-pending", Duration.ofHours(1));

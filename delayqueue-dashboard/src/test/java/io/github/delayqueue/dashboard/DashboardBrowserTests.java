@@ -285,12 +285,6 @@ class DashboardBrowserTests extends DashboardTestSupport {
         await().atMost(DEADLINE).until(() -> this.emails.delivered.contains(new Email("carl@example.com", "held")));
     }
 
-    /** Sends an e-mail to EMAILS (which keeps its history) and waits until its record is there. */
-    private void settled(String id, String to, MessageStatus.State state) {
-        this.template.send(DashQueues.EMAILS, new Email(to, id), Duration.ZERO, SendOptions.id(id));
-        await().atMost(DEADLINE).until(() -> this.admin.status(DashQueues.EMAILS, id).state() == state);
-    }
-
     /**
      * Types {@code id} in the id search of {@code queue}'s page and submits it (the search is built for each queue:
      * right after a navigation the previous queue's may still be there).

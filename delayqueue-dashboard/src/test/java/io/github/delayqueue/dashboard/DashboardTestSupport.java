@@ -1,6 +1,10 @@
 package io.github.delayqueue.dashboard;
 
+import java.time.Duration;
+
 import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.dashboard.app.DashApp;
 import io.github.delayqueue.dashboard.app.DashQueues;
 import io.github.delayqueue.spring.DelayQueueCode;
@@ -8,6 +12,8 @@ import org.junit.jupiter.api.BeforeEach;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * The application with actions on, shared by the test classes that extend this one (one context), with every
@@ -35,5 +41,11 @@ abstract class DashboardTestSupport extends DashboardContext {
         }
         this.emails.delivered.clear();
         this.emails.failFor.clear();
+    }
+
+    /** Sends an e-mail to EMAILS (which keeps its history) and waits until its record is there. */
+    void settled(String id, String to, MessageStatus.State state) {
+        this.template.send(DashQueues.EMAILS, new DashApp.Email(to, id), Duration.ZERO, SendOptions.id(id));
+        await().atMost(DEADLINE).until(() -> this.admin.status(DashQueues.EMAILS, id).state() == state);
     }
 }

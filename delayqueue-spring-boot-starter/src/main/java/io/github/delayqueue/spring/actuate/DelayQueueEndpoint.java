@@ -159,10 +159,7 @@ public class DelayQueueEndpoint {
         if (!section.equals("schedules") || this.schedules == null) {
             return null;
         }
-        int count = limit == null ? DEFAULT_DEAD_LETTERS : limit;
-        if (count < 1 || count > MAX_DEAD_LETTERS) {
-            throw invalid("limit must be between 1 and " + MAX_DEAD_LETTERS + ", was " + limit);
-        }
+        int count = pageLimit(limit);
         if (this.admin.find(queue).isEmpty()) {
             return null;
         }
@@ -174,10 +171,7 @@ public class DelayQueueEndpoint {
 
     /** A page of a queue's history ({@code history}), newest first: bad bounds a 400, an undeclared code a 404. */
     private @Nullable HistoryDescriptor history(String queue, @Nullable Long offset, @Nullable Integer limit) {
-        int count = limit == null ? DEFAULT_DEAD_LETTERS : limit;
-        if (count < 1 || count > MAX_DEAD_LETTERS) {
-            throw invalid("limit must be between 1 and " + MAX_DEAD_LETTERS + ", was " + limit);
-        }
+        int count = pageLimit(limit);
         Optional<DelayQueueCode> code = this.admin.find(queue);
         if (code.isEmpty()) {
             return null;
@@ -273,10 +267,7 @@ public class DelayQueueEndpoint {
      */
     @ReadOperation
     public @Nullable QueueDetailsDescriptor queue(@Selector String queue, @Nullable Integer limit) {
-        int count = limit == null ? DEFAULT_DEAD_LETTERS : limit;
-        if (count < 1 || count > MAX_DEAD_LETTERS) {
-            throw invalid("limit must be between 1 and " + MAX_DEAD_LETTERS + ", was " + limit);
-        }
+        int count = pageLimit(limit);
         Optional<DelayQueueCode> found = this.admin.find(queue);
         if (found.isEmpty()) {
             return null;
@@ -409,6 +400,15 @@ public class DelayQueueEndpoint {
     private DelayQueueCode require(String queue) {
         return this.admin.find(queue).orElseThrow(() -> invalid("unknown queue '" + queue + "'; declared queues: "
                 + this.admin.codes().stream().map(DelayQueueCode::code).toList()));
+    }
+
+    /** A read's {@code limit}: {@value #DEFAULT_DEAD_LETTERS} when absent, a 400 outside 1 to {@value #MAX_DEAD_LETTERS}. */
+    private static int pageLimit(@Nullable Integer limit) {
+        int count = limit == null ? DEFAULT_DEAD_LETTERS : limit;
+        if (count < 1 || count > MAX_DEAD_LETTERS) {
+            throw invalid("limit must be between 1 and " + MAX_DEAD_LETTERS + ", was " + limit);
+        }
+        return count;
     }
 
     /** The engine rejects a malformed id or key with IllegalArgumentException before writing: a 400. */
