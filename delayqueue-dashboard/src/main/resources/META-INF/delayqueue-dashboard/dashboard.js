@@ -136,6 +136,7 @@
             else await renderOverview();
             lookupFor(r);
         } catch (e) {
+            lookupAfterError(r);
             const view = document.getElementById('view');
             view.replaceChildren(el('h1', { id: 'view-title' }, r.view === 'queue' ? 'Queue ' + r.code : 'Overview'),
                 el('p', { id: 'view-error', className: 'muted' }, 'Could not load this page.'),
@@ -420,6 +421,12 @@
             el('button', { type: 'button', id: 'lookup-clear', onclick: () => { input.value = ''; result.replaceChildren(); } }, 'Clear'));
         form.addEventListener('submit', e => { e.preventDefault(); lookUp(r.code, input.value, result); });
         box.replaceChildren(el('div', { className: 'panel' }, form, result));
+    }
+
+    // A page that failed to load keeps the search of its own queue (a refresh during a Redis outage must not lose the
+    // answer shown), but not another queue's (an unknown queue typed in the address)
+    function lookupAfterError(r) {
+        if (r.view !== 'queue' || document.getElementById('lookup').dataset.queue !== r.code) lookupFor({ view: 'none' });
     }
 
     async function lookUp(code, id, result) {

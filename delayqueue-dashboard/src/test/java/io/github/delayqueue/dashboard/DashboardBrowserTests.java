@@ -353,6 +353,9 @@ class DashboardBrowserTests extends DashboardTestSupport {
         assertThat(browser.textOf(lookupField("reason"))).contains("mailbox <full@example.com> is full");
         assertThat(browser.driver.findElements(By.tagName("full@example.com"))).isEmpty();
 
+        browser.open(base() + "#/queues/NOPE/pending");
+        browser.waitForTextContaining(FLASH, "404 Not Found: no queue 'NOPE'");
+        assertThat(browser.driver.findElements(By.id("lookup-id"))).as("no search on a queue that is not there").isEmpty();
         browser.open(base() + "#/");
         browser.waitForText(By.id("view-title"), "Queues");
         assertThat(browser.driver.findElements(By.id("lookup-id"))).as("no search on the overview").isEmpty();
