@@ -134,7 +134,9 @@
         try {
             if (r.view === 'queue') await renderQueue(r);
             else await renderOverview();
+            lookupFor(r);
         } catch (e) {
+            lookupAfterError(r);
             const view = document.getElementById('view');
             view.replaceChildren(el('h1', { id: 'view-title' }, r.view === 'queue' ? 'Queue ' + r.code : 'Overview'),
                 el('p', { id: 'view-error', className: 'muted' }, 'Could not load this page.'),
@@ -224,6 +226,7 @@
         else if (r.tab === 'dead') table = await deadTable(r);
         else if (r.tab === 'schedules') table = await schedulesTable(r);
         else if (r.tab === 'groups') table = await groupsTable(r);
+        else if (r.tab === 'completed') table = await completedTable(r);
         else table = await pendingTable(r);
         const stat = (col, label, value) => el('div', { className: 'stat', 'data-col': col }, el('b', {}, value), el('span', {}, label));
         const toolbar = el('div', { className: 'toolbar' });
@@ -246,7 +249,8 @@
             toolbar,
             el('div', { className: 'tabs' }, tab('pending', 'pending', 'Pending (' + v.pending + ')'),
                 tab('in-flight', 'in-flight', 'In flight (' + v.inFlight + ')'), tab('dead', 'dead', 'Dead letters (' + v.dead + ')'),
-                tab('schedules', 'schedules', 'Schedules'), tab('groups', 'groups', 'Groups')),
+                tab('schedules', 'schedules', 'Schedules'), tab('groups', 'groups', 'Groups'),
+                tab('completed', 'completed', 'Completed')),
             table].filter(child => child !== null));
     }
 
@@ -273,7 +277,7 @@
 
     function pager(r, page) {
         const first = page.total === 0 ? 0 : page.offset + 1;
-        const last = page.offset + (page.messages || page.deadLetters || page.schedules).length;
+        const last = page.offset + (page.messages || page.deadLetters || page.schedules || page.records).length;
         const prev = Math.max(0, page.offset - page.limit);
         const next = page.offset + page.limit;
         return el('div', { className: 'pager' },
@@ -394,6 +398,118 @@
         return el('div', {}, toolbar, el('div', { className: 'card' }, el('table', { id: 'dead-letters' },
             el('thead', {}, el('tr', {}, headers.map(h => el('th', {}, h)))),
             el('tbody', {}, rows.length ? rows : el('tr', { className: 'empty' }, el('td', { colspan: headers.length }, 'No dead letters'))))),
+            pager(r, page));
+    }
+
+    // ---- a message's life after the fact: the id search and the Completed tab (the queue's history)
+
+    // The id search sits in #lookup, outside #view, so that a refresh clears neither what is typed nor the answer
+    // shown; it is built again only when the page moves to another queue, and emptied off the queue pages.
+    function lookupFor(r) {
+        const box = document.getElementById('lookup');
+        if (r.view !== 'queue') {
+            box.replaceChildren();
+            delete box.dataset.queue;
+            return;
+        }
+        if (box.dataset.queue === r.code) return;
+        box.dataset.queue = r.code;
+        const input = el('input', { type: 'text', id: 'lookup-id', placeholder: 'message id', 'aria-label': 'message id' });
+        const result = el('div', { id: 'lookup-result' });
+        const form = el('form', { id: 'lookup-form', className: 'toolbar' }, el('b', {}, 'Find a message by id'), input,
+            el('button', { type: 'submit', id: 'lookup-submit' }, 'Look up'),
+            el('button', { type: 'button', id: 'lookup-clear', onclick: () => { input.value = ''; result.replaceChildren(); } }, 'Clear'));
+        form.addEventListener('submit', e => { e.preventDefault(); lookUp(r.code, input.value, result); });
+        box.replaceChildren(el('div', { className: 'panel' }, form, result));
+    }
+
+    // A page that failed to load keeps the search of its own queue (a refresh during a Redis outage must not lose the
+    // answer shown), but not another queue's (an unknown queue typed in the address)
+    function lookupAfterError(r) {
+        if (r.view !== 'queue' || document.getElementById('lookup').dataset.queue !== r.code) lookupFor({ view: 'none' });
+    }
+
+    async function lookUp(code, id, result) {
+        try {
+            result.replaceChildren(statusView(await get(q(code) + '/status?id=' + encodeURIComponent(id))));
+        } catch (e) {
+            result.replaceChildren(el('p', { id: 'lookup-error', className: 'bad' }, e.message));
+        }
+    }
+
+    const STATE_LABELS = { pending: 'Pending', 'in-flight': 'In flight', completed: 'Completed',
+        'dead-lettered': 'Dead-lettered', cancelled: 'Cancelled', unknown: 'Unknown' };
+    const OUTCOME_WORDS = { completed: 'acknowledged ', 'dead-lettered': 'dead-lettered ', cancelled: 'cancelled ' };
+
+    // how long ago a record was settled: span() reads 0 (and -0) as "in 0s"
+    function ago(ms) {
+        return ms < 1000 ? 'just now' : span(-ms);
+    }
+
+    function took(ms) {
+        return ms === null || ms === undefined ? null : (ms >= 1000 ? (ms / 1000).toFixed(2) + ' s' : ms + ' ms');
+    }
+
+    function statusView(s) {
+        const m = s.live;
+        const h = s.settled;
+        let summary;
+        let fields = [];
+        if (s.state === 'pending') {
+            summary = 'due ' + when(m.dueAt) + ' (' + span(m.dueInMillis) + ')';
+            fields = [['attempts', 'Attempts so far', m.attempts], ['lastError', 'Last error', m.lastError],
+                ['group', 'Group', m.group], ['enqueuedAt', 'Sent', when(m.enqueuedAt)]];
+        } else if (s.state === 'in-flight') {
+            const run = s.running;
+            summary = (run ? 'running on ' + run.instance + ', claimed ' + ago(run.claimedAgoMillis) + '; '
+                : 'a consumer has it; ') + 'its lease runs until ' + when(m.leaseDeadline)
+                + ' (' + span(m.leaseInMillis) + ')';
+            fields = [['attempts', 'Attempt', m.attempts], ['instance', 'Instance', run ? run.instance : null],
+                ['claimedAt', 'Claimed at', run ? when(run.claimedAt) : null], ['progress', 'Progress', run ? run.progress : null],
+                ['lastError', 'Last error', m.lastError], ['group', 'Group', m.group], ['enqueuedAt', 'Sent', when(m.enqueuedAt)]];
+        } else if (h) {
+            summary = (OUTCOME_WORDS[h.outcome] || h.outcome + ' ') + ago(h.settledAgoMillis);
+            fields = [['outcome', 'Outcome', h.outcome], ['settledAt', 'Settled at', when(h.settledAt)],
+                ['dueAt', 'Due at', when(h.dueAt)], ['claimedAt', 'Claimed at', when(h.claimedAt)],
+                ['attempts', 'Attempts', h.attempts], ['instance', 'Instance', h.instance], ['took', 'Took', took(h.tookMillis)],
+                ['group', 'Group', h.group], ['reason', 'Reason', h.reason], ['result', 'Result', h.result],
+                ['progress', 'Progress', h.progress]];
+        } else {
+            summary = 'no message ' + s.id + ' is pending or in flight in queue ' + s.queue + ', and its history holds no'
+                + ' record of it. It was never sent, or was cancelled before a consumer that keeps the history claimed it;'
+                + ' or it was settled while the queue kept no history'
+                + ' (the history is off unless turned on), or its record is gone (trimmed by the history\'s max-age or'
+                + ' max-count); a message dead-lettered because its lease ran out on its last attempt, or because it'
+                + ' expired, leaves no record either.';
+        }
+        return el('div', { id: 'lookup-status', 'data-state': s.state },
+            el('p', { id: 'lookup-summary' }, el('span', { className: 'badge state-' + s.state }, STATE_LABELS[s.state] || s.state),
+                ' ', el('code', {}, s.id), ': ', summary),
+            fields.length ? el('table', { id: 'lookup-fields', className: 'fields' }, el('tbody', {},
+                fields.map(([col, label, value]) => el('tr', { 'data-col': col }, el('th', {}, label), td(col, value, 'wrap')))))
+                : null,
+            el('p', { className: 'muted' }, 'Read at Redis time ' + when(s.serverTime) + '; look it up again for a newer answer.'));
+    }
+
+    // The history: messages the consumers acknowledged or dead-lettered, the latest first, while the queue keeps one
+    async function completedTable(r) {
+        const page = await get(q(r.code) + '/history?offset=' + encodeURIComponent(r.offset));
+        const headers = ['Id', 'Outcome', 'Settled', 'Attempts', 'Instance', 'Took', 'Group', 'Reason', 'Result'];
+        const rows = page.records.map(h => el('tr', { 'data-id': h.id, 'data-outcome': h.outcome },
+            td('id', h.id), td('outcome', h.outcome, h.outcome === 'dead-lettered' ? 'bad' : (h.outcome === 'cancelled' ? 'muted' : null)),
+            td('settledAt', when(h.settledAt) + ' (' + ago(h.settledAgoMillis) + ')'), td('attempts', h.attempts, 'num'),
+            td('instance', h.instance), td('took', took(h.tookMillis), 'num'), td('group', h.group), td('reason', h.reason, 'wrap'),
+            td('result', h.result, 'wrap')));
+        const empty = el('tr', { className: 'empty' }, el('td', { colspan: headers.length, id: 'history-empty' },
+            'No records in this queue\'s history. A queue keeps none unless its consumers are told to: set '
+            + 'delayqueue.queues.' + r.code + '.history.max-age or .max-count (or delayqueue.consumer.history.* for every '
+            + 'queue; ConsumerOptions.Builder.keepHistory in the core API), and each message they acknowledge or '
+            + 'dead-letter from then on leaves a record here.'));
+        return el('div', {}, el('p', { className: 'muted', id: 'history-info' }, 'Messages acknowledged, dead-lettered or '
+            + 'cancelled, the latest first, as the queue\'s history keeps them (' + page.total + ' kept).'),
+            el('div', { className: 'card' }, el('table', { id: 'history' },
+                el('thead', {}, el('tr', {}, headers.map(h => el('th', {}, h)))),
+                el('tbody', {}, rows.length ? rows : empty))),
             pager(r, page));
     }
 

@@ -27,6 +27,7 @@ import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
 import io.github.delayqueue.core.protocol.Scripts;
 import io.github.delayqueue.core.protocol.WatchRegistry;
+import io.github.delayqueue.core.history.HistoryPage;
 import io.github.delayqueue.core.history.MessageStatus;
 
 /**
@@ -357,6 +358,32 @@ public final class DelayQueueClient {
      */
     public MessageStatus status(String queue, String id) {
         return reads.status(queue, id);
+    }
+
+    /**
+     * The queue's history, the latest settled message first: its {@code limit} (1 to 1000) newest records. As
+     * {@link #history(String, long, int)} from offset 0.
+     *
+     * @throws IllegalArgumentException if the queue name is invalid or {@code limit} is out of range (nothing is read)
+     */
+    public HistoryPage history(String queue, int limit) {
+        return reads.history(queue, 0, limit);
+    }
+
+    /**
+     * A page of the queue's history: the records of the messages its consumers acknowledged or dead-lettered, kept
+     * while the queue keeps its history ({@link ConsumerOptions.Builder#keepHistory}) and until they are trimmed; the
+     * latest settled first, {@code limit} (1 to 1000) from rank {@code offset} (0 or more; 0 is the latest). Empty for
+     * a queue that keeps no history. One bounded read per partition, O(log N + limit); a partitioned queue's page is
+     * merged from each partition's first {@code offset + limit} records, which may be at most 10,000. A message sent
+     * again under an id it had keeps one record, of its latest settle.
+     *
+     * @throws IllegalArgumentException if the queue name is invalid, {@code offset} is negative, {@code limit} is out of
+     *                                  range, or {@code offset + limit} is over 10,000 on a partitioned queue (nothing
+     *                                  is read)
+     */
+    public HistoryPage history(String queue, long offset, int limit) {
+        return reads.history(queue, offset, limit);
     }
 
     /** The oldest dead letters, at most {@code limit} (1 to 1000). */

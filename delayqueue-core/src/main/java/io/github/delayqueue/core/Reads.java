@@ -8,6 +8,7 @@ import java.util.Optional;
 import io.github.delayqueue.core.internal.Checks;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
+import io.github.delayqueue.core.history.HistoryPage;
 import io.github.delayqueue.core.history.MessageStatus;
 
 /**
@@ -47,6 +48,14 @@ final class Reads {
         ClientQueues.validateId(id, "");
         return ClientQueues.redis(route, "read the status of '" + id + "' in queue '" + queue + "'",
                 () -> route.of(id).status(id));
+    }
+
+    HistoryPage history(String queue, long offset, int limit) {
+        QueueRoute route = queues.route(queue);
+        Checks.require(offset >= 0, "offset must not be negative, was " + offset);
+        Checks.require(limit >= 1 && limit <= DelayQueueClient.DEAD_BATCH, "limit must be between 1 and "
+                + DelayQueueClient.DEAD_BATCH + ", was " + limit);
+        return ClientQueues.redis(route, "read the history of queue '" + queue + "'", () -> route.history(offset, limit));
     }
 
         List<GroupStats> groups(String queue, int limit) {

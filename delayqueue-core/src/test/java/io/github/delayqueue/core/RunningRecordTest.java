@@ -51,7 +51,13 @@ class RunningRecordTest {
                 false, GroupLimits.NONE, false, 0, instance);
     }
 
-    private long historySize(QueueOps ops) {
+    /** Records in the records hash (running ones are there only, not in history-at). */
+    private long records(QueueOps ops) {
+        return redis.redisson().getMap(ops.keys().sibling("history"), StringCodec.INSTANCE).size();
+    }
+
+    /** Settled records: those history-at orders, pages and trims. */
+    private long settled(QueueOps ops) {
         return redis.redisson().getScoredSortedSet(ops.keys().sibling("history-at"), StringCodec.INSTANCE).size();
     }
 
@@ -88,10 +94,11 @@ class RunningRecordTest {
         assertThat(cancelled.settled().progress()).isEqualTo("[1,2]");
         assertThat(ops.progressAsync("job", claimed.member(), 1, "4").toCompletableFuture().join())
                 .as("nothing in flight any more").isFalse();
+        assertThat(settled(ops)).as("the cancelled record is a settled one").isEqualTo(1);
     }
 
     @Test
-    void aCancelLeavesAStaleRunningRecordAlone() {
+    void aStaleRunningRecordIsNeverTakenForTheDeliveryUnderWay() {
         String queue = "running-stale";
         QueueOps ops = ops(queue);
         client.send(queue, "x", Duration.ZERO, SendOptions.id("job"));
@@ -102,11 +109,17 @@ class RunningRecordTest {
             return client.deadLetters(queue, 10).size() == 1;
         });
         assertThat(client.status(queue, "job").state()).isEqualTo(MessageStatus.State.UNKNOWN);
-        // requeued by hand (attempts start again) and cancelled before any claim: no record of that run is invented
+        assertThat(records(ops)).as("the claim that dead-lettered it deleted its running record").isZero();
+        // requeued by hand (attempts start again) beside a running record of another delivery (as one left by a
+        // consumer that kept the history when a consumer that keeps none settled the message), then cancelled: the
+        // stale record is deleted, never turned into that cancel's record
         assertThat(client.requeueAllDeadLetters(queue)).isEqualTo(1);
+        redis.redisson().getMap(ops.keys().sibling("history"), StringCodec.INSTANCE).put("job",
+                "{\"v\":1,\"o\":\"running\",\"d\":1,\"c\":2,\"a\":7,\"i\":\"gone@host\",\"t\":0}");
         assertThat(client.status(queue, "job").state()).isEqualTo(MessageStatus.State.PENDING);
         assertThat(client.cancel(queue, "job")).isTrue();
         assertThat(client.status(queue, "job").state()).isEqualTo(MessageStatus.State.UNKNOWN);
+        assertThat(records(ops)).isZero();
     }
 
     @Test
@@ -116,7 +129,7 @@ class RunningRecordTest {
             client.send("running-none", "x", Duration.ZERO, SendOptions.id("m-" + i));
         }
         assertThat(claim(plain, 1_000, 60_000, 5, null).messages()).hasSize(10);
-        assertThat(historySize(plain)).isZero();
+        assertThat(records(plain)).isZero();
 
         String queue = "running-batch";
         QueueOps ops = ops(queue);
@@ -128,7 +141,8 @@ class RunningRecordTest {
             claimed += claim(ops, 1_000, 60_000, 5, INSTANCE).messages().size();
         }
         assertThat(claimed).isEqualTo(1_000);
-        assertThat(historySize(ops)).isEqualTo(1_000);
+        assertThat(records(ops)).isEqualTo(1_000);
+        assertThat(settled(ops)).as("running records are not in the history's pages, count or trims").isZero();
         assertThat(client.status(queue, "m-999").running().instance()).isEqualTo(INSTANCE);
     }
 

@@ -42,6 +42,9 @@ import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.SlowDownException;
 import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.SendRequest;
+import io.github.delayqueue.core.history.HistoryPage;
+import io.github.delayqueue.core.history.MessageStatus;
+import io.github.delayqueue.core.history.SettledMessage;
 import io.github.delayqueue.testing.RedisProcesses;
 import io.github.delayqueue.testing.TestRedis;
 
@@ -297,6 +300,46 @@ class RestrictedAclTest {
             } finally {
                 consumer.stop();
             }
+        } finally {
+            minimal.shutdown();
+            command("ACL", "DELUSER", user);
+        }
+    }
+
+    /**
+     * A queue that keeps its history needs nothing beyond the documented rule set: the settle writes and trims the
+     * records, and status and the history page read them (ZRANGE with REV, HMGET).
+     */
+    @Test
+    void theHistoryNeedsNothingBeyondTheSmallestRuleSet() throws IOException {
+        String user = USER + "-history";
+        String prefix = TestRedis.uniquePrefix();
+        command(minimalRules(user, prefix));
+        RedissonClient minimal = newClient(user);
+        try {
+            DelayQueueClient restricted = DelayQueueClient.create(minimal, ClientOptions.builder().keyPrefix(prefix).build());
+            String queue = "acl-history";
+            DelayQueueConsumer consumer = restricted.newConsumer(queue, String.class, (payload, context) -> {
+                if (payload.equals("bad")) {
+                    throw new IllegalStateException("fails");
+                }
+            }, ConsumerOptions.builder().maxPollInterval(Duration.ofMillis(100)).keepHistory(Duration.ofHours(1), 1)
+                    .retry(new RetryPolicy(1, Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0)).build());
+            consumer.start();
+            try {
+                restricted.send(queue, "ok", Duration.ZERO, SendOptions.id("ok"));
+                await().atMost(Duration.ofSeconds(10)).until(() -> restricted.status(queue, "ok").state()
+                        == MessageStatus.State.COMPLETED);
+                restricted.send(queue, "bad", Duration.ZERO, SendOptions.id("bad"));
+                await().atMost(Duration.ofSeconds(10)).until(() -> restricted.status(queue, "bad").state()
+                        == MessageStatus.State.DEAD_LETTERED);
+            } finally {
+                consumer.stop();
+            }
+            HistoryPage page = restricted.history(queue, 10);
+            assertThat(page.total()).isEqualTo(1); // a count of 1: the first record trimmed by the second settle
+            assertThat(page.records()).extracting(SettledMessage::id).containsExactly("bad");
+            assertThat(restricted.status(queue, "ok").state()).isEqualTo(MessageStatus.State.UNKNOWN);
         } finally {
             minimal.shutdown();
             command("ACL", "DELUSER", user);

@@ -16,6 +16,8 @@ import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.core.history.HistoryPage;
+import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.dashboard.DashboardViews.ActionRequest;
 import io.github.delayqueue.dashboard.DashboardViews.ActionResult;
 import io.github.delayqueue.dashboard.DashboardViews.DeadLetterPageView;
@@ -23,6 +25,9 @@ import io.github.delayqueue.dashboard.DashboardViews.DeadLetterRow;
 import io.github.delayqueue.dashboard.DashboardViews.ErrorView;
 import io.github.delayqueue.dashboard.DashboardViews.GroupPageView;
 import io.github.delayqueue.dashboard.DashboardViews.GroupRow;
+import io.github.delayqueue.dashboard.DashboardViews.HistoryPageView;
+import io.github.delayqueue.dashboard.DashboardViews.SettledRow;
+import io.github.delayqueue.dashboard.DashboardViews.StatusView;
 import io.github.delayqueue.dashboard.DashboardViews.SchedulePageView;
 import io.github.delayqueue.dashboard.DashboardViews.ScheduleRow;
 import io.github.delayqueue.dashboard.DashboardViews.MessagePageView;
@@ -252,6 +257,35 @@ final class DashboardController {
         QueuedMessage m = this.admin.message(queue, messageId).orElseThrow(() -> gone(queue, messageId));
         Instant now = this.admin.stats(queue).serverTime();
         return new MessageView(queue.code(), MessageRow.of(m, now), Payload.of(m.payload(), m.headers(), maxPayloadBytes()));
+    }
+
+    // ---- a message's life after the fact: one id's status, and the queue's history (records kept on settle)
+
+    /**
+     * Where one message stands (the id search): pending, in flight, completed or dead-lettered (while the queue's
+     * history keeps its record), or unknown. A missing id is a 400, and one the engine refuses (too long, control
+     * characters) too, before anything is read.
+     */
+    @GetMapping("/api/queues/{code}/status")
+    StatusView status(@PathVariable String code, @RequestParam(required = false) @Nullable String id) {
+        DelayQueueCode queue = queue(code);
+        String messageId = id(id);
+        MessageStatus status = this.admin.status(queue, messageId);
+        Instant now = this.admin.stats(queue).serverTime();
+        return StatusView.of(queue.code(), status, now);
+    }
+
+    /** A page of the queue's history, the latest settled first (empty for a queue that keeps none). */
+    @GetMapping("/api/queues/{code}/history")
+    HistoryPageView history(@PathVariable String code, @RequestParam(required = false) @Nullable String offset,
+            @RequestParam(required = false) @Nullable String limit) {
+        DelayQueueCode queue = queue(code);
+        long from = offset(offset);
+        int size = limit(limit);
+        HistoryPage page = this.admin.history(queue, from, size);
+        pastTheEnd(queue, "history records", page.offset(), page.total(), size);
+        return new HistoryPageView(queue.code(), page.total(), page.offset(), size, page.serverTime(),
+                page.records().stream().map(m -> SettledRow.of(m, page.serverTime())).toList());
     }
 
     // ---- actions (POST with JSON, refused unless delayqueue.dashboard.actions-enabled)

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import io.github.delayqueue.core.DeadLetter;
@@ -11,6 +12,9 @@ import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.core.history.MessageStatus;
+import io.github.delayqueue.core.history.RunningMessage;
+import io.github.delayqueue.core.history.SettledMessage;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry.ConsumerStatus;
 import org.jspecify.annotations.Nullable;
 
@@ -131,6 +135,51 @@ final class DashboardViews {
 
     /** A live message with its payload, on demand. */
     record MessageView(String queue, MessageRow message, Payload content) {
+    }
+
+    /**
+     * Where one message stands, for the id search: {@code state} is {@code pending}, {@code in-flight},
+     * {@code completed}, {@code dead-lettered}, {@code cancelled} or {@code unknown}; {@code live} while pending or in
+     * flight, {@code running} (where and since when, its progress) in flight when the queue keeps its history,
+     * {@code settled} (its history record) once completed, dead-lettered or cancelled, none when unknown.
+     */
+    record StatusView(String queue, String id, String state, Instant serverTime, @Nullable MessageRow live,
+            @Nullable RunningRow running, @Nullable SettledRow settled) {
+
+        static StatusView of(String queue, MessageStatus status, Instant now) {
+            QueuedMessage live = status.live();
+            RunningMessage running = status.running();
+            SettledMessage settled = status.settled();
+            return new StatusView(queue, status.id(), status.state().name().toLowerCase(Locale.ROOT).replace('_', '-'), now,
+                    live == null ? null : MessageRow.of(live, now),
+                    running == null ? null : new RunningRow(running.instance(), running.claimedAt(),
+                            Duration.between(running.claimedAt(), now).toMillis(), running.progress()),
+                    settled == null ? null : SettledRow.of(settled, now));
+        }
+    }
+
+    /** Where a message in flight runs: its instance, its claim and how long ago, its progress (JSON) or null. */
+    record RunningRow(String instance, Instant claimedAt, long claimedAgoMillis, @Nullable String progress) {
+    }
+
+    /** A page of a queue's history, the latest settled first. */
+    record HistoryPageView(String queue, long total, long offset, int limit, Instant serverTime, List<SettledRow> records) {
+    }
+
+    /**
+     * The record of a settled message: {@code outcome} is {@code completed}, {@code dead-lettered} or
+     * {@code cancelled}; {@code settledAgoMillis} is the Redis clock minus {@code settledAt}; {@code progress} and
+     * {@code result} the JSON the handler reported, or null.
+     */
+    record SettledRow(String id, String outcome, Instant settledAt, long settledAgoMillis, Instant dueAt,
+            Instant claimedAt, int attempts, String instance, long tookMillis, @Nullable String group,
+            @Nullable String reason, @Nullable String progress, @Nullable String result) {
+
+        static SettledRow of(SettledMessage m, Instant now) {
+            return new SettledRow(m.id(), m.outcome().name().toLowerCase(Locale.ROOT).replace('_', '-'),
+                    m.settledAt(), Duration.between(m.settledAt(), now).toMillis(), m.dueAt(), m.claimedAt(),
+                    m.attempts(), m.instance(), m.took().toMillis(), m.group(), m.reason(), m.progress(), m.result());
+        }
     }
 
     /** A payload as stored (JSON, usually), cut to the size limit, and the headers. */

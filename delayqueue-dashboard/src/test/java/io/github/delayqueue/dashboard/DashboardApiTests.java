@@ -15,6 +15,7 @@ import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.SlowDownException;
+import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.dashboard.app.DashApp.Email;
 import io.github.delayqueue.dashboard.app.DashQueues;
 import org.junit.jupiter.api.Test;
@@ -347,6 +348,105 @@ class DashboardApiTests extends DashboardTestSupport {
         this.redisson.getKeys().delete(base + "group-flow", base + "group-idle");
         assertThat(this.redisson.getScoredSortedSet(base + "delayed", org.redisson.client.codec.StringCodec.INSTANCE)
                 .remove("|--------\u001f")).isTrue();
+    }
+
+    @Test
+    void theStatusRouteFollowsAMessageFromPendingToItsRecord() {
+        report("st-pending", Duration.ofHours(1));
+        JsonNode pending = json(http().get("/api/queues/REPORTS/status?id=st-pending"));
+        assertThat(pending.path("queue").asString()).isEqualTo("REPORTS");
+        assertThat(pending.path("id").asString()).isEqualTo("st-pending");
+        assertThat(pending.path("state").asString()).isEqualTo("pending");
+        assertThat(pending.path("live").path("dueInMillis").asLong()).isGreaterThan(Duration.ofMinutes(59).toMillis());
+        assertThat(pending.hasNonNull("settled")).isFalse();
+
+        this.slow.hold();
+        try {
+            this.template.send(DashQueues.SLOW, "hold", Duration.ZERO, SendOptions.id("st-flight"));
+            await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.SLOW).inFlight() == 1);
+            JsonNode flight = json(http().get("/api/queues/SLOW/status?id=st-flight"));
+            assertThat(flight.path("state").asString()).isEqualTo("in-flight");
+            assertThat(flight.path("live").path("leaseInMillis").asLong()).isPositive();
+            assertThat(flight.path("live").path("attempts").asInt()).isEqualTo(1);
+            // SLOW keeps its history: where and since when it runs
+            assertThat(flight.path("running").path("instance").asString()).contains("@");
+            assertThat(flight.path("running").path("claimedAgoMillis").asLong()).isNotNegative();
+        } finally {
+            this.slow.release();
+        }
+
+        settled("st-ok", "ann@example.com", MessageStatus.State.COMPLETED);
+        this.emails.failFor.add("full@example.com");
+        settled("st-dead", "full@example.com", MessageStatus.State.DEAD_LETTERED);
+        JsonNode ok = json(http().get("/api/queues/EMAILS/status?id=st-ok"));
+        assertThat(ok.path("state").asString()).isEqualTo("completed");
+        assertThat(ok.hasNonNull("live")).isFalse();
+        JsonNode record = ok.path("settled");
+        assertThat(record.path("outcome").asString()).isEqualTo("completed");
+        assertThat(record.path("attempts").asInt()).isEqualTo(1);
+        assertThat(record.path("instance").asString()).contains("@");
+        assertThat(record.path("tookMillis").asLong()).isNotNegative();
+        assertThat(record.path("settledAgoMillis").asLong()).isNotNegative();
+        assertThat(Instant.parse(record.path("settledAt").asString()))
+                .isAfterOrEqualTo(Instant.parse(record.path("claimedAt").asString()));
+        assertThat(record.hasNonNull("reason")).isFalse();
+        JsonNode dead = json(http().get("/api/queues/EMAILS/status?id=st-dead")).path("settled");
+        assertThat(dead.path("outcome").asString()).isEqualTo("dead-lettered");
+        assertThat(dead.path("reason").asString()).contains("IllegalStateException").contains("mailbox <full@example.com> is full");
+
+        JsonNode unknown = json(http().get("/api/queues/EMAILS/status?id=never-sent"));
+        assertThat(unknown.path("state").asString()).isEqualTo("unknown");
+        assertThat(unknown.hasNonNull("live")).isFalse();
+        assertThat(unknown.hasNonNull("settled")).isFalse();
+    }
+
+    @Test
+    void theStatusRouteRefusesABadIdOrQueueBeforeReading() {
+        assertRefused(http().get("/api/queues/EMAILS/status?id="), 400, "a message id is required");
+        assertRefused(http().get("/api/queues/EMAILS/status"), 400, "a message id is required");
+        assertRefused(http().get("/api/queues/EMAILS/status?id=%20%20"), 400, "a message id is required");
+        assertRefused(http().get("/api/queues/EMAILS/status?id=" + "x".repeat(ClientOptions.MAX_ID_LENGTH + 1)), 400,
+                "id must be at most " + ClientOptions.MAX_ID_LENGTH + " characters");
+        assertRefused(http().get("/api/queues/EMAILS/status?id=a%01b"), 400, "control characters");
+        assertRefused(http().get("/api/queues/NOPE/status?id=x"), 404, "no queue 'NOPE'");
+    }
+
+    @Test
+    void theHistoryRouteListsTheLatestSettledFirst() {
+        settled("h-1", "ann@example.com", MessageStatus.State.COMPLETED);
+        settled("h-2", "bob@example.com", MessageStatus.State.COMPLETED);
+        this.emails.failFor.add("full@example.com");
+        settled("h-3", "full@example.com", MessageStatus.State.DEAD_LETTERED);
+
+        JsonNode page = json(http().get("/api/queues/EMAILS/history?limit=200"));
+        assertThat(page.path("queue").asString()).isEqualTo("EMAILS");
+        assertThat(page.path("offset").asLong()).isZero();
+        assertThat(page.path("limit").asInt()).isEqualTo(200);
+        assertThat(page.path("total").asLong()).isGreaterThanOrEqualTo(3);
+        List<String> ids = ids(page.path("records"));
+        // other tests settle e-mails too (the history is never emptied): only these three's order is asserted
+        assertThat(ids.indexOf("h-3")).isNotNegative().isLessThan(ids.indexOf("h-2"));
+        assertThat(ids.indexOf("h-2")).isLessThan(ids.indexOf("h-1"));
+        assertThat(page.path("records").valueStream().map(r -> Instant.parse(r.path("settledAt").asString())).toList())
+                .isSortedAccordingTo(java.util.Comparator.reverseOrder());
+        JsonNode dead = row(page.path("records"), "id", "h-3");
+        assertThat(dead.path("outcome").asString()).isEqualTo("dead-lettered");
+        assertThat(dead.path("reason").asString()).contains("is full");
+        assertThat(row(page.path("records"), "id", "h-1").path("outcome").asString()).isEqualTo("completed");
+        assertThat(json(http().get("/api/queues/EMAILS/history")).path("limit").asInt()).isEqualTo(DashboardController.DEFAULT_LIMIT);
+        JsonNode one = json(http().get("/api/queues/EMAILS/history?offset=1&limit=1"));
+        assertThat(one.path("records").size()).isEqualTo(1);
+        assertThat(one.path("offset").asLong()).isEqualTo(1);
+
+        JsonNode none = json(http().get("/api/queues/REPORTS/history"));
+        assertThat(none.path("total").asLong()).isZero();
+        assertThat(none.path("records").size()).isZero();
+
+        assertRefused(http().get("/api/queues/NOPE/history"), 404, "no queue 'NOPE'");
+        assertRefused(http().get("/api/queues/EMAILS/history?limit=0"), 400, "limit must be a whole number from 1 to 200");
+        assertRefused(http().get("/api/queues/EMAILS/history?limit=201"), 400, "limit must be a whole number from 1 to 200");
+        assertRefused(http().get("/api/queues/EMAILS/history?offset=-1"), 400, "offset must be a whole number, 0 or more");
+        assertRefused(http().get("/api/queues/EMAILS/history?offset=100000"), 404, "page past the end");
     }
 
     static JsonNode row(JsonNode rows, String field, String value) {

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.schedule.ScheduleSpec;
 import io.github.delayqueue.dashboard.app.DashApp.Email;
 import io.github.delayqueue.dashboard.app.DashQueues;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -281,6 +283,119 @@ class DashboardBrowserTests extends DashboardTestSupport {
         browser.confirm(true);
         browser.waitForText(FLASH, "Resumed queue EMAILS");
         await().atMost(DEADLINE).until(() -> this.emails.delivered.contains(new Email("carl@example.com", "held")));
+    }
+
+    /**
+     * Types {@code id} in the id search of {@code queue}'s page and submits it (the search is built for each queue:
+     * right after a navigation the previous queue's may still be there).
+     */
+    private static void lookUp(String queue, String id) {
+        WebElement input = browser.wait.until(d -> d.findElement(By.cssSelector("#lookup[data-queue='" + queue + "'] #lookup-id")));
+        input.clear();
+        input.sendKeys(id);
+        browser.click(By.id("lookup-submit"));
+    }
+
+    private static By lookupState(String state) {
+        return By.cssSelector("#lookup-status[data-state='" + state + "']");
+    }
+
+    private static By lookupField(String col) {
+        return By.cssSelector("#lookup-fields td[data-col='" + col + "']");
+    }
+
+    @Test
+    void theIdSearchTellsWhereAMessageStandsAndSaysSoWhenItKnowsNothing() {
+        this.template.send(DashQueues.REPORTS, Map.of("report", "find"), Duration.ofHours(1), SendOptions.id("find-me"));
+        browser.open(base() + "#/queues/REPORTS/pending");
+        lookUp("REPORTS", "find-me");
+        browser.textOf(lookupState("pending"));
+        assertThat(browser.textOf(By.id("lookup-summary"))).startsWith("Pending find-me: due ").contains("(in ");
+        assertThat(browser.textOf(lookupField("attempts"))).isEqualTo("0");
+        // the answer and the typed id outlive the page's refresh (every second here): the view is rendered again
+        WebElement title = browser.driver.findElement(By.id("view-title"));
+        browser.wait.until(ExpectedConditions.stalenessOf(title));
+        assertThat(browser.driver.findElements(lookupState("pending"))).hasSize(1);
+        assertThat(browser.driver.findElement(By.id("lookup-id")).getDomProperty("value")).isEqualTo("find-me");
+
+        lookUp("REPORTS", "nobody-sent-this");
+        browser.textOf(lookupState("unknown"));
+        assertThat(browser.textOf(By.id("lookup-summary"))).startsWith("Unknown nobody-sent-this: no message")
+                .contains("history holds no record").contains("kept no history").contains("trimmed");
+        assertThat(browser.driver.findElements(By.id("lookup-fields"))).isEmpty();
+        browser.screenshot("dashboard-lookup-unknown");
+
+        lookUp("REPORTS", "x".repeat(257));
+        browser.waitForTextContaining(By.id("lookup-error"), "400 Bad Request: id must be at most 256 characters");
+        lookUp("REPORTS", "");
+        browser.waitForTextContaining(By.id("lookup-error"), "400 Bad Request: a message id is required");
+        assertThat(browser.driver.findElements(By.id("lookup-status"))).isEmpty();
+
+        settled("found-later", "ann@example.com", MessageStatus.State.COMPLETED);
+        this.emails.failFor.add("full@example.com");
+        settled("found-dead", "full@example.com", MessageStatus.State.DEAD_LETTERED);
+        browser.open(base() + "#/queues/EMAILS/pending");
+        assertThat(browser.wait.until(d -> d.findElement(By.cssSelector("#lookup[data-queue='EMAILS'] #lookup-id")))
+                .getDomProperty("value"))
+                .as("another queue's search starts empty").isEmpty();
+        lookUp("EMAILS", "found-later");
+        browser.textOf(lookupState("completed"));
+        assertThat(browser.textOf(By.id("lookup-summary"))).matches("Completed found-later: acknowledged (.+ ago|just now)");
+        assertThat(browser.textOf(lookupField("outcome"))).isEqualTo("completed");
+        assertThat(browser.textOf(lookupField("attempts"))).isEqualTo("1");
+        assertThat(browser.textOf(lookupField("instance"))).contains("@");
+        assertThat(browser.textOf(lookupField("took"))).matches("\\d+ ms|[0-9.]+ s");
+        assertThat(browser.textOf(lookupField("reason"))).isEqualTo("—");
+        browser.screenshot("dashboard-lookup-completed");
+        lookUp("EMAILS", "found-dead");
+        browser.textOf(lookupState("dead-lettered"));
+        // the reason is text, never markup
+        assertThat(browser.textOf(lookupField("reason"))).contains("mailbox <full@example.com> is full");
+        assertThat(browser.driver.findElements(By.tagName("full@example.com"))).isEmpty();
+
+        browser.open(base() + "#/queues/NOPE/pending");
+        browser.waitForTextContaining(FLASH, "404 Not Found: no queue 'NOPE'");
+        assertThat(browser.driver.findElements(By.id("lookup-id"))).as("no search on a queue that is not there").isEmpty();
+        browser.open(base() + "#/");
+        browser.waitForText(By.id("view-title"), "Queues");
+        assertThat(browser.driver.findElements(By.id("lookup-id"))).as("no search on the overview").isEmpty();
+    }
+
+    @Test
+    void theCompletedTabListsTheHistoryLatestFirstAndTellsHowToTurnItOn() {
+        settled("c-1", "ann@example.com", MessageStatus.State.COMPLETED);
+        settled("c-2", "bob@example.com", MessageStatus.State.COMPLETED);
+        this.emails.failFor.add("full@example.com");
+        settled("c-3", "full@example.com", MessageStatus.State.DEAD_LETTERED);
+
+        browser.open(base() + "#/queues/EMAILS/pending");
+        browser.click(By.id("tab-completed"));
+        browser.wait.until(d -> rowIds("history").containsAll(List.of("c-1", "c-2", "c-3")));
+        assertThat(browser.driver.findElement(By.id("tab-completed")).getDomAttribute("class")).isEqualTo("active");
+        List<String> ids = rowIds("history");
+        // other tests settle e-mails too (the history is never emptied): only these three's order is asserted
+        assertThat(ids.indexOf("c-3")).isLessThan(ids.indexOf("c-2"));
+        assertThat(ids.indexOf("c-2")).isLessThan(ids.indexOf("c-1"));
+        assertThat(browser.textOf(historyCell("c-3", "outcome"))).isEqualTo("dead-lettered");
+        assertThat(browser.textOf(historyCell("c-3", "reason"))).isEqualTo("java.lang.IllegalStateException: mailbox <full@example.com> is full");
+        assertThat(browser.textOf(historyCell("c-1", "outcome"))).isEqualTo("completed");
+        assertThat(browser.textOf(historyCell("c-1", "reason"))).isEqualTo("—");
+        assertThat(browser.textOf(historyCell("c-1", "attempts"))).isEqualTo("1");
+        assertThat(browser.textOf(historyCell("c-1", "instance"))).contains("@");
+        assertThat(browser.textOf(historyCell("c-1", "group"))).isEqualTo("—");
+        assertThat(browser.textOf(historyCell("c-1", "took"))).matches("\\d+ ms|[0-9.]+ s");
+        assertThat(browser.textOf(historyCell("c-1", "settledAt"))).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ \\((.+ ago|just now)\\)");
+        assertThat(browser.textOf(By.id("page-info"))).matches("1–\\d+ of \\d+");
+        browser.screenshot("dashboard-completed");
+
+        browser.open(base() + "#/queues/REPORTS/completed");
+        browser.waitForTextContaining(By.id("history-empty"), "No records in this queue's history");
+        assertThat(browser.textOf(By.id("history-empty"))).contains("delayqueue.queues.REPORTS.history.max-age");
+        assertThat(browser.textOf(By.id("page-info"))).isEqualTo("0–0 of 0");
+    }
+
+    private static By historyCell(String id, String col) {
+        return By.cssSelector("#history tr[data-id='" + id + "'] td[data-col='" + col + "']");
     }
 
     @Autowired

@@ -14,6 +14,7 @@ import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.ImportReport;
 import io.github.delayqueue.core.MessagePage;
+import io.github.delayqueue.core.history.HistoryPage;
 import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
@@ -89,6 +90,19 @@ public interface DelayQueueAdmin {
      * history keeps its record: {@code delayqueue.consumer.history.*} or per queue), or unknown. One read.
      */
     MessageStatus status(DelayQueueCode code, String id);
+
+    /**
+     * A page of the queue's history, the latest settled message first: the records its consumers left of the messages
+     * they acknowledged or dead-lettered, while the queue keeps its history ({@code delayqueue.consumer.history.*} or
+     * per queue) and until they are trimmed; {@code limit} (1 to 1000) from rank {@code offset} (0 or more; 0 is the
+     * latest). Empty for a queue that keeps none. See {@code DelayQueueClient.history} for a partitioned queue's bound.
+     */
+    HistoryPage history(DelayQueueCode code, long offset, int limit);
+
+    /** The queue's {@code limit} (1 to 1000) latest history records: {@link #history(DelayQueueCode, long, int)} from 0. */
+    default HistoryPage history(DelayQueueCode code, int limit) {
+        return history(code, 0, limit);
+    }
 
     /**
      * Moves a pending message to a new due time (Redis clock; an instant in the past makes it due now).

@@ -11,7 +11,8 @@ import io.github.delayqueue.core.SendOptions;
 /**
  * What became of a message that a consumer acknowledged or dead-lettered, or that was cancelled, kept by a queue whose
  * consumers keep its history ({@link ConsumerOptions.Builder#keepHistory}) until it is trimmed; read with
- * {@link DelayQueueClient#status}. Times are on the Redis clock.
+ * {@link DelayQueueClient#status}, and listed newest first with {@link DelayQueueClient#history}. Times are on the
+ * Redis clock.
  *
  * @param id        the message id
  * @param outcome   acknowledged (its handler returned), dead-lettered or cancelled

@@ -22,6 +22,7 @@ import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.SendMode;
+import io.github.delayqueue.core.history.HistoryPage;
 import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.history.RunningMessage;
 import io.github.delayqueue.core.history.SettledMessage;
@@ -701,6 +702,24 @@ public final class QueueOps {
                     out.get(i + 3).toString()));
         }
         return letters;
+    }
+
+    /**
+     * A page of this queue's (partition's) history, the latest settled first (recent.lua): at most {@code limit}
+     * records from rank {@code offset}. A record this version cannot read is left out (the total still counts it).
+     */
+    HistoryPage history(long offset, int limit) {
+        List<Object> out = scripts.list(Scripts.Name.RECENT, keys.keys(), keys.wakeChannel(), Long.toString(offset),
+                Integer.toString(limit));
+        List<SettledMessage> records = new ArrayList<>((out.size() - 2) / 3);
+        for (int i = 2; i + 2 < out.size(); i += 3) {
+            String id = out.get(i).toString();
+            SettledMessage settled = HistoryRecord.read(id, out.get(i + 2).toString(), Long.parseLong(out.get(i + 1).toString()));
+            if (settled != null) {
+                records.add(settled);
+            }
+        }
+        return new HistoryPage(keys.queue(), number(out.get(1)), offset, Instant.ofEpochMilli(number(out.get(0))), records);
     }
 
     /**

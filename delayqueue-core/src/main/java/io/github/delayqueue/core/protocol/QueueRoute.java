@@ -13,6 +13,8 @@ import io.github.delayqueue.core.PartitionCountException;
 import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.core.history.HistoryPage;
+import io.github.delayqueue.core.history.SettledMessage;
 import io.github.delayqueue.core.internal.Checks;
 
 /**
@@ -185,6 +187,28 @@ public final class QueueRoute {
         }
         all.sort(Comparator.comparing(DeadLetter::deadAt).thenComparing(DeadLetter::key));
         return slice(all, offset, limit);
+    }
+
+    /**
+     * A page of the history, the latest settled first (equal times in reverse id order, as one partition orders them),
+     * merged from every partition's first {@code offset + limit} records; the total summed.
+     */
+    public HistoryPage history(long offset, int limit) {
+        if (parts.length == 1) {
+            return parts[0].history(offset, limit);
+        }
+        int window = window(offset, limit);
+        long total = 0;
+        Instant time = null;
+        List<SettledMessage> all = new ArrayList<>();
+        for (QueueOps part : parts) {
+            HistoryPage page = part.history(0, window);
+            total += page.total();
+            time = time == null || page.serverTime().isAfter(time) ? page.serverTime() : time;
+            all.addAll(page.records());
+        }
+        all.sort(Comparator.comparing(SettledMessage::settledAt).thenComparing(SettledMessage::id).reversed());
+        return new HistoryPage(queue, total, offset, time, slice(all, offset, limit));
     }
 
     /** Requeues or purges the dead letters named by {@code storedKeys}, each in the partition of its id. */

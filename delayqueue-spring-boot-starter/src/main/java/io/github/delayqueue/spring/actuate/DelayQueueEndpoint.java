@@ -15,6 +15,7 @@ import java.util.function.Supplier;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.history.HistoryPage;
 import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
@@ -57,6 +58,8 @@ import tools.jackson.databind.json.JsonMapper;
  * DELETE /actuator/delayqueue/{queue}/dead-letters/{key}       delete one dead letter
  * POST   /actuator/delayqueue/{queue}/messages/{id}/run-now    a pending message becomes due now
  * DELETE /actuator/delayqueue/{queue}/messages/{id}           cancel a pending or in-flight message
+ * GET    /actuator/delayqueue/{queue}/messages/{id}             where one message stands (pending, in flight, settled)
+ * GET    /actuator/delayqueue/{queue}/history?offset=0&amp;limit=20    the queue's history, the latest settled first
  * GET    /actuator/delayqueue/{queue}/schedules?offset=0&amp;limit=20  the queue's recurring schedules, next tick first
  * POST   /actuator/delayqueue/{queue}/schedules/{id}/pause     pause a schedule (every instance)
  * POST   /actuator/delayqueue/{queue}/schedules/{id}/resume    resume it (by its misfire policy)
@@ -143,24 +146,25 @@ public class DelayQueueEndpoint {
 
     /**
      * A page of a queue's recurring schedules ({@code schedules}), next tick first: spec, zone, next and last tick,
-     * paused or not.
+     * paused or not; or of its history ({@code history}), the latest settled message first.
      *
      * @param queue   the queue's code
-     * @param section {@code schedules}
-     * @param offset  the first schedule's offset (default 0)
+     * @param section {@code schedules} or {@code history}
+     * @param offset  the first schedule's or record's offset (default 0)
      * @param limit   how many, 1 to {@value #MAX_DEAD_LETTERS} (default {@value #DEFAULT_DEAD_LETTERS})
-     * @return the page, or {@code null} (404) for a code no {@code DelayQueueCode} declares
+     * @return the page ({@link SchedulesDescriptor} or {@link HistoryDescriptor}), or {@code null} (404) for a code no
+     *         {@code DelayQueueCode} declares
      */
     @ReadOperation
-    public @Nullable SchedulesDescriptor queueSection(@Selector String queue, @Selector String section,
+    public @Nullable OperationResponseBody queueSection(@Selector String queue, @Selector String section,
             @Nullable Long offset, @Nullable Integer limit) {
+        if (section.equals("history")) {
+            return history(queue, offset, limit);
+        }
         if (!section.equals("schedules") || this.schedules == null) {
             return null;
         }
-        int count = limit == null ? DEFAULT_DEAD_LETTERS : limit;
-        if (count < 1 || count > MAX_DEAD_LETTERS) {
-            throw invalid("limit must be between 1 and " + MAX_DEAD_LETTERS + ", was " + limit);
-        }
+        int count = pageLimit(limit);
         if (this.admin.find(queue).isEmpty()) {
             return null;
         }
@@ -168,6 +172,21 @@ public class DelayQueueEndpoint {
         SchedulePage page = badInputAs400(() -> schedules.list(queue, offset == null ? 0 : offset, count));
         return new SchedulesDescriptor(queue, page.total(), page.offset(), page.serverTime(),
                 page.schedules().stream().map(DelayQueueEndpoint::schedule).toList());
+    }
+
+    /** A page of a queue's history ({@code history}), newest first: bad bounds a 400, an undeclared code a 404. */
+    private @Nullable HistoryDescriptor history(String queue, @Nullable Long offset, @Nullable Integer limit) {
+        int count = pageLimit(limit);
+        Optional<DelayQueueCode> code = this.admin.find(queue);
+        if (code.isEmpty()) {
+            return null;
+        }
+        HistoryPage page = badInputAs400(() -> this.admin.history(code.get(), offset == null ? 0 : offset, count));
+        return new HistoryDescriptor(queue, page.total(), page.offset(), page.serverTime(), page.records().stream()
+                .map(r -> new SettledDescriptor(r.id(), r.outcome().name().toLowerCase(java.util.Locale.ROOT)
+                        .replace('_', '-'), r.settledAt(), r.dueAt(), r.claimedAt(), r.attempts(), r.instance(),
+                        r.took().toMillis(), r.group(), r.reason(), jsonValue(r.progress()), jsonValue(r.result())))
+                .toList());
     }
 
     private static ScheduleDescriptor schedule(ScheduleInfo info) {
@@ -270,10 +289,7 @@ public class DelayQueueEndpoint {
      */
     @ReadOperation
     public @Nullable QueueDetailsDescriptor queue(@Selector String queue, @Nullable Integer limit) {
-        int count = limit == null ? DEFAULT_DEAD_LETTERS : limit;
-        if (count < 1 || count > MAX_DEAD_LETTERS) {
-            throw invalid("limit must be between 1 and " + MAX_DEAD_LETTERS + ", was " + limit);
-        }
+        int count = pageLimit(limit);
         Optional<DelayQueueCode> found = this.admin.find(queue);
         if (found.isEmpty()) {
             return null;
@@ -406,6 +422,15 @@ public class DelayQueueEndpoint {
     private DelayQueueCode require(String queue) {
         return this.admin.find(queue).orElseThrow(() -> invalid("unknown queue '" + queue + "'; declared queues: "
                 + this.admin.codes().stream().map(DelayQueueCode::code).toList()));
+    }
+
+    /** A read's {@code limit}: {@value #DEFAULT_DEAD_LETTERS} when absent, a 400 outside 1 to {@value #MAX_DEAD_LETTERS}. */
+    private static int pageLimit(@Nullable Integer limit) {
+        int count = limit == null ? DEFAULT_DEAD_LETTERS : limit;
+        if (count < 1 || count > MAX_DEAD_LETTERS) {
+            throw invalid("limit must be between 1 and " + MAX_DEAD_LETTERS + ", was " + limit);
+        }
+        return count;
     }
 
     /** The engine rejects a malformed id or key with IllegalArgumentException before writing: a 400. */
@@ -612,6 +637,41 @@ public class DelayQueueEndpoint {
             int attempts, @Nullable String lastError, @Nullable String group, @Nullable Instant claimedAt,
             @Nullable Instant settledAt, @Nullable String instance, @Nullable Long tookMillis, @Nullable String reason,
             @Nullable Object progress, @Nullable Object result, @Nullable String payload) implements OperationResponseBody {
+    }
+
+    /**
+     * A page of a queue's history ({@link DelayQueueAdmin#history}): the records of the messages its consumers
+     * acknowledged or dead-lettered, while the queue keeps its history. Times on the Redis clock.
+     *
+     * @param queue      the queue's code
+     * @param total      how many records the history holds (0 for a queue that keeps none)
+     * @param offset     the offset of the first one shown (0 is the latest settled)
+     * @param serverTime the Redis clock when read
+     * @param records    the page, the latest settled first
+     */
+    public record HistoryDescriptor(String queue, long total, long offset, Instant serverTime,
+            List<SettledDescriptor> records) implements OperationResponseBody {
+    }
+
+    /**
+     * The record of one settled message.
+     *
+     * @param id         the message id
+     * @param outcome    {@code completed}, {@code dead-lettered} or {@code cancelled}
+     * @param settledAt  when it was acknowledged, dead-lettered or cancelled
+     * @param dueAt      when the attempt that settled it was due
+     * @param claimedAt  when that attempt was claimed
+     * @param attempts   deliveries in all
+     * @param instance   the JVM that ran its last delivery ({@code <pid>@<host>})
+     * @param tookMillis from its last delivery's dispatch to its outcome
+     * @param group      its group, or {@code null}
+     * @param reason     dead-lettered: why; else {@code null}
+     * @param progress   the progress its handler last reported, as the JSON value, or {@code null}
+     * @param result     completed: the result its handler set or returned, as the JSON value, or {@code null}
+     */
+    public record SettledDescriptor(String id, String outcome, Instant settledAt, Instant dueAt, Instant claimedAt,
+            int attempts, String instance, long tookMillis, @Nullable String group, @Nullable String reason,
+            @Nullable Object progress, @Nullable Object result) {
     }
 
     /**

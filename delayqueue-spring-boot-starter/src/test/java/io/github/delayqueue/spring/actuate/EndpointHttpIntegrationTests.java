@@ -261,6 +261,57 @@ class EndpointHttpIntegrationTests {
         assertThat(get("/actuator/delayqueue/WORK/other/status-me").status()).isEqualTo(404);
     }
 
+    /**
+     * The history over HTTP: the latest settled first, each record's fields; an undeclared queue a 404, bad bounds a
+     * 400, a queue that keeps no history an empty page. Other tests settle messages of WORK too: only the order of this
+     * test's two and the page's own order are asserted.
+     */
+    @Test
+    void theHistoryReadsOverHttpTheLatestSettledFirst() throws Exception {
+        for (String id : List.of("history-first", "history-second")) {
+            this.template.send(Queues.WORK, "history-payload", Duration.ZERO, SendOptions.id(id));
+            await().atMost(DEADLINE).until(() -> "completed".equals(
+                    get("/actuator/delayqueue/WORK/messages/" + id).body().get("state").asString()));
+        }
+
+        Response page = get("/actuator/delayqueue/WORK/history?limit=100");
+        assertThat(page.status()).isEqualTo(200);
+        assertThat(page.body().get("queue").asString()).isEqualTo("WORK");
+        assertThat(page.body().get("offset").asLong()).isZero();
+        assertThat(page.body().get("total").asLong()).isGreaterThanOrEqualTo(2);
+        List<String> ids = new java.util.ArrayList<>();
+        List<Instant> settled = new java.util.ArrayList<>();
+        for (JsonNode record : page.body().get("records")) {
+            ids.add(record.get("id").asString());
+            settled.add(Instant.parse(record.get("settledAt").asString()));
+        }
+        assertThat(ids).contains("history-first", "history-second");
+        assertThat(ids.indexOf("history-second")).isLessThan(ids.indexOf("history-first"));
+        assertThat(settled).isSortedAccordingTo(java.util.Comparator.reverseOrder());
+        JsonNode second = page.body().get("records").get(ids.indexOf("history-second"));
+        assertThat(second.get("outcome").asString()).isEqualTo("completed");
+        assertThat(second.get("attempts").asInt()).isEqualTo(1);
+        assertThat(second.get("instance").asString()).contains("@");
+        assertThat(second.get("tookMillis").asLong()).isNotNegative();
+        assertThat(Instant.parse(second.get("claimedAt").asString()))
+                .isAfterOrEqualTo(Instant.parse(second.get("dueAt").asString()));
+        assertThat(second.hasNonNull("reason")).isFalse();
+        assertThat(get("/actuator/delayqueue/WORK/history?limit=1").body().get("records").size()).isEqualTo(1);
+        assertThat(get("/actuator/delayqueue/WORK/history").body().get("records").size())
+                .isLessThanOrEqualTo(DelayQueueEndpoint.DEFAULT_DEAD_LETTERS);
+
+        Response none = get("/actuator/delayqueue/OUTBOX/history");
+        assertThat(none.status()).isEqualTo(200);
+        assertThat(none.body().get("total").asLong()).isZero();
+        assertThat(none.body().get("records").size()).isZero();
+
+        assertThat(get("/actuator/delayqueue/NOT_A_QUEUE/history").status()).isEqualTo(404);
+        assertThat(get("/actuator/delayqueue/WORK/history?limit=0").status()).isEqualTo(400);
+        assertThat(get("/actuator/delayqueue/WORK/history?limit=101").status()).isEqualTo(400);
+        assertThat(get("/actuator/delayqueue/WORK/history?limit=many").status()).isEqualTo(400);
+        assertThat(get("/actuator/delayqueue/WORK/history?offset=-1").status()).isEqualTo(400);
+    }
+
     @Test
     void cancelAndRunNowOverHttp() throws Exception {
         this.template.send(Queues.WORK, "cancelled-payload", Duration.ofHours(1), SendOptions.id("cancel-me"));

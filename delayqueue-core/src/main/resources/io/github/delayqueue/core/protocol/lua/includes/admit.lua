@@ -21,6 +21,7 @@
 --- @include "dead_letters"
 --- @include "housekeeping"
 --- @include "remember"
+--- @include "history"
 
 -- Puts the candidates of both kinds (ungrouped from delayed, grouped from the groups, each group's in due order, the
 -- runs not with each other) in due order, and keeps the first `limit`: by due time, then send order (format.lua's
@@ -177,6 +178,7 @@ local function admit(c, batch)
     elseif verdict == 'expired' then
       if not gone then gone = {} end
       gone[id] = true
+      history_drop_running(c, id)
       if c.drop_expired then
         c.expiry_dropped = c.expiry_dropped + 1
         remember(keys, { id })

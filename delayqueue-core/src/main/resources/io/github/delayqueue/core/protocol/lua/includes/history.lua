@@ -5,17 +5,19 @@
 --   base .. 'history-at'  ZSET  id -> when it was settled (ms, Redis clock): the record's time, and the order in which
 --                               records are trimmed
 -- While a message is in flight its record, if the claim wrote one (claim.lua's history_running stage: consumers that
--- keep the history pass their instance), says where and since when it runs: {"v":1,"o":"running","d":<due ms>,
+-- keep the history pass their instance; in the records hash only, not in history-at), says where and since when it
+-- runs: {"v":1,"o":"running","d":<due ms>,
 -- "c":<claimed ms>,"a":<attempt>,"i":"<instance>","t":0}, and then ',"p":<progress JSON>' before its closing brace
 -- once the handler reported progress (progress.lua). The settle's record replaces it; a cancel marks it cancelled
--- (history_cancelled); one left by a lease that ran out is replaced by the next claim's, or trimmed like the others
--- (running records are trimmed too: a count below the messages in flight, or an age below a handler's run, deletes
--- some, and their status then shows no running details).
+-- (history_cancelled); one left by a lease that ran out is replaced by the next claim's, or deleted when the claim
+-- dead-letters or drops the message instead (history_drop_running), or by a cancel. A running record left behind
+-- otherwise (the message then settled by a consumer that keeps no history) stays until the id is claimed again.
 -- Written by settle.lua's K (ack) and E (dead letter) ops, the claim's history_running stage, progress.lua and
 -- cancels; trimmed to the count the K and E ops carry in the same call (at most the records written plus
 -- HISTORY_TRIM per call), and by age in the claim's housekeeping stage (at most HISTORY_TRIM per call): never a scan,
--- never an unbounded call. Only commands of the documented ACL rule set (HSET, HGET, HMGET, HDEL, ZADD, ZREM, ZRANGE,
--- ZRANGEBYSCORE, ZSCORE, ZCARD).
+-- never an unbounded call. Read by peek.lua's 'status' (one id) and recent.lua (the newest records, history_page).
+-- Only commands of the documented ACL rule set (HSET, HGET, HMGET, HDEL, ZADD, ZREM, ZRANGE (with REV to read newest
+-- first), ZRANGEBYSCORE, ZSCORE, ZCARD).
 --- @include "keys"
 --- @include "lifecycle"
 
@@ -23,6 +25,21 @@ local HISTORY_TRIM = 100
 
 local function history_keys(keys)
   return keys.base .. 'history', keys.base .. 'history-at'
+end
+
+-- The attempt a running record (history_running's) is of, read from its fixed head; nil for any other record
+local function running_attempt(record)
+  return string.match(record, '^{"v":1,"o":"running","d":%d+,"c":%d+,"a":(%d+),')
+end
+
+-- A claim (of a consumer that keeps the history) dead-letters or drops message `id` without settling it (its lease
+-- ran out on its last attempt, or it expired): the running record an earlier delivery left is deleted, as nothing
+-- will replace it. One HGET, on those paths only
+local function history_drop_running(c, id)
+  if c.hist_inst == nil then return end
+  local records = history_keys(c.keys)
+  local record = redis.call('HGET', records, id)
+  if record and running_attempt(record) then redis.call('HDEL', records, id) end
 end
 
 -- Keeps `record` for `id`, settled at `now`
@@ -55,30 +72,22 @@ local function history_trim_age(keys, before)
 end
 
 -- Claim stage "history_running": a running record for each message the claim granted (leases.lua's c.granted), when
--- the consumer keeps the history (its options name the instance: claim_state.lua's hist_inst). One HSET and one ZADD
--- for the batch
+-- the consumer keeps the history (its options name the instance: claim_state.lua's hist_inst). One HSET for the
+-- batch. Running records are in the records hash only, not in history-at: they are not settled, so the history's
+-- pages, count and trims never see them (a count below the messages in flight trims no running record)
 local function history_running(c)
   local g = c.granted
   if c.hist_inst == nil or g == nil then return end
-  local records, at = history_keys(c.keys)
+  local records = history_keys(c.keys)
   local instance = cjson.encode(c.hist_inst)
   local now = string.format('%d', c.now)
-  local values, scores = {}, {}
+  local values = {}
   for k, i in ipairs(g.live) do
-    local id = g.batch.ids[i]
-    values[#values + 1] = id
+    values[#values + 1] = g.batch.ids[i]
     values[#values + 1] = '{"v":1,"o":"running","d":' .. g.batch.scores[i] .. ',"c":' .. now .. ',"a":'
       .. g.counts[2 * k] .. ',"i":' .. instance .. ',"t":0}'
-    scores[#scores + 1] = now
-    scores[#scores + 1] = id
   end
   redis.call('HSET', records, unpack(values))
-  redis.call('ZADD', at, unpack(scores))
-end
-
--- The attempt a running record (history_running's) is of, read from its fixed head; nil for any other record
-local function running_attempt(record)
-  return string.match(record, '^{"v":1,"o":"running","d":%d+,"c":%d+,"a":(%d+),')
 end
 
 -- The progress a running delivery reported: `progress` (JSON) replaces any earlier one in the running record of `id`
@@ -103,11 +112,39 @@ end
 local function history_cancelled(keys, id, attempts, now)
   local records, at = history_keys(keys)
   local record = redis.call('HGET', records, id)
-  if not record or attempts == nil or running_attempt(record) ~= attempts then return end
+  if not record then return end
+  local of = running_attempt(record)
+  if of == nil then return end -- a settled record of an earlier send under the id: kept
+  if attempts == nil or of ~= attempts then
+    redis.call('HDEL', records, id) -- a running record left by an earlier delivery: the message is gone now
+    return
+  end
   local claimed = tonumber(string.match(record, '^{"v":1,"o":"running","d":%d+,"c":(%d+),')) or now
   local cut = string.find(record, ',"t":0', 1, true)
   if not cut then return end
   redis.call('HSET', records, id, '{"v":1,"o":"cancelled",' .. string.sub(record, 22, cut - 1) .. ',"t":'
     .. string.format('%d', math.max(0, now - claimed)) .. string.sub(record, cut + 6))
   redis.call('ZADD', at, now, id)
+end
+
+-- The records from rank `offset` (0: the latest settled) newest first, at most `limit` (the caller bounds it): how
+-- many records the history holds, then three fields per record: id, when it was settled (ms), the record. An id whose
+-- record is gone (a trim between the two reads cannot happen inside a script; a hash edited by hand can) is skipped.
+-- Read-only, O(log N + limit)
+local function history_page(keys, offset, limit)
+  local records, at = history_keys(keys)
+  local out = { redis.call('ZCARD', at) }
+  local page = redis.call('ZRANGE', at, offset, offset + limit - 1, 'REV', 'WITHSCORES')
+  if #page == 0 then return out end
+  local ids = {}
+  for i = 1, #page, 2 do ids[#ids + 1] = page[i] end
+  local texts = redis.call('HMGET', records, unpack(ids))
+  for i = 1, #ids do
+    if texts[i] then
+      out[#out + 1] = ids[i]
+      out[#out + 1] = string.format('%d', tonumber(page[2 * i]))
+      out[#out + 1] = texts[i]
+    end
+  end
+  return out
 end

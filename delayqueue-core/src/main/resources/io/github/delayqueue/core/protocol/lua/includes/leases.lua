@@ -4,6 +4,7 @@
 --- @include "groups"
 --- @include "dead_letters"
 --- @include "flow"
+--- @include "history"
 
 -- Returns up to `reap` expired leases: to delayed (or their group's set) due now, or to the dead letters when their
 -- attempts are used up. A grouped-shape member that names no group (format.lua's group_of: written by hand or
@@ -18,6 +19,7 @@ local function return_expired_leases(c)
       redis.call('ZREM', keys.inflight, member)
     elseif attempts >= c.attempts then
       c.lease_dead = c.lease_dead + 1
+      history_drop_running(c, id)
       bury(keys, id, member, c.now, attempts, 'lease expired on attempt ' .. attempts .. ' (consumer died or handler hung)')
     else
       c.redelivered = c.redelivered + 1
