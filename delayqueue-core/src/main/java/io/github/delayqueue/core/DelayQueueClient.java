@@ -400,8 +400,13 @@ public final class DelayQueueClient {
         return List.copyOf(minutes);
     }
 
-    /** Adds this client's activity counts to Redis now, on the caller's thread, rather than at the next minute. */
-    void flushActivity() {
+    /**
+     * Adds the activity counts this client's consumers kept in memory to Redis now, on the caller's thread, rather than
+     * at the next minute or when the last consumer stops (one script call per queue with something to add); for tests
+     * and tools that read {@link #activity} at once. Never throws: a write that fails is logged and its counts kept for
+     * the next. Does nothing with {@link ClientOptions#activity()} off.
+     */
+    public void flushActivity() {
         if (activity != null) {
             activity.flush();
         }

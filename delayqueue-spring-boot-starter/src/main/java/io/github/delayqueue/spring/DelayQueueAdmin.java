@@ -14,6 +14,7 @@ import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.ImportReport;
 import io.github.delayqueue.core.MessagePage;
+import io.github.delayqueue.core.activity.ActivityMinute;
 import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
@@ -89,6 +90,17 @@ public interface DelayQueueAdmin {
      * history keeps its record: {@code delayqueue.consumer.history.*} or per queue), or unknown. One read.
      */
     MessageStatus status(DelayQueueCode code, String id);
+
+    /**
+     * What the queue's consumers did in each of the last 60 minutes of the Redis clock, the oldest first: messages
+     * handled, retried and dead-lettered and the lateness of the handlers started, summed over every instance
+     * ({@code delayqueue.activity.enabled}); zeros where nothing happened. See {@code DelayQueueClient.activity}. One
+     * read. A default method, so that implementations written before it still compile: the queue's engine client
+     * reads it.
+     */
+    default List<ActivityMinute> activity(DelayQueueCode code) {
+        return client(code).activity(code.code());
+    }
 
     /**
      * Moves a pending message to a new due time (Redis clock; an instant in the past makes it due now).

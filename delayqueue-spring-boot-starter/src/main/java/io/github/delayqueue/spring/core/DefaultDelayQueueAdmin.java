@@ -15,6 +15,7 @@ import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.ImportReport;
 import io.github.delayqueue.core.MessagePage;
+import io.github.delayqueue.core.activity.ActivityMinute;
 import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
@@ -115,6 +116,12 @@ public final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
     public MessageStatus status(DelayQueueCode code, String id) {
         QueueCatalog.Queue queue = this.catalog.require(code);
         return queue.client().status(queue.name(), id);
+    }
+
+    @Override
+    public List<ActivityMinute> activity(DelayQueueCode code) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().activity(queue.name());
     }
 
     @Override

@@ -225,7 +225,8 @@ class DelayQueueEndpointTests {
         given(schedules.pause("WORK", "nightly")).willReturn(true);
         given(schedules.pause("WORK", "a b")).willThrow(new IllegalArgumentException("schedule id must be ..."));
         DelayQueueEndpoint endpoint = new DelayQueueEndpoint(this.admin, this.registry, queue -> 4, false, schedules);
-        DelayQueueEndpoint.SchedulesDescriptor page = endpoint.queueSection("WORK", "schedules", null, null);
+        DelayQueueEndpoint.SchedulesDescriptor page = (DelayQueueEndpoint.SchedulesDescriptor) endpoint.queueSection("WORK",
+                "schedules", null, null);
         assertThat(page.total()).isEqualTo(1);
         assertThat(page.schedules()).singleElement().satisfies(s -> {
             assertThat(s.id()).isEqualTo("nightly");
