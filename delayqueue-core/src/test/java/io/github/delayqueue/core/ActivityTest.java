@@ -178,6 +178,24 @@ class ActivityTest {
         assertThat(totals(client.activity(queue))).startsWith(2, 1, 1, 4);
     }
 
+    /** A partitioned queue's minutes are one set of hashes, in its first partition's slot, whatever partition settled. */
+    @Test
+    void aPartitionedQueueCountsEveryPartitionInItsFirstPartitionsSlot() {
+        String queue = "activity-parts";
+        DelayQueueClient client = DelayQueueClient.create(redis.redisson(), ClientOptions.builder().keyPrefix(redis.prefix())
+                .partitions(queue, 3).build());
+        start(client, queue);
+        for (int i = 0; i < 9; i++) {
+            client.send(queue, "m-" + i, Duration.ZERO, SendOptions.id("id-" + i));
+        }
+        awaitSettled(client, queue, 0);
+        client.flushActivity();
+        assertThat(totals(client.activity(queue))).startsWith(9, 0, 0, 9);
+        String first = io.github.delayqueue.core.protocol.Partitions.tag(queue, 0, 3);
+        assertThat(redis.redisson().getKeys().getKeysStreamByPattern(redis.prefix() + ":{" + queue + "*:activity:*"))
+                .isNotEmpty().allSatisfy(key -> assertThat(key).startsWith(redis.prefix() + ":{" + first + "}:activity:"));
+    }
+
     @Test
     void withActivityOffNothingIsCountedOrWritten() {
         String queue = "activity-off";

@@ -1,14 +1,15 @@
--- A queue's activity per minute: what the instances consuming it handled, retried, dead-lettered and how late their
--- handlers started, summed over the instances, one hash per minute of the Redis clock (redis-layout.md, "Activity").
+-- Adds one instance's activity counts to a queue's minute hashes, or reads the last minutes (redis-layout.md).
 -- KEYS: 1 the queue's activity base, <prefix>:{<tag of partition 0>}:activity; the minute hashes are
---       <base>:<minute>, <minute> the minute's number since the epoch, in the same hash slot.
+--       <base>:<minute>, <minute> the minute's number since the epoch of the Redis clock, in the same hash slot.
+--       Each holds handled, retried, dead, started (handlers started), late_sum and late_max (their lateness, ms),
+--       summed over the instances that consume the queue.
 -- ARGV: 1 op, "flush" or "read".
 --   flush: 2 how long a minute hash is kept after its minute ends (ms); then groups of seven, one per minute:
---          minute, handled, retried, dead, started, late_sum (ms), late_max (ms). Sums are added with HINCRBY
---          (zeros skipped), late_max keeps the larger; each hash written expires that long after its minute ends.
---          Returns the Redis clock (ms), which the instance files its next events under.
---   read:  2 how many minutes, the current one last. Returns the Redis clock (ms), then per minute, oldest first,
---          its six fields (empty where nothing happened).
+--          minute, handled, retried, dead, started, late_sum, late_max. Sums are added with HINCRBY (zeros skipped),
+--          late_max keeps the larger; each hash written expires that long after its minute ends.
+--   read:  2 how many minutes, the current one last.
+-- Returns: flush: {the Redis clock (ms)}, which the instance files its next events under; read: the Redis clock
+--   (ms), then per minute, the oldest first, its six fields (empty where nothing happened).
 --- @include "clock"
 local FIELDS = {'handled', 'retried', 'dead', 'started', 'late_sum', 'late_max'}
 local now = now_ms()
