@@ -31,7 +31,10 @@ import io.github.delayqueue.core.SendMode;
  *
  * <p>An event counts in the minute of the Redis clock as this instance last saw it (the local clock plus the offset
  * measured by the last flush). A flush that fails gives its counts back for the next one; at most {@link #MAX_MINUTES}
- * minutes are kept per queue (older ones, which Redis would no longer keep either, are dropped and logged).
+ * minutes are kept per queue (older ones, which Redis would no longer keep either, are dropped and logged). Redis
+ * unreachable, the usual failure, adds nothing; a script that fails part way (a minute's key of another type) may have
+ * added the minutes before the failing one, which the next flush then adds again: counts are for a picture, not an
+ * audit.
  */
 public final class ActivityTally implements DelayQueueListener {
 

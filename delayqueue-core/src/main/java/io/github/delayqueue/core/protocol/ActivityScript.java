@@ -1,5 +1,6 @@
 package io.github.delayqueue.core.protocol;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,7 +13,7 @@ import java.util.List;
 public final class ActivityScript {
 
     /** How long a minute's hash is kept after the minute ends. */
-    public static final java.time.Duration KEEP = java.time.Duration.ofHours(2);
+    public static final Duration KEEP = Duration.ofHours(2);
 
     /** The fields of one minute, in the order of {@link #flush}'s groups and {@link #read}'s reply. */
     public static final int FIELDS = 6;
