@@ -221,6 +221,7 @@
     async function renderQueue(r) {
         const [o, v] = await Promise.all([get('/api/overview'), get(q(r.code))]);
         applySettings(o);
+        const activity = await activityPanel(r.code);
         let table;
         if (r.tab === 'in-flight') table = await inFlightTable(r);
         else if (r.tab === 'dead') table = await deadTable(r);
@@ -246,6 +247,7 @@
                 stat('nextDue', 'next due', v.nextDueAt ? span(v.nextDueInMillis) : '—'),
                 stat('lateness', 'lateness', lateness(v.metrics) || '—')),
             flowPanel(v, stat),
+            activity,
             toolbar,
             el('div', { className: 'tabs' }, tab('pending', 'pending', 'Pending (' + v.pending + ')'),
                 tab('in-flight', 'in-flight', 'In flight (' + v.inFlight + ')'), tab('dead', 'dead', 'Dead letters (' + v.dead + ')'),
@@ -511,6 +513,107 @@
                 el('thead', {}, el('tr', {}, headers.map(h => el('th', {}, h)))),
                 el('tbody', {}, rows.length ? rows : empty))),
             pager(r, page));
+    }
+
+    // ---- the queue's last hour: three small charts, drawn here as inline SVG (no chart library), from the activity
+    // counts every instance adds to Redis about once a minute (GET .../activity: 60 minutes, the oldest first)
+
+    const SVG = 'http://www.w3.org/2000/svg';
+
+    function svg(tag, attrs, ...children) {
+        const node = document.createElementNS(SVG, tag);
+        for (const [k, v] of Object.entries(attrs || {})) {
+            if (v !== null && v !== undefined) node.setAttribute(k, String(v));
+        }
+        for (const c of children.flat()) {
+            if (c === null || c === undefined) continue;
+            node.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+        }
+        return node;
+    }
+
+    function millis(v) {
+        return v >= 1000 ? (v / 1000).toFixed(v >= 10000 ? 0 : 1) + ' s' : v + ' ms';
+    }
+
+    function minuteOf(iso) {
+        return iso.substring(11, 16); // HH:MM of the Redis clock, UTC
+    }
+
+    // The largest value rounded up to 1, 2 or 5 times a power of ten, so the axis label is a round number
+    function niceTop(max) {
+        if (max <= 0) return 1;
+        const power = Math.pow(10, Math.floor(Math.log10(max)));
+        return [1, 2, 5, 10].map(f => f * power).find(top => top >= max);
+    }
+
+    // One chart: a bar per minute and series, each series drawn from zero in the given order (the first the largest,
+    // so a later one shows inside it: dead letters within the failed, the average lateness within the largest). A
+    // transparent column per minute carries its tooltip (every series' value at that minute).
+    function activityChart(id, title, minutes, series, format) {
+        const W = 360, H = 130, LEFT = 46, RIGHT = 6, TOP = 8, BOTTOM = 20;
+        const plotW = W - LEFT - RIGHT, plotH = H - TOP - BOTTOM;
+        const max = Math.max(0, ...minutes.flatMap(m => series.map(s => m[s.key])));
+        const top = niceTop(max);
+        const step = plotW / minutes.length;
+        const y = v => TOP + plotH - (v / top) * plotH;
+        const bars = [];
+        const columns = [];
+        minutes.forEach((m, i) => {
+            const x = LEFT + i * step;
+            for (const s of series) {
+                const v = m[s.key];
+                if (v > 0) bars.push(svg('rect', { class: 'bar ' + s.className, x: (x + 0.5).toFixed(1), y: y(v).toFixed(1),
+                    width: Math.max(1, step - 1).toFixed(1), height: (TOP + plotH - y(v)).toFixed(1),
+                    'data-series': s.key, 'data-minute': m.minute, 'data-value': v }));
+            }
+            columns.push(svg('rect', { class: 'hit', x: x.toFixed(1), y: TOP, width: step.toFixed(1), height: plotH,
+                'data-minute': m.minute }, svg('title', {}, minuteOf(m.minute) + ' UTC — '
+                + series.map(s => s.label + ' ' + format(m[s.key])).join(', '))));
+        });
+        const first = minutes.length ? minuteOf(minutes[0].minute) : '';
+        const last = minutes.length ? minuteOf(minutes[minutes.length - 1].minute) : '';
+        const picture = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, role: 'img',
+                'aria-label': title, 'data-chart': id, 'data-max': max },
+            svg('title', {}, title),
+            svg('line', { class: 'axis', x1: LEFT, y1: TOP + plotH, x2: W - RIGHT, y2: TOP + plotH }),
+            svg('line', { class: 'axis', x1: LEFT, y1: TOP, x2: LEFT, y2: TOP + plotH }),
+            svg('line', { class: 'grid', x1: LEFT, y1: TOP, x2: W - RIGHT, y2: TOP }),
+            svg('text', { class: 'label y-top', x: LEFT - 4, y: TOP + 4, 'text-anchor': 'end' }, format(top)),
+            svg('text', { class: 'label', x: LEFT - 4, y: TOP + plotH, 'text-anchor': 'end' }, format(0)),
+            svg('text', { class: 'label x-first', x: LEFT, y: H - 4 }, first),
+            svg('text', { class: 'label x-last', x: W - RIGHT, y: H - 4, 'text-anchor': 'end' }, last),
+            bars, columns,
+            max === 0 ? svg('text', { class: 'label empty', x: LEFT + plotW / 2, y: TOP + plotH / 2, 'text-anchor': 'middle' },
+                'nothing this hour') : null);
+        const legend = el('div', { className: 'legend' }, series.map(s => el('span', {},
+            el('i', { className: 'swatch ' + s.className }), s.label)));
+        return el('div', { className: 'chart', id: 'chart-' + id }, el('div', { className: 'chart-title' }, title), picture, legend);
+    }
+
+    async function activityPanel(code) {
+        let page;
+        try {
+            page = await get(q(code) + '/activity');
+        } catch (e) { // the charts are extra: their failure leaves the rest of the page as it was
+            return el('div', { id: 'activity' }, el('h2', {}, 'Last hour (all instances)'),
+                el('p', { className: 'muted', id: 'activity-error' }, 'Could not load the last hour: ' + e.message));
+        }
+        const count = v => String(v);
+        return el('div', { id: 'activity' },
+            el('h2', { title: 'counted by every instance consuming the queue and added to Redis about once a minute' },
+                'Last hour (all instances)'),
+            el('div', { className: 'charts' },
+                activityChart('handled', 'Handled per minute', page.minutes,
+                    [{ key: 'handled', label: 'handled', className: 'ok' }], count),
+                activityChart('failed', 'Failed per minute', page.minutes,
+                    [{ key: 'failed', label: 'failed (retried + dead)', className: 'warn' },
+                        { key: 'deadLettered', label: 'dead-lettered', className: 'bad' }], count),
+                activityChart('lateness', 'Lateness per minute', page.minutes,
+                    [{ key: 'maxLatenessMs', label: 'max', className: 'light' },
+                        { key: 'averageLatenessMs', label: 'average', className: 'accent' }], millis)),
+            el('p', { className: 'muted' }, 'Minutes of the Redis clock, UTC. Lateness is a handler\'s start less its due '
+                + 'time. Each instance adds its counts about once a minute, so the last minute or two are still filling in.'));
     }
 
     // ---- payloads and actions

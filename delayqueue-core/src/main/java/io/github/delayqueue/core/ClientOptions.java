@@ -39,6 +39,9 @@ import io.github.delayqueue.core.protocol.QueueKeys;
  *   <li>{@code sharedIdlePolling}: whether the instances consuming a queue take turns checking it for work whose
  *       wake-up was lost, so that an idle queue costs Redis the same however many instances consume it (default
  *       true); see {@link Builder#sharedIdlePolling}.</li>
+ *   <li>{@code activity}: whether this client's consumers count what they handled, retried and dead-lettered and how
+ *       late their handlers started, per queue and minute, and add it to Redis once a minute for
+ *       {@link DelayQueueClient#activity} (default true); see {@link Builder#activity}.</li>
  * </ul>
  */
 public final class ClientOptions {
@@ -64,6 +67,7 @@ public final class ClientOptions {
     private final Map<String, Integer> partitions;
     private final int defaultPartitions;
     private final boolean sharedIdlePolling;
+    private final boolean activity;
 
     private ClientOptions(Builder b) {
         Checks.require(b.keyPrefix != null && !b.keyPrefix.isBlank(), "keyPrefix must not be blank");
@@ -91,6 +95,7 @@ public final class ClientOptions {
         this.partitions = Map.copyOf(b.partitions);
         this.defaultPartitions = b.defaultPartitions;
         this.sharedIdlePolling = b.sharedIdlePolling;
+        this.activity = b.activity;
     }
 
     public static Builder builder() {
@@ -147,6 +152,11 @@ public final class ClientOptions {
         return sharedIdlePolling;
     }
 
+    /** Whether the consumers count their activity per minute in Redis; see {@link Builder#activity}. */
+    public boolean activity() {
+        return activity;
+    }
+
     /** Builder for {@link ClientOptions}; {@link #build()} checks the values. */
     public static final class Builder {
         private String keyPrefix = "dq";
@@ -161,6 +171,7 @@ public final class ClientOptions {
         private final Map<String, Integer> partitions = new HashMap<>();
         private int defaultPartitions = 1;
         private boolean sharedIdlePolling = true;
+        private boolean activity = true;
 
         private Builder() {
         }
@@ -264,6 +275,21 @@ public final class ClientOptions {
          */
         public Builder sharedIdlePolling(boolean shared) {
             this.sharedIdlePolling = shared;
+            return this;
+        }
+
+        /**
+         * Whether this client's consumers keep the activity counts {@link DelayQueueClient#activity} reads (default
+         * true): per queue and minute of the Redis clock, the messages handled, retried and dead-lettered and the
+         * lateness of the handlers started. Counted in memory from the events the engine reports to its
+         * {@link DelayQueueListener} (so, unlike without a listener, the engine reads the clock once per delivery) and
+         * added to Redis once a minute and when the client's last consumer stops, one script call per queue with
+         * something to add, into one hash per queue and minute kept two hours ({@code <keyPrefix>:{<queue>}:activity:*}).
+         * A write that fails keeps the counts for the next one. Off (false), nothing is counted or written, and
+         * {@code activity} reads what other instances wrote.
+         */
+        public Builder activity(boolean activity) {
+            this.activity = activity;
             return this;
         }
 

@@ -11,8 +11,11 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 
+import io.github.delayqueue.core.activity.ActivityMinute;
+import io.github.delayqueue.core.engine.ActivityTally;
 import io.github.delayqueue.core.engine.ConsumerEngine;
 import io.github.delayqueue.core.engine.PartitionedConsumer;
 import io.github.delayqueue.core.engine.SafeListener;
@@ -21,6 +24,7 @@ import io.github.delayqueue.core.engine.Slots;
 import io.github.delayqueue.core.engine.Threads;
 import io.github.delayqueue.core.internal.Checks;
 import io.github.delayqueue.core.internal.ClientAccess;
+import io.github.delayqueue.core.protocol.ActivityScript;
 import io.github.delayqueue.core.protocol.ClaimLimits;
 import io.github.delayqueue.core.protocol.GroupLimits;
 import io.github.delayqueue.core.protocol.QueueOps;
@@ -70,8 +74,14 @@ public final class DelayQueueClient {
     private final RedissonClient redisson;
     private final ClientOptions options;
     private final Scripts scripts;
-    /** {@link DelayQueueListener#NONE} when nobody listens: then no clock is read for it. */
+    /**
+     * What the consumers report to: the application's listener (through {@code SafeListener}) behind the activity
+     * counts, or that listener alone without them ({@link DelayQueueListener#NONE} when nobody listens: then no clock
+     * is read for it). Sends report to the application's listener only.
+     */
     private final DelayQueueListener listener;
+    /** The activity counts of this client's consumers, or null with {@link ClientOptions#activity()} off. */
+    private final @Nullable ActivityTally activity;
     private final ClientQueues queues;
     private final Sends sends;
     private final Reads reads;
@@ -83,13 +93,16 @@ public final class DelayQueueClient {
         this.redisson = Checks.notNull(redisson, "redisson");
         this.options = Checks.notNull(options, "options");
         this.scripts = new Scripts(redisson);
-        this.listener = SafeListener.of(options.listener());
+        DelayQueueListener application = SafeListener.of(options.listener());
         this.queues = new ClientQueues(scripts, options);
-        this.sends = new Sends(this, options, queues, listener);
+        this.activity = options.activity() ? new ActivityTally(application,
+                (queue, minutes) -> ActivityScript.flush(scripts, ActivityScript.base(queues.route(queue)), minutes)) : null;
+        this.listener = activity != null ? activity : application;
+        this.sends = new Sends(this, options, queues, application);
         this.reads = new Reads(queues);
         this.deadLetters = new DeadLetterAdmin(queues);
         this.shared = new SharedThreads(options.sharedIdlePolling()
-                ? new WatchRegistry(redisson, scripts, options.keyPrefix()) : null);
+                ? new WatchRegistry(redisson, scripts, options.keyPrefix()) : null, activity);
     }
 
     /** A client with the default {@link ClientOptions}. */
@@ -384,6 +397,46 @@ public final class DelayQueueClient {
      */
     public HistoryPage history(String queue, long offset, int limit) {
         return reads.history(queue, offset, limit);
+    }
+
+    /** Minutes {@link #activity} reads: the last hour. */
+    static final int ACTIVITY_MINUTES = 60;
+
+    /**
+     * What the consumers of the queue did in each of the last 60 minutes of the Redis clock, the oldest first, the
+     * current (unfinished) minute last: messages handled, retried and dead-lettered, and the lateness of the handlers
+     * started, summed over every instance that counts them ({@link ClientOptions.Builder#activity}). One entry per
+     * minute, with zeros where nothing happened. Each instance adds its counts about once a minute, so the last minute
+     * or two are still growing. One script call on the queue's first partition.
+     *
+     * @throws IllegalArgumentException if the queue name is invalid
+     * @throws DelayQueueException if Redis fails
+     */
+    public List<ActivityMinute> activity(String queue) {
+        QueueRoute route = queues.route(queue);
+        long[] values = ClientQueues.redis(route, "read the activity of queue '" + queue + "'",
+                () -> ActivityScript.read(scripts, ActivityScript.base(route), ACTIVITY_MINUTES));
+        long now = values[0];
+        long first = Math.floorDiv(now, 60_000L) - ACTIVITY_MINUTES + 1;
+        List<ActivityMinute> minutes = new ArrayList<>(ACTIVITY_MINUTES);
+        for (int i = 0; i < ACTIVITY_MINUTES; i++) {
+            int at = 1 + i * ActivityScript.FIELDS;
+            minutes.add(new ActivityMinute(Instant.ofEpochMilli((first + i) * 60_000L), values[at], values[at + 1],
+                    values[at + 2], values[at + 3], Duration.ofMillis(values[at + 4]), Duration.ofMillis(values[at + 5])));
+        }
+        return List.copyOf(minutes);
+    }
+
+    /**
+     * Adds the activity counts this client's consumers kept in memory to Redis now, on the caller's thread, rather than
+     * at the next minute or when the last consumer stops (one script call per queue with something to add); for tests
+     * and tools that read {@link #activity} at once. Never throws: a write that fails is logged and its counts kept for
+     * the next. Does nothing with {@link ClientOptions#activity()} off.
+     */
+    public void flushActivity() {
+        if (activity != null) {
+            activity.flush();
+        }
     }
 
     /** The oldest dead letters, at most {@code limit} (1 to 1000). */

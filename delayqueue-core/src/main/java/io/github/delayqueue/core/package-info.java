@@ -6,7 +6,8 @@
  * RDelayedQueue. These names are the contract applications and the starter rely on.
  *
  * <p>Capabilities with API types of their own have public packages of their own: {@code schedule} (recurring
- * schedules) and {@code history} (where a message stands, and the records of settled messages).
+ * schedules), {@code history} (where a message stands, and the records of settled messages) and {@code activity} (a
+ * queue's last hour, minute by minute).
  *
  * <p>The machinery lives in internal sub-packages, public only so that these classes can reach them:
  * {@code engine} (the consumer: claims, handlers, settles, leases), {@code protocol} (the Redis key layout, the

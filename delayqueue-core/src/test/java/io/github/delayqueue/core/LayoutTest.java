@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
  * {@code engine}; none of them the entry points ({@code DelayQueueClient}, {@code RDelayedQueueImporter}). In the API
  * package only the entry points and the facade's parts reach {@code engine} or {@code migration}. {@code schedule} is a
  * feature package with an API of its own (recurring schedules): it uses the API, the client included, {@code protocol}
- * and {@code internal}, and nothing below uses it. {@code history} holds values of the API and counts as the API package.</li>
+ * and {@code internal}, and nothing below uses it. {@code history} and {@code activity} hold values of the API and count
+ * as the API package.</li>
  * <li>Outside delayqueue-core nothing names a core internal package ({@link #INTERNAL}), but for the exceptions
  * listed here.</li>
  * <li>The starter: no runtime package imports {@code autoconfigure}, and each imports only packages below it.</li>
@@ -202,8 +203,10 @@ class LayoutTest {
     }
 
     private static String layer(String pkg) {
-        if (pkg.equals(CORE) || pkg.equals(CORE + ".history")) {
-            return "api"; // history: values of the API (a message's status and records), kept in a package of their own
+        if (pkg.equals(CORE) || pkg.equals(CORE + ".history") || pkg.equals(CORE + ".activity")) {
+            // history, activity: values of the API (a message's status and records; a queue's minutes), in packages
+            // of their own
+            return "api";
         }
         return pkg.substring(CORE.length() + 1).split("\\.")[0];
     }

@@ -40,6 +40,7 @@ class ThreadCountTest {
         long keepersBefore = threads("delayqueue-lease-\\d+");
         long settlersBefore = threads("delayqueue-settler-\\d+");
         long watchersBefore = threads("delayqueue-watch-\\d+");
+        long flushersBefore = threads("delayqueue-activity-\\d+");
         DelayQueueClient client = redis.client();
         Set<String> handled = ConcurrentHashMap.newKeySet();
         List<DelayQueueConsumer> consumers = new ArrayList<>();
@@ -58,11 +59,12 @@ class ThreadCountTest {
             assertThat(threads("delayqueue-lease-\\d+")).isEqualTo(keepersBefore + 1);
             assertThat(threads("delayqueue-settler-\\d+")).isEqualTo(settlersBefore + 1);
             assertThat(threads("delayqueue-watch-\\d+")).isEqualTo(watchersBefore + 1); // the turns at idle queues
+            assertThat(threads("delayqueue-activity-\\d+")).isEqualTo(flushersBefore + 1); // the activity counts' flush
         } finally {
             consumers.forEach(DelayQueueConsumer::stop);
         }
         await().atMost(Duration.ofSeconds(20)).until(() -> threads("delayqueue-poller-threads-\\d+-\\d+") == 0
                 && threads("delayqueue-lease-\\d+") == keepersBefore && threads("delayqueue-settler-\\d+") == settlersBefore
-                && threads("delayqueue-watch-\\d+") == watchersBefore);
+                && threads("delayqueue-watch-\\d+") == watchersBefore && threads("delayqueue-activity-\\d+") == flushersBefore);
     }
 }

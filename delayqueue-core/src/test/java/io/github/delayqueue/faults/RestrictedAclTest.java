@@ -31,6 +31,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.github.delayqueue.core.ClientOptions;
+import io.github.delayqueue.core.activity.ActivityMinute;
 import io.github.delayqueue.core.ConsumerOptions;
 import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.DelayQueueConsumer;
@@ -199,6 +200,12 @@ class RestrictedAclTest {
             } finally {
                 consumer.stop();
             }
+            // the stop of the client's last consumer flushed its activity counts (activity.lua: HINCRBY, PEXPIRE)
+            List<ActivityMinute> activity = restricted.activity(queue);
+            assertThat(activity.stream().mapToLong(ActivityMinute::handled).sum())
+                    .isEqualTo(2);
+            assertThat(activity.stream().mapToLong(ActivityMinute::retried).sum())
+                    .isEqualTo(1);
             // the starter's replica settings (wait for 1, not required): the rule set has no +wait, so the probe is
             // denied, sends never wait, and none fails (issue 31 item 9)
             DelayQueueClient waiting = DelayQueueClient.create(minimal, ClientOptions.builder().keyPrefix(prefix)
@@ -387,7 +394,7 @@ class RestrictedAclTest {
         return new String[] {"ACL", "SETUSER", user, "reset", "on", ">" + PASSWORD, "~" + prefix + ":*", "resetchannels",
                 "&" + prefix + ":*", "+ping", "+evalsha", "+script|load", "+subscribe", "+unsubscribe",
                 "+time", "+publish", "+zadd", "+zrem", "+zrange", "+zrangebyscore", "+zscore", "+zmscore", "+zcard",
-                "+zcount", "+hset", "+hget", "+hmget", "+hdel", "+hexists", "+incrby"};
+                "+zcount", "+hset", "+hget", "+hmget", "+hdel", "+hexists", "+incrby", "+hincrby", "+pexpire"};
     }
 
     static RedissonClient newClient(String user) {

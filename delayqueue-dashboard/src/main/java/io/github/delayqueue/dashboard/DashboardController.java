@@ -231,6 +231,16 @@ final class DashboardController {
                 this.admin.groups(queue, size).stream().map(g -> GroupRow.of(g, now)).toList());
     }
 
+    /**
+     * The queue's last hour, minute by minute, for the queue page's charts: handled, failed (retried and dead) and the
+     * handlers' lateness, summed over every instance (the activity counts in Redis; docs/operations/dashboard.md).
+     */
+    @GetMapping("/api/queues/{code}/activity")
+    DashboardViews.ActivityView activity(@PathVariable String code) {
+        DelayQueueCode queue = queue(code);
+        return DashboardViews.ActivityView.of(queue.code(), this.admin.activity(queue));
+    }
+
     @GetMapping("/api/queues/{code}/dead-letters")
     DeadLetterPageView deadLetters(@PathVariable String code, @RequestParam(required = false) @Nullable String offset,
             @RequestParam(required = false) @Nullable String limit) {

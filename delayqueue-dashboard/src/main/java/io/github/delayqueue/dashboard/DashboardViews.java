@@ -217,4 +217,19 @@ final class DashboardViews {
     /** The body of a POST: the message id, or dead-letter keys, and for a reschedule the new due time. */
     record ActionRequest(@Nullable String id, @Nullable List<String> keys, @Nullable String dueAt) {
     }
+
+    /** A queue's last hour, per minute of the Redis clock, the oldest first (the activity counts in Redis). */
+    record ActivityView(String queue, List<ActivityMinuteView> minutes) {
+
+        static ActivityView of(String queue, List<io.github.delayqueue.core.activity.ActivityMinute> minutes) {
+            return new ActivityView(queue, minutes.stream().map(m -> new ActivityMinuteView(m.minute(), m.handled(),
+                    m.retried(), m.deadLettered(), m.failed(), m.started(), m.averageLateness().toMillis(),
+                    m.maxLateness().toMillis())).toList());
+        }
+    }
+
+    /** One minute of a queue's activity, summed over the instances; lateness in milliseconds. */
+    record ActivityMinuteView(Instant minute, long handled, long retried, long deadLettered, long failed, long started,
+            long averageLatenessMs, long maxLatenessMs) {
+    }
 }

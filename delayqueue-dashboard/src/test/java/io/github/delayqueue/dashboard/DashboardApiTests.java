@@ -495,4 +495,49 @@ class DashboardApiTests extends DashboardTestSupport {
             this.schedules.remove("REPORTS", "nightly");
         }
     }
+
+    /**
+     * The queue page's charts read the last hour from the activity counts in Redis: 60 minutes of the Redis clock, the
+     * oldest first, with what was handled and failed once the instance added its counts (flushed here rather than at
+     * the next minute).
+     */
+    @Test
+    void theLastHourShowsWhatWasHandledAndFailedPerMinute() {
+        this.admin.client(DashQueues.EMAILS).flushActivity();
+        Http http = http();
+        JsonNode before = json(http.get("/api/queues/EMAILS/activity"));
+        this.emails.failFor.add("bounce@example.com");
+        for (int i = 0; i < 3; i++) {
+            this.template.send(DashQueues.EMAILS, new Email("ok@example.com", "activity-" + i), Duration.ZERO);
+        }
+        this.template.send(DashQueues.EMAILS, new Email("bounce@example.com", "activity"), Duration.ZERO);
+        await().atMost(DEADLINE).until(() -> this.emails.delivered.size() == 3 && this.admin.stats(DashQueues.EMAILS).dead() == 1
+                && this.admin.stats(DashQueues.EMAILS).inFlight() == 0);
+        this.admin.client(DashQueues.EMAILS).flushActivity();
+
+        JsonNode after = json(http.get("/api/queues/EMAILS/activity"));
+        assertThat(after.path("queue").asString()).isEqualTo("EMAILS");
+        JsonNode minutes = after.path("minutes");
+        assertThat(minutes.size()).isEqualTo(60);
+        for (int i = 1; i < minutes.size(); i++) {
+            assertThat(Instant.parse(minutes.get(i).path("minute").asString()))
+                    .isEqualTo(Instant.parse(minutes.get(i - 1).path("minute").asString()).plusSeconds(60));
+        }
+        assertThat(total(after, "handled") - total(before, "handled")).isEqualTo(3);
+        assertThat(total(after, "deadLettered") - total(before, "deadLettered")).isEqualTo(1);
+        assertThat(total(after, "failed") - total(before, "failed")).isEqualTo(1);
+        assertThat(total(after, "started") - total(before, "started")).isEqualTo(4);
+        for (JsonNode minute : minutes) {
+            assertThat(minute.path("averageLatenessMs").asLong()).isBetween(0L, minute.path("maxLatenessMs").asLong());
+        }
+        assertThat(http.get("/api/queues/NOPE/activity").statusCode()).isEqualTo(404);
+    }
+
+    private static long total(JsonNode activity, String field) {
+        long sum = 0;
+        for (JsonNode minute : activity.path("minutes")) {
+            sum += minute.path(field).asLong();
+        }
+        return sum;
+    }
 }

@@ -437,4 +437,74 @@ class DashboardBrowserTests extends DashboardTestSupport {
     private static By scheduleCell(String id, String col) {
         return By.cssSelector("#schedules tr[data-id='" + id + "'] td[data-col='" + col + "']");
     }
+
+    /**
+     * The queue page's three charts of the last hour, inline SVG: a bar per minute with what the API reads from the
+     * activity counts in Redis, axis labels, and a tooltip per minute naming its values.
+     */
+    @Test
+    void theQueuePageChartsTheLastHourHandledFailedAndLateness() {
+        this.emails.failFor.add("bounce@example.com");
+        this.template.send(DashQueues.EMAILS, new Email("ok@example.com", "chart-1"), Duration.ZERO);
+        this.template.send(DashQueues.EMAILS, new Email("ok@example.com", "chart-2"), Duration.ZERO);
+        this.template.send(DashQueues.EMAILS, new Email("bounce@example.com", "chart-3"), Duration.ZERO);
+        await().atMost(DEADLINE).until(() -> this.emails.delivered.size() == 2 && this.admin.stats(DashQueues.EMAILS).dead() == 1
+                && this.admin.stats(DashQueues.EMAILS).inFlight() == 0);
+        this.admin.client(DashQueues.EMAILS).flushActivity(); // rather than at the next minute
+        Map<String, Long> handled = new java.util.TreeMap<>();
+        Map<String, Long> dead = new java.util.TreeMap<>();
+        long maxLateness = 0;
+        for (io.github.delayqueue.core.activity.ActivityMinute m : this.admin.activity(DashQueues.EMAILS)) {
+            if (m.handled() > 0) {
+                handled.put(m.minute().toString(), m.handled());
+            }
+            if (m.deadLettered() > 0) {
+                dead.put(m.minute().toString(), m.deadLettered());
+            }
+            maxLateness = Math.max(maxLateness, m.maxLateness().toMillis());
+        }
+        assertThat(handled.values().stream().mapToLong(Long::longValue).sum()).isGreaterThanOrEqualTo(2);
+
+        browser.open(base() + "#/queues/EMAILS/pending");
+        By handledBars = By.cssSelector("svg[data-chart='handled'] rect.bar");
+        browser.wait.until(d -> !d.findElements(handledBars).isEmpty());
+        assertThat(barValues(handledBars)).isEqualTo(handled);
+        assertThat(barValues(By.cssSelector("svg[data-chart='failed'] rect.bar[data-series='deadLettered']"))).isEqualTo(dead);
+        assertThat(browser.attributes(By.cssSelector("svg[data-chart='lateness']"), "data-max"))
+                .containsExactly(Long.toString(maxLateness));
+        for (String chart : List.of("handled", "failed", "lateness")) {
+            assertThat(browser.driver.findElements(By.cssSelector("svg[data-chart='" + chart + "'] rect.hit"))).hasSize(60);
+            assertThat(browser.textOf(By.cssSelector("#chart-" + chart + " .chart-title")))
+                    .isEqualToIgnoringCase(chart + " per minute"); // shown in capitals
+        }
+        // the y axis's top is a round number at least the largest bar; the x axis names the first and last minute
+        long top = Long.parseLong(textContent(By.cssSelector("svg[data-chart='handled'] text.y-top")));
+        assertThat(top).isGreaterThanOrEqualTo(java.util.Collections.max(handled.values()));
+        assertThat(textContent(By.cssSelector("svg[data-chart='handled'] text.x-last"))).matches("\\d\\d:\\d\\d");
+        // the tooltip of a minute with handled messages names its count
+        Map.Entry<String, Long> busy = handled.entrySet().iterator().next();
+        assertThat(textContent(By.cssSelector("svg[data-chart='handled'] rect.hit[data-minute='" + busy.getKey() + "'] title")))
+                .isEqualTo(busy.getKey().substring(11, 16) + " UTC — handled " + busy.getValue());
+        assertThat(textContent(By.cssSelector("svg[data-chart='lateness'] rect.hit[data-minute='" + busy.getKey() + "'] title")))
+                .matches(".* UTC — max [0-9.]+ m?s, average [0-9.]+ m?s");
+        browser.screenshot("dashboard-activity");
+    }
+
+    /** Minute → value of the bars found, read from their data attributes. */
+    private Map<String, Long> barValues(By bars) {
+        List<String> minutes = browser.attributes(bars, "data-minute");
+        List<String> values = browser.attributes(bars, "data-value");
+        Map<String, Long> out = new java.util.TreeMap<>();
+        for (int i = 0; i < minutes.size(); i++) {
+            out.put(minutes.get(i), Long.parseLong(values.get(i)));
+        }
+        return out;
+    }
+
+    private String textContent(By by) {
+        return browser.wait.until(d -> {
+            List<WebElement> found = d.findElements(by);
+            return found.isEmpty() ? null : found.get(0).getDomProperty("textContent");
+        });
+    }
 }

@@ -15,6 +15,7 @@ import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.ImportReport;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.history.HistoryPage;
+import io.github.delayqueue.core.activity.ActivityMinute;
 import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
@@ -102,6 +103,17 @@ public interface DelayQueueAdmin {
     /** The queue's {@code limit} (1 to 1000) latest history records: {@link #history(DelayQueueCode, long, int)} from 0. */
     default HistoryPage history(DelayQueueCode code, int limit) {
         return history(code, 0, limit);
+    }
+
+    /**
+     * What the queue's consumers did in each of the last 60 minutes of the Redis clock, the oldest first: messages
+     * handled, retried and dead-lettered and the lateness of the handlers started, summed over every instance
+     * ({@code delayqueue.activity.enabled}); zeros where nothing happened. See {@code DelayQueueClient.activity}. One
+     * read. A default method, so that implementations written before it still compile: the queue's engine client
+     * reads it.
+     */
+    default List<ActivityMinute> activity(DelayQueueCode code) {
+        return client(code).activity(code.code());
     }
 
     /**

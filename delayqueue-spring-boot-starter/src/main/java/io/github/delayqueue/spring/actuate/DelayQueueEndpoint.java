@@ -146,20 +146,24 @@ public class DelayQueueEndpoint {
 
     /**
      * A page of a queue's recurring schedules ({@code schedules}), next tick first: spec, zone, next and last tick,
-     * paused or not; or of its history ({@code history}), the latest settled message first.
+     * paused or not; or of its history ({@code history}), the latest settled message first; or the queue's last hour
+     * minute by minute ({@code activity}, see {@link #activitySection}).
      *
      * @param queue   the queue's code
-     * @param section {@code schedules} or {@code history}
+     * @param section {@code schedules}, {@code history} or {@code activity}
      * @param offset  the first schedule's or record's offset (default 0)
      * @param limit   how many, 1 to {@value #MAX_DEAD_LETTERS} (default {@value #DEFAULT_DEAD_LETTERS})
-     * @return the page ({@link SchedulesDescriptor} or {@link HistoryDescriptor}), or {@code null} (404) for a code no
-     *         {@code DelayQueueCode} declares
+     * @return the page ({@link SchedulesDescriptor}, {@link HistoryDescriptor} or {@link ActivityDescriptor}), or
+     *         {@code null} (404) for a code no {@code DelayQueueCode} declares
      */
     @ReadOperation
     public @Nullable OperationResponseBody queueSection(@Selector String queue, @Selector String section,
             @Nullable Long offset, @Nullable Integer limit) {
         if (section.equals("history")) {
             return history(queue, offset, limit);
+        }
+        if (section.equals("activity")) {
+            return activitySection(queue);
         }
         if (!section.equals("schedules") || this.schedules == null) {
             return null;
@@ -186,6 +190,25 @@ public class DelayQueueEndpoint {
                 .map(r -> new SettledDescriptor(r.id(), r.outcome().name().toLowerCase(java.util.Locale.ROOT)
                         .replace('_', '-'), r.settledAt(), r.dueAt(), r.claimedAt(), r.attempts(), r.instance(),
                         r.took().toMillis(), r.group(), r.reason(), jsonValue(r.progress()), jsonValue(r.result())))
+                .toList());
+    }
+
+    /**
+     * The queue's last hour ({@code activity}): per minute of the Redis clock, the oldest first, the messages handled,
+     * retried and dead-lettered and the handlers' lateness (average and largest, ms), summed over every instance that
+     * counts them ({@code delayqueue.activity.enabled}); zeros where nothing happened.
+     *
+     * @param queue the queue's code
+     * @return the minutes, or {@code null} (404) for a code no {@code DelayQueueCode} declares
+     */
+    private @Nullable ActivityDescriptor activitySection(String queue) {
+        Optional<DelayQueueCode> code = this.admin.find(queue);
+        if (code.isEmpty()) {
+            return null;
+        }
+        return new ActivityDescriptor(queue, this.admin.activity(code.get()).stream()
+                .map(m -> new ActivityMinuteDescriptor(m.minute(), m.handled(), m.retried(), m.deadLettered(),
+                        m.failed(), m.started(), m.averageLateness().toMillis(), m.maxLateness().toMillis()))
                 .toList());
     }
 
@@ -685,6 +708,31 @@ public class DelayQueueEndpoint {
      */
     public record SchedulesDescriptor(String queue, long total, long offset, Instant serverTime,
             List<ScheduleDescriptor> schedules) implements OperationResponseBody {
+    }
+
+    /**
+     * A queue's last hour, minute by minute ({@code {queue}/activity}).
+     *
+     * @param queue   the queue's code
+     * @param minutes the last 60 minutes of the Redis clock, the oldest first, the current (still counting) one last
+     */
+    public record ActivityDescriptor(String queue, List<ActivityMinuteDescriptor> minutes) implements OperationResponseBody {
+    }
+
+    /**
+     * One minute of a queue's activity, summed over the instances.
+     *
+     * @param minute           the minute's start (Redis clock)
+     * @param handled          messages acknowledged
+     * @param retried          failed deliveries put back for a retry
+     * @param deadLettered     messages moved to the dead letters
+     * @param failed           retried plus dead-lettered
+     * @param started          handlers started
+     * @param averageLatenessMs the average lateness of the handlers started (their start less their due time), ms
+     * @param maxLatenessMs    the largest of those, ms
+     */
+    public record ActivityMinuteDescriptor(Instant minute, long handled, long retried, long deadLettered, long failed,
+            long started, long averageLatenessMs, long maxLatenessMs) {
     }
 
     /**

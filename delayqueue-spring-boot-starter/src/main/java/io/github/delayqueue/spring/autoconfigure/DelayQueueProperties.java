@@ -57,6 +57,7 @@ public class DelayQueueProperties {
 
     private final Endpoint endpoint = new Endpoint();
     private final Metrics metrics = new Metrics();
+    private final Activity activity = new Activity();
 
     /**
      * Per-queue settings, keyed by queue code. Each entry takes: key-prefix, consumer-enabled, max-payload-size and
@@ -255,6 +256,30 @@ public class DelayQueueProperties {
 
     public Metrics getMetrics() {
         return this.metrics;
+    }
+
+    public Activity getActivity() {
+        return this.activity;
+    }
+
+    /** Settings of the activity counts per queue and minute (the dashboard's charts of a queue's last hour). */
+    public static class Activity {
+
+        /**
+         * Whether this application's consumers count what they handled, retried and dead-lettered and how late their
+         * handlers started, per queue and minute, and add it to Redis once a minute: one script call per queue per
+         * instance, into one small hash per queue and minute kept two hours ('<prefix>:{<queue>}:activity:<minute>').
+         * false: nothing is counted or written; the activity shown is what other instances wrote.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
     }
 
     /** Settings of the Micrometer metrics, used when the application has a MeterRegistry bean. */

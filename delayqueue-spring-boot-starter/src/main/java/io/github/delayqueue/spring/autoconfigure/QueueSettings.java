@@ -150,7 +150,8 @@ public final class QueueSettings implements QueueConsumerSettings {
                     .maxBatchSize(producer.getMaxBatchSize())
                     .waitForReplicas(producer.getWaitForReplicas(), producer.getWaitForReplicasTimeout())
                     .replicasRequired(producer.isWaitForReplicasRequired()).codec(codec)
-                    .sharedIdlePolling(this.properties.isSharedIdlePolling()).listener(listener).build();
+                    .sharedIdlePolling(this.properties.isSharedIdlePolling()).activity(this.properties.getActivity().isEnabled())
+                    .listener(listener).build();
         } catch (IllegalArgumentException e) {
             throw new DelayQueueConfigurationException("Invalid producer settings: " + e.getMessage(),
                     "Fix delayqueue.producer.* (wait-for-replicas 0 to 100, wait-for-replicas-timeout 1ms to 1m, "

@@ -16,6 +16,7 @@ import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.ImportReport;
 import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.history.HistoryPage;
+import io.github.delayqueue.core.activity.ActivityMinute;
 import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
@@ -122,6 +123,12 @@ public final class DefaultDelayQueueAdmin implements DelayQueueAdmin {
     public HistoryPage history(DelayQueueCode code, long offset, int limit) {
         QueueCatalog.Queue queue = this.catalog.require(code);
         return queue.client().history(queue.name(), offset, limit);
+    }
+
+    @Override
+    public List<ActivityMinute> activity(DelayQueueCode code) {
+        QueueCatalog.Queue queue = this.catalog.require(code);
+        return queue.client().activity(queue.name());
     }
 
     @Override

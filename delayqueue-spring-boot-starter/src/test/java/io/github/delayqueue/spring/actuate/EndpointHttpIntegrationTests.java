@@ -312,6 +312,63 @@ class EndpointHttpIntegrationTests {
         assertThat(get("/actuator/delayqueue/WORK/history?offset=-1").status()).isEqualTo(400);
     }
 
+    /**
+     * {@code {queue}/activity}: the last 60 minutes, summed over both instances once each has added its counts
+     * (flushed here rather than at the next minute).
+     */
+    @Test
+    void aQueuesLastHourSumsWhatBothInstancesHandledAndFailed() throws Exception {
+        DelayQueueAdmin secondAdmin = second.getBean(DelayQueueAdmin.class);
+        await().atMost(DEADLINE).until(() -> this.admin.stats(Queues.FAILING).pending() == 0
+                && this.admin.stats(Queues.FAILING).inFlight() == 0);
+        flushBothInstances(secondAdmin);
+        long[] before = { activityTotal("WORK", "handled"), activityTotal("FAILING", "retried"),
+                activityTotal("FAILING", "deadLettered"), activityTotal("FAILING", "failed") };
+
+        for (int i = 0; i < 4; i++) {
+            this.template.send(Queues.WORK, "activity-" + i, Duration.ZERO);
+        }
+        long dead = this.admin.stats(Queues.FAILING).dead();
+        this.template.send(Queues.FAILING, "activity-failing", Duration.ZERO);
+        await().atMost(DEADLINE).until(() -> EndpointApp.HANDLED.stream().filter(h -> h.endsWith(":activity-0")
+                || h.endsWith(":activity-1") || h.endsWith(":activity-2") || h.endsWith(":activity-3")).count() == 4
+                && this.admin.stats(Queues.WORK).inFlight() == 0 && this.admin.stats(Queues.FAILING).dead() == dead + 1);
+        flushBothInstances(secondAdmin);
+
+        Response work = get("/actuator/delayqueue/WORK/activity");
+        assertThat(work.status()).isEqualTo(200);
+        assertThat(work.body().get("queue").asString()).isEqualTo("WORK");
+        JsonNode minutes = work.body().get("minutes");
+        assertThat(minutes.size()).isEqualTo(60);
+        assertThat(Instant.parse(minutes.get(59).get("minute").asString()))
+                .isEqualTo(Instant.parse(minutes.get(58).get("minute").asString()).plusSeconds(60));
+        for (String field : new String[] { "handled", "retried", "deadLettered", "failed", "started", "averageLatenessMs",
+                "maxLatenessMs" }) {
+            assertThat(minutes.get(59).get(field).isNumber()).as(field).isTrue();
+        }
+        assertThat(activityTotal("WORK", "handled") - before[0]).isEqualTo(4);
+        assertThat(activityTotal("FAILING", "retried") - before[1]).isEqualTo(1);
+        assertThat(activityTotal("FAILING", "deadLettered") - before[2]).isEqualTo(1);
+        assertThat(activityTotal("FAILING", "failed") - before[3]).isEqualTo(2);
+        assertThat(this.admin.activity(Queues.WORK)).hasSize(60);
+        assertThat(get("/actuator/delayqueue/NOT_A_QUEUE/activity").status()).isEqualTo(404);
+    }
+
+    private void flushBothInstances(DelayQueueAdmin secondAdmin) {
+        this.admin.client(Queues.WORK).flushActivity();
+        this.admin.client(Queues.FAILING).flushActivity();
+        secondAdmin.client(Queues.WORK).flushActivity();
+        secondAdmin.client(Queues.FAILING).flushActivity();
+    }
+
+    private long activityTotal(String queue, String field) throws IOException, InterruptedException {
+        long total = 0;
+        for (JsonNode minute : get("/actuator/delayqueue/" + queue + "/activity").body().get("minutes")) {
+            total += minute.get(field).asLong();
+        }
+        return total;
+    }
+
     @Test
     void cancelAndRunNowOverHttp() throws Exception {
         this.template.send(Queues.WORK, "cancelled-payload", Duration.ofHours(1), SendOptions.id("cancel-me"));

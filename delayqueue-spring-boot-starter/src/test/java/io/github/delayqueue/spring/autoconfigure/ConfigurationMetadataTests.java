@@ -47,7 +47,8 @@ class ConfigurationMetadataTests {
         Set<String> declared = new TreeSet<>();
         walk("delayqueue", DelayQueueProperties.class, declared);
         walk("delayqueue.producer.outbox", DelayQueueOutboxProperties.class, declared);
-        assertThat(declared).hasSize(43).contains("delayqueue.schedules", "delayqueue.shared-idle-polling",
+        assertThat(declared).hasSize(44).contains("delayqueue.schedules", "delayqueue.shared-idle-polling",
+                "delayqueue.activity.enabled",
                 "delayqueue.consumer.history.max-age", "delayqueue.consumer.history.max-count", "delayqueue.producer.observation-enabled",
                 "delayqueue.consumer.observation-enabled", "delayqueue.producer.outbox.enabled", "delayqueue.warm-up-wait",
                 "delayqueue.producer.outbox.namespace", "delayqueue.producer.outbox.version-retention",

@@ -56,6 +56,16 @@ class QueueSettingsTests {
     }
 
     @Test
+    void activityCountsAreOnByDefaultAndThePropertyTurnsThemOffForEveryClient() {
+        DelayQueueProperties properties = new DelayQueueProperties();
+        QueueSettings settings = new QueueSettings(properties, Set.of("ORDER_PAYMENT_TIMEOUT"));
+        io.github.delayqueue.core.JacksonPayloadCodec codec = new io.github.delayqueue.core.JacksonPayloadCodec();
+        assertThat(settings.clientOptions(settings.clientKey("ORDER_PAYMENT_TIMEOUT"), codec).activity()).isTrue();
+        properties.getActivity().setEnabled(false);
+        assertThat(settings.clientOptions(settings.clientKey("ORDER_PAYMENT_TIMEOUT"), codec).activity()).isFalse();
+    }
+
+    @Test
     void mergingTakesTheFirstSetValuePerSettingDescendingIntoGroupsThenTheDefaults() {
         Queue queue = new Queue();
         queue.setBatchSize(7);
