@@ -7,10 +7,13 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,6 +25,7 @@ import io.github.delayqueue.core.protocol.HistoryRecord;
 import io.github.delayqueue.core.protocol.QueueRoute;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;
+import io.github.delayqueue.core.history.HistoryTrim;
 import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.history.SettledMessage;
 
@@ -44,9 +48,13 @@ class HistoryTest {
         this.redis = redis;
     }
 
-    /** The client under test; the partitioned variant gives one with several partitions per queue. */
+    /** The options of the client under test; the partitioned variants add several partitions per queue. */
+    ClientOptions.Builder clientOptions() {
+        return ClientOptions.builder().keyPrefix(redis.prefix());
+    }
+
     DelayQueueClient newClient() {
-        return redis.client();
+        return DelayQueueClient.create(redis.redisson(), clientOptions().build());
     }
 
     RedisContext redis() {
@@ -172,6 +180,8 @@ class HistoryTest {
         int partitions = client.queueRoute(queue).count();
         int share = (keep + partitions - 1) / partitions;
         assertThat(historySize(queue)).isEqualTo((long) share * partitions);
+        assertThat(client.stats(queue).history()).as("the stats' count, summed over the partitions")
+                .isEqualTo((long) share * partitions);
         QueueRoute route = client.queueRoute(queue);
         for (int p = 0; p < partitions; p++) {
             String base = route.part(p).keys().sibling("history");
@@ -209,6 +219,47 @@ class HistoryTest {
             assertThat(client.status(queue, "new-" + i).state()).isEqualTo(MessageStatus.State.COMPLETED);
         }
         assertThat(historySize(queue)).isLessThan(9_000L * route.count());
+    }
+
+    /**
+     * 10,000 messages drained with both bounds: the listener hears every record deleted, by count in the settles and by
+     * age in the housekeeping, once: when the age has emptied the history, the two counts add up to the messages.
+     */
+    @Test
+    void trimsByCountAndByAgeAreReportedOnceEachUnderADrain() {
+        String queue = "history-trims";
+        int messages = 10_000;
+        Map<HistoryTrim, LongAdder> trimmed = new EnumMap<>(HistoryTrim.class);
+        for (HistoryTrim reason : HistoryTrim.values()) {
+            trimmed.put(reason, new LongAdder());
+        }
+        client = DelayQueueClient.create(redis.redisson(), clientOptions().listener(new DelayQueueListener() {
+            @Override
+            public void historyTrimmed(String q, HistoryTrim reason, int records) {
+                if (q.equals(queue)) {
+                    trimmed.get(reason).add(records);
+                }
+            }
+        }).build());
+        Set<String> handled = ConcurrentHashMap.newKeySet();
+        start(queue, (payload, context) -> handled.add(context.id()), ConsumerOptions.builder().concurrency(16)
+                .maxPollInterval(Duration.ofMillis(100)).keepHistory(Duration.ofSeconds(1), 500).build());
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < messages; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO, SendOptions.id("m" + i)));
+            if (batch.size() == 1_000) {
+                client.sendAll(queue, batch);
+                batch.clear();
+            }
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> handled.size() == messages
+                && client.stats(queue).inFlight() == 0 && client.stats(queue).pending() == 0);
+        // the last records age out on the housekeeping's idle turn (every 30 poll intervals: 3 s here)
+        await().atMost(BOUND).until(() -> client.stats(queue).history() == 0);
+        assertThat(historySize(queue)).isZero();
+        assertThat(trimmed.get(HistoryTrim.COUNT).sum()).as("by count").isPositive();
+        assertThat(trimmed.get(HistoryTrim.AGE).sum()).as("by age").isPositive();
+        assertThat(trimmed.get(HistoryTrim.COUNT).sum() + trimmed.get(HistoryTrim.AGE).sum()).isEqualTo(messages);
     }
 
     @Test

@@ -28,7 +28,9 @@
 --   shape cannot be kept (a grouped member beside a format-1 envelope, an ungrouped format-1 member beside a format-2
 --   envelope naming a group: there a resent H or L may still take the next delivery's lease).
 -- Returns: one string with a flag character per op: 1 applied, 0 stale (lease lost to a newer delivery, or
---          message gone). One reply of N bytes rather than N integer replies, each decoded and boxed by the client.
+--          message gone), then ":<count>" when the history's count bound deleted records (finish_history; nothing
+--          when it deleted none, so a reply of flags alone reads as none). One reply of N bytes rather than N integer
+--          replies, each decoded and boxed by the client.
 -- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
 -- (client encoding, protocol parsing, Lua strings), not the Redis commands.
 -- Every op is fenced: it applies only if the delivery is still the current one.

@@ -25,17 +25,19 @@ end
 
 -- Deletes the oldest records beyond `max`, at most `kept` + HISTORY_TRIM of them (`kept`: the records this call
 -- wrote, at most a settle batch): a count lowered by a deploy is reached over several calls, each bounded, never one
--- call deleting (and unpacking) an unbounded number
+-- call deleting (and unpacking) an unbounded number. Returns how many it deleted (for the engine's listener).
 local function history_trim_count(keys, max, kept)
   local records, at = history_keys(keys)
   local over = math.min(redis.call('ZCARD', at) - max, kept + HISTORY_TRIM)
-  if over <= 0 then return end
+  if over <= 0 then return 0 end
   local oldest = redis.call('ZRANGE', at, 0, over - 1)
   redis.call('HDEL', records, unpack(oldest))
   redis.call('ZREM', at, unpack(oldest))
+  return #oldest
 end
 
--- Deletes records settled before `before` (ms), at most HISTORY_TRIM; returns how many it deleted
+-- Deletes records settled before `before` (ms), at most HISTORY_TRIM; returns how many it deleted (the claim's reply
+-- carries it for the engine's listener, and for running the stage again at once)
 local function history_trim_age(keys, before)
   local records, at = history_keys(keys)
   local old = redis.call('ZRANGEBYSCORE', at, '-inf', '(' .. before, 'LIMIT', 0, HISTORY_TRIM)

@@ -110,9 +110,12 @@ end
 
 local APPLY = { A = ack, a = ack, R = retry, H = hand_back, L = hand_back, D = dead, K = keep, E = keep }
 
--- The history's count bound, once per call that kept a record
+-- The history's count bound, once per call that kept a record; the records it deleted, if any, end the reply as
+-- ":<count>" after the flags (settle.lua), for the engine's listener
 local function finish_history(s)
-  if s.keep ~= nil and s.keep > 0 then history_trim_count(s.keys, s.keep, s.kept) end
+  if s.keep == nil or s.keep <= 0 then return end
+  local trimmed = history_trim_count(s.keys, s.keep, s.kept)
+  if trimmed > 0 then s.result[#s.result + 1] = ':' .. trimmed end
 end
 
 -- Applies every op that holds its fence; the reply's flag per op: 1 applied, 0 stale
