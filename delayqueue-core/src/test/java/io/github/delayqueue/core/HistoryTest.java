@@ -167,16 +167,7 @@ class HistoryTest {
         Set<String> handled = ConcurrentHashMap.newKeySet();
         start(queue, (payload, context) -> handled.add(context.id()),
                 ConsumerOptions.builder().concurrency(16).keepHistory(Duration.ZERO, keep).build());
-        List<SendRequest> batch = new ArrayList<>();
-        for (int i = 0; i < messages; i++) {
-            batch.add(SendRequest.of("m" + i, Duration.ZERO, SendOptions.id("m" + i)));
-            if (batch.size() == 1_000) {
-                client.sendAll(queue, batch);
-                batch.clear();
-            }
-        }
-        await().atMost(Duration.ofSeconds(60)).until(() -> handled.size() == messages
-                && client.stats(queue).inFlight() == 0 && client.stats(queue).pending() == 0);
+        drain(queue, messages, handled);
         int partitions = client.queueRoute(queue).count();
         int share = (keep + partitions - 1) / partitions;
         assertThat(historySize(queue)).isEqualTo((long) share * partitions);
@@ -244,16 +235,7 @@ class HistoryTest {
         Set<String> handled = ConcurrentHashMap.newKeySet();
         start(queue, (payload, context) -> handled.add(context.id()), ConsumerOptions.builder().concurrency(16)
                 .maxPollInterval(Duration.ofMillis(100)).keepHistory(Duration.ofSeconds(1), 500).build());
-        List<SendRequest> batch = new ArrayList<>();
-        for (int i = 0; i < messages; i++) {
-            batch.add(SendRequest.of("m" + i, Duration.ZERO, SendOptions.id("m" + i)));
-            if (batch.size() == 1_000) {
-                client.sendAll(queue, batch);
-                batch.clear();
-            }
-        }
-        await().atMost(Duration.ofSeconds(60)).until(() -> handled.size() == messages
-                && client.stats(queue).inFlight() == 0 && client.stats(queue).pending() == 0);
+        drain(queue, messages, handled);
         // the last records age out on the housekeeping's idle turn (every 30 poll intervals: 3 s here)
         await().atMost(BOUND).until(() -> client.stats(queue).history() == 0);
         assertThat(historySize(queue)).isZero();
@@ -290,6 +272,20 @@ class HistoryTest {
         assertThatThrownBy(() -> client.status("q", null)).isInstanceOf(IllegalArgumentException.class);
         assertThat(ConsumerOptions.builder().build().keepsHistory()).isFalse();
         assertThat(ConsumerOptions.builder().keepHistory(Duration.ofDays(1), 0).build().keepsHistory()).isTrue();
+    }
+
+    /** Sends {@code messages} messages due now, ids m0, m1, …, and waits until all are handled and settled. */
+    private void drain(String queue, int messages, Set<String> handled) {
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < messages; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO, SendOptions.id("m" + i)));
+            if (batch.size() == 1_000) {
+                client.sendAll(queue, batch);
+                batch.clear();
+            }
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> handled.size() == messages
+                && client.stats(queue).inFlight() == 0 && client.stats(queue).pending() == 0);
     }
 
     /** Records of a queue over its partitions (history-at's size). */
