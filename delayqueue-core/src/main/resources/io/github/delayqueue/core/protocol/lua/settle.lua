@@ -45,7 +45,7 @@
 --   prepare_backs               the hand-backs' envelopes and new sequence numbers (includes/settle_outcomes.lua)
 --   apply_ops                   each op that holds its fence: ack, retry, hand back or dead letter
 --   finish_backs / finish_acks  the renumbered envelopes, the acks' deletes, for the whole batch at once
---   finish_history              the history's count bound, when the call kept records
+--   finish_history              the records the call kept, written at once, and the history's count bound
 --   wake                        a wake-up when a message came back due before the head; a claim waiting for the
 --                               cap on messages in flight is woken (includes/flow.lua)
 --- @include "settle_outcomes"

@@ -4,7 +4,8 @@
 --                               message sent again under the same id replaces its record when it is settled again
 --   base .. 'history-at'  ZSET  id -> when it was settled (ms, Redis clock): the record's time, and the order in which
 --                               records are trimmed
--- Written by settle.lua's K (ack) and E (dead letter) ops, trimmed to the count those ops carry in the same call (at
+-- Written by settle.lua's K (ack) and E (dead letter) ops, all of a call at once, then trimmed to the count those ops
+-- carry in the same call (at
 -- most the records written plus HISTORY_TRIM per call), and by age in the claim's housekeeping stage (at most
 -- HISTORY_TRIM per call): never a scan, never an unbounded call. Only commands of the
 -- documented ACL rule set (HSET, HDEL, ZADD, ZREM, ZRANGE, ZRANGEBYSCORE, ZCARD).
@@ -16,11 +17,13 @@ local function history_keys(keys)
   return keys.base .. 'history', keys.base .. 'history-at'
 end
 
--- Keeps `record` for `id`, settled at `now`
-local function history_keep(keys, id, now, record)
+-- Keeps the records of one call: `fields` holds id, record, id, record, …, `scored` settled time, id, …, in the same
+-- order; one HSET and one ZADD for the whole call (at most a settle batch: as many as its acks' deletes unpack). A
+-- command per record cost the settle more than its records' writes did.
+local function history_keep(keys, fields, scored)
   local records, at = history_keys(keys)
-  redis.call('HSET', records, id, record)
-  redis.call('ZADD', at, now, id)
+  redis.call('HSET', records, unpack(fields))
+  redis.call('ZADD', at, unpack(scored))
 end
 
 -- Deletes the oldest records beyond `max`, at most `kept` + HISTORY_TRIM of them (`kept`: the records this call
