@@ -5,10 +5,10 @@
 --   base .. 'history-at'  ZSET  id -> when it was settled (ms, Redis clock): the record's time, and the order in which
 --                               records are trimmed
 -- Written by settle.lua's K (ack) and E (dead letter) ops, all of a call at once, then trimmed to the count those ops
--- carry in the same call (at
--- most the records written plus HISTORY_TRIM per call), and by age in the claim's housekeeping stage (at most
--- HISTORY_TRIM per call): never a scan, never an unbounded call. Only commands of the
--- documented ACL rule set (HSET, HDEL, ZADD, ZREM, ZRANGE, ZRANGEBYSCORE, ZCARD).
+-- carry in the same call (at most the records written plus HISTORY_TRIM per call), and by age in the claim's
+-- housekeeping stage (at most HISTORY_TRIM per call): never a scan, never an unbounded call. Each trim returns how many
+-- it deleted, which the call's reply carries for the engine's listener. Only commands of the documented ACL rule set
+-- (HSET, HDEL, ZADD, ZREM, ZRANGE, ZRANGEBYSCORE, ZCARD).
 --- @include "keys"
 
 local HISTORY_TRIM = 100
