@@ -26,11 +26,16 @@ public final class HistoryRecord {
     };
     /** This JVM as a record names it: {@code <pid>@<host>}, as the JVM names itself. */
     public static final String INSTANCE = instance();
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
     /** {@link #INSTANCE} as a JSON string, quoted once. */
-    private static final String INSTANCE_JSON = quote(new StringBuilder(), INSTANCE).toString();
+    private static final String INSTANCE_JSON = quoted(INSTANCE);
 
     private HistoryRecord() {
+    }
+
+    private static String quoted(String text) {
+        StringBuilder json = new StringBuilder(text.length() + 2);
+        Envelope.quote(json, text);
+        return json.toString();
     }
 
     private static String instance() {
@@ -45,7 +50,8 @@ public final class HistoryRecord {
      * The record of a delivery settled as {@code dead} or not: due and claimed times (ms, Redis clock), the attempt it
      * was, how long it took from its dispatch to its outcome, its group and a dead letter's reason. Written by hand
      * rather than through a map and Jackson, once per settled message: the map and the generator were most of the
-     * engine's own cost of keeping a history. {@link #read} reads it with Jackson.
+     * engine's own cost of keeping a history. Strings are escaped as Jackson escapes them ({@link Envelope}'s quoting);
+     * {@link #read} reads the record with Jackson.
      */
     public static String write(boolean dead, long dueMs, long claimedMs, int attempts, long tookMs, @Nullable String group,
             @Nullable String reason) {
@@ -55,40 +61,12 @@ public final class HistoryRecord {
                 .append(",\"c\":").append(claimedMs).append(",\"a\":").append(attempts).append(",\"i\":")
                 .append(INSTANCE_JSON).append(",\"t\":").append(tookMs);
         if (group != null) {
-            quote(json.append(",\"g\":"), group);
+            Envelope.quote(json.append(",\"g\":"), group);
         }
         if (reason != null) {
-            quote(json.append(",\"r\":"), reason);
+            Envelope.quote(json.append(",\"r\":"), reason);
         }
         return json.append('}').toString();
-    }
-
-    /**
-     * Appends {@code text} as a JSON string: quote, backslash and control characters escaped, every other character as
-     * it is (JSON allows any other character unescaped).
-     */
-    static StringBuilder quote(StringBuilder json, String text) {
-        json.append('"');
-        int from = 0;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c >= 0x20 && c != '"' && c != '\\') {
-                continue;
-            }
-            json.append(text, from, i);
-            from = i + 1;
-            switch (c) {
-                case '"' -> json.append("\\\"");
-                case '\\' -> json.append("\\\\");
-                case '\n' -> json.append("\\n");
-                case '\r' -> json.append("\\r");
-                case '\t' -> json.append("\\t");
-                case '\b' -> json.append("\\b");
-                case '\f' -> json.append("\\f");
-                default -> json.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xF]);
-            }
-        }
-        return json.append(text, from, text.length()).append('"');
     }
 
     /** Reads a record kept for {@code id}, settled at {@code settledMs}; null when it is not one this class wrote. */
