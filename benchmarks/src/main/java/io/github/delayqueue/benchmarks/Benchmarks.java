@@ -200,6 +200,16 @@ public final class Benchmarks {
                                 () -> ours.endToEnd(secs, producers, batch, backlog)));
                         break;
                     }
+                    case "history": {
+                        int n = settings.integer("history-count");
+                        java.time.Duration age = java.time.Duration.ofSeconds(settings.integer("history-max-age-s"));
+                        int most = settings.integer("history-max-count");
+                        // on and off rounds alternate (on first), so the ratio is of medians taken under the same load
+                        results.add(compare(scenario, "msg/s", false, () -> ours.history(n, age, most), "off",
+                                () -> ours.history(n, null, most)));
+                        historyLine(scenario);
+                        break;
+                    }
                     case "observed-path-cost": {
                         results.add(observedPathCost(scenario, settings.integer("rounds"),
                                 settings.integer("path-cost-batches")));
@@ -356,6 +366,27 @@ public final class Benchmarks {
         }
     }
 
+    /** history's median rate on over off, from its own alternating rounds; NaN without them. */
+    private double historyShare = Double.NaN;
+
+    /**
+     * {@code DETAIL scenario=history on=<median msg/s> off=<median msg/s> on_vs_off=<ratio> redis_us_on=… redis_us_off=…
+     * jvm_us_on=… jvm_us_off=… bytes_per_kept_entry=<median>}: the rate with the history on over off, the CPU per
+     * message of each (medians over the rounds), and the bytes a kept record costs in Redis.
+     */
+    private void historyLine(String scenario) {
+        Rounds r = rounds.get(scenario);
+        if (r == null || r.second() == null) {
+            return;
+        }
+        historyShare = r.first().median() / r.second().median();
+        out.println("DETAIL scenario=" + scenario + " on=" + format(r.first().median()) + " off="
+                + format(r.second().median()) + " on_vs_off=" + format(historyShare) + " redis_us_on="
+                + format(cpuOf(scenario, "ours", 0)) + " redis_us_off=" + format(cpuOf(scenario, "off", 0)) + " jvm_us_on="
+                + format(cpuOf(scenario, "ours", 1)) + " jvm_us_off=" + format(cpuOf(scenario, "off", 1))
+                + " bytes_per_kept_entry=" + format(medianOfDetail(r.first().measures(), "bytes_per_kept_entry")));
+    }
+
     /**
      * The issue's target for a scenario: a description and whether the result meets it; {@code measured} false when
      * the run did not take the figures it is judged on (then never met: the table says "not measured").
@@ -491,6 +522,10 @@ public final class Benchmarks {
             }
             case "outbox-tx-rate":
                 return new Target("none (outbox on; off in DETAIL)", true);
+            case "history":
+                return new Target("history on ≥ 0.85× off, end to end (" + (Double.isFinite(historyShare)
+                        ? format(historyShare) + "×" : "not measured") + ")", historyShare >= 0.85,
+                        Double.isFinite(historyShare));
             case "end-to-end-batch":
                 return new Target("none yet (batch handlers against single-message handlers; CPU in DETAIL)", true);
             case "schedules-100k": {

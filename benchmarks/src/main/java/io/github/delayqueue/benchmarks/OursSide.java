@@ -81,8 +81,11 @@ final class OursSide extends Side {
 
         DelayQueueConsumer start(String queue, MessageHandler<String> handler) {
             DeliveryInterceptor interceptor = observed == null ? null : observed.interceptor();
-            ConsumerOptions options = interceptor == null ? consumerOptions()
-                    : consumerOptions().toBuilder().interceptors(List.of(interceptor)).build();
+            return start(queue, handler, interceptor == null ? consumerOptions()
+                    : consumerOptions().toBuilder().interceptors(List.of(interceptor)).build());
+        }
+
+        DelayQueueConsumer start(String queue, MessageHandler<String> handler, ConsumerOptions options) {
             DelayQueueConsumer c = receiver.newConsumer(queue, String.class, handler, options);
             consumers.add(c);
             c.start();
@@ -703,6 +706,49 @@ final class OursSide extends Side {
                     .with("consumer", handlerBatch > 0
                             ? "batch handler: size=" + handlerBatch + ",concurrency=" + batchConcurrency
                             : "concurrency=" + consumerOptions().concurrency() + ",batchSize=" + consumerOptions().batchSize());
+            return m;
+        }
+    }
+
+    /**
+     * {@code history} (only when named): {@code count} messages with ids ({@code order-<i>}), sent with sendAll from 2
+     * threads to a queue whose consumer (the usual one) takes them as they come, with its history on
+     * ({@code keepHistory(maxAge, maxCount)}) or off ({@code maxAge} null). Value: messages per second from the first
+     * send until every message is acknowledged; CPU over the same window. With the history on, the details carry what it
+     * holds at the end: its records (ZCARD), MEMORY USAGE of its hash and sorted set, and their quotient, the bytes per
+     * kept entry (records as the engine writes them: this JVM's instance name, no group, no reason).
+     */
+    Measure history(int count, @Nullable Duration maxAge, int maxCount) throws Exception {
+        try (Run run = new Run("history")) {
+            LongAdder handled = new LongAdder();
+            boolean keep = maxAge != null;
+            ConsumerOptions options = keep ? consumerOptions().toBuilder().keepHistory(maxAge, maxCount).build()
+                    : consumerOptions();
+            run.start(QUEUE, (payload, ctx) -> handled.increment(), options);
+            Thread.sleep(200);
+            Bench.CpuMeter cpu = bench.cpu();
+            long t0 = System.nanoTime();
+            run.fill(QUEUE, count, 2, null, Duration.ZERO, true);
+            double sendSecs = (System.nanoTime() - t0) / 1e9;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (handled.sum() < count && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            run.awaitSettled(60_000);
+            double secs = (System.nanoTime() - t0) / 1e9;
+            Measure m = cpu.addTo(Measure.of(count / secs), "").with("messages", count).with("handled", handled.sum())
+                    .with("send_s", sendSecs).with("total_s", secs)
+                    .with("history", keep ? "max-age=" + maxAge + ",max-count=" + maxCount : "off")
+                    .with("consumer", "concurrency=" + consumerOptions().concurrency() + ",batchSize="
+                            + consumerOptions().batchSize());
+            if (keep) {
+                String base = run.prefix + ":{" + QUEUE + "}:";
+                Object records = bench.resp.call("ZCARD", base + "history-at");
+                long bytes = bench.resp.memoryOfKeys(base + "history") + bench.resp.memoryOfKeys(base + "history-at");
+                long kept = records instanceof Long n ? n : 0;
+                m.with("history_records", kept).with("history_bytes", bytes)
+                        .with("bytes_per_kept_entry", kept > 0 ? bytes / (double) kept : Double.NaN);
+            }
             return m;
         }
     }

@@ -30,7 +30,7 @@ final class Settings {
      * burst-drain-1m's rate in the same run.)
      */
     static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate", "end-to-end-rate-cluster",
-            "schedules-100k", "rate-limited-drain", "end-to-end-batch", "groups-fairness", "idle-cost");
+            "schedules-100k", "rate-limited-drain", "end-to-end-batch", "groups-fairness", "idle-cost", "history");
 
     /**
      * The scenarios the {@code before} side ({@code --before-jar}) runs in: issue 43 part 4's figures (single and batch
@@ -79,6 +79,10 @@ final class Settings {
                 + "rounds are --rounds, after two of warm-up)");
         flag("trace-sampling", "1.0", "end-to-end-rate-observed: the fraction of traces Brave samples (1.0: every "
                 + "message's spans, the worst case; Spring Boot's default management.tracing.sampling.probability is 0.1)");
+        flag("history-count", "100000", "history (only when named): messages with ids sent and drained per round, "
+                + "rounds alternating the history on and off");
+        flag("history-max-count", "10000", "history: the count bound of the history on (keepHistory's maxCount)");
+        flag("history-max-age-s", "3600", "history: the age bound of the history on, seconds (keepHistory's maxAge)");
         flag("memory-count", "100000", "redis-bytes-per-message: pending messages");
         flag("schedules-count", "100000", "schedules-100k (only when named): fixed-rate schedules on one queue (Redisson: cron tasks of RScheduledExecutorService)");
         flag("schedules-period-ms", "60000", "schedules-100k: their period (all tick at the same instants)");

@@ -32,7 +32,7 @@ class BenchmarksSmokeTest {
 
     /**
      * Every scenario: the default run's (burst-drain-10m and observed-path-cost among them), schedules-100k,
-     * rate-limited-drain, end-to-end-batch and groups-fairness (outbox-tx-rate has its own test: it needs a PostgreSQL).
+     * rate-limited-drain, end-to-end-batch, groups-fairness and history (outbox-tx-rate has its own test: it needs a PostgreSQL).
      */
     private static final List<String> ALL = new ArrayList<>(Settings.ALL_SCENARIOS);
 
@@ -41,6 +41,7 @@ class BenchmarksSmokeTest {
         ALL.add("rate-limited-drain");
         ALL.add("end-to-end-batch");
         ALL.add("groups-fairness");
+        ALL.add("history");
     }
 
     private static final String SCENARIOS = String.join(",", ALL);
@@ -58,7 +59,8 @@ class BenchmarksSmokeTest {
                     "--e2e-seconds=1", "--memory-count=1000", "--redisson-consumers=2", "--threads=4",
                     "--under-burst-size=500", "--consumers4-size=1000", "--redisson-consumers4=true",
                     "--burst10m-size=2000", "--path-cost-batches=10", "--schedules-count=200", "--schedules-period-ms=1000", "--schedules-ticks=2",
-                    "--ratelimit-size=30", "--ratelimit-rate=50/1s", "--groups-big=20", "--groups-small=3");
+                    "--ratelimit-size=30", "--ratelimit-rate=50/1s", "--groups-big=20", "--groups-small=3",
+                    "--history-count=500", "--history-max-count=100");
         }
         String output = bytes.toString(StandardCharsets.UTF_8);
         System.out.println(output); // kept in the surefire report

@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.delayqueue.core.history.HistoryTrim;
+
 
 /**
  * Hears what happens to the messages of one {@link DelayQueueClient} and its consumers: the hook that
@@ -105,5 +107,13 @@ public interface DelayQueueListener {
      * its lease, and a newer delivery owns the message, or it is gone.
      */
     default void staleSettles(String queue, int messages) {
+    }
+
+    /**
+     * Redis deleted {@code records} records of the queue's history ({@link ConsumerOptions.Builder#keepHistory}) for
+     * {@code reason}: beyond its count, in a settle call of this consumer, or past its age, in a claim call of this
+     * consumer's housekeeping. Each deletion is reported once, by the instance whose call made it.
+     */
+    default void historyTrimmed(String queue, HistoryTrim reason, int records) {
     }
 }

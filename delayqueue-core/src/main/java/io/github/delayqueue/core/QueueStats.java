@@ -18,9 +18,11 @@ import org.jspecify.annotations.Nullable;
  * @param serverTime the Redis server's clock when the snapshot was taken
  * @param flow       the queue's flow control over every instance: limits, claim rate, throttled backlog, hold
  *                   ({@link QueueFlow#NONE} when given {@code null})
+ * @param history    records of settled messages the queue's history keeps ({@link ConsumerOptions.Builder#keepHistory});
+ *                   0 for a queue that keeps none
  */
 public record QueueStats(String queue, long pending, long ready, long inFlight, long dead, @Nullable Instant nextDueAt,
-        Instant serverTime, QueueFlow flow) {
+        Instant serverTime, QueueFlow flow, long history) {
 
     /** A {@code null} flow is {@link QueueFlow#NONE}: readers (the endpoint, the dashboard, the gauge) never check. */
     public QueueStats {
@@ -29,9 +31,15 @@ public record QueueStats(String queue, long pending, long ready, long inFlight, 
         }
     }
 
-    /** A snapshot without flow control ({@link QueueFlow#NONE}). */
+    /** A snapshot of a queue that keeps no history. */
+    public QueueStats(String queue, long pending, long ready, long inFlight, long dead, @Nullable Instant nextDueAt,
+            Instant serverTime, @Nullable QueueFlow flow) {
+        this(queue, pending, ready, inFlight, dead, nextDueAt, serverTime, flow, 0);
+    }
+
+    /** A snapshot without flow control ({@link QueueFlow#NONE}) of a queue that keeps no history. */
     public QueueStats(String queue, long pending, long ready, long inFlight, long dead, @Nullable Instant nextDueAt,
             Instant serverTime) {
-        this(queue, pending, ready, inFlight, dead, nextDueAt, serverTime, QueueFlow.NONE);
+        this(queue, pending, ready, inFlight, dead, nextDueAt, serverTime, QueueFlow.NONE, 0);
     }
 }

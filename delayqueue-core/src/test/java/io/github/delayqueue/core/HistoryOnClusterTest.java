@@ -12,7 +12,7 @@ class HistoryOnClusterTest extends HistoryTest {
     }
 
     @Override
-    DelayQueueClient newClient() {
-        return PartitionTest.partitioned(redis(), 3);
+    ClientOptions.Builder clientOptions() {
+        return super.clientOptions().defaultPartitions(3);
     }
 }

@@ -10,7 +10,7 @@ class HistoryPartitionedTest extends HistoryTest {
     }
 
     @Override
-    DelayQueueClient newClient() {
-        return PartitionTest.partitioned(redis(), 3);
+    ClientOptions.Builder clientOptions() {
+        return super.clientOptions().defaultPartitions(3);
     }
 }

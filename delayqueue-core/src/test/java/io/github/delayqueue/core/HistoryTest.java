@@ -7,11 +7,13 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,6 +25,7 @@ import io.github.delayqueue.core.protocol.HistoryRecord;
 import io.github.delayqueue.core.protocol.QueueRoute;
 import io.github.delayqueue.testing.RedisContext;
 import io.github.delayqueue.testing.RedisExtension;
+import io.github.delayqueue.core.history.HistoryTrim;
 import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.history.RunningMessage;
 import io.github.delayqueue.core.history.SettledMessage;
@@ -46,9 +49,13 @@ class HistoryTest {
         this.redis = redis;
     }
 
-    /** The client under test; the partitioned variant gives one with several partitions per queue. */
+    /** The options of the client under test; the partitioned variants add several partitions per queue. */
+    ClientOptions.Builder clientOptions() {
+        return ClientOptions.builder().keyPrefix(redis.prefix());
+    }
+
     DelayQueueClient newClient() {
-        return redis.client();
+        return DelayQueueClient.create(redis.redisson(), clientOptions().build());
     }
 
     RedisContext redis() {
@@ -240,19 +247,12 @@ class HistoryTest {
         Set<String> handled = ConcurrentHashMap.newKeySet();
         start(queue, (payload, context) -> handled.add(context.id()),
                 ConsumerOptions.builder().concurrency(16).keepHistory(Duration.ZERO, keep).build());
-        List<SendRequest> batch = new ArrayList<>();
-        for (int i = 0; i < messages; i++) {
-            batch.add(SendRequest.of("m" + i, Duration.ZERO, SendOptions.id("m" + i)));
-            if (batch.size() == 1_000) {
-                client.sendAll(queue, batch);
-                batch.clear();
-            }
-        }
-        await().atMost(Duration.ofSeconds(60)).until(() -> handled.size() == messages
-                && client.stats(queue).inFlight() == 0 && client.stats(queue).pending() == 0);
+        drain(queue, messages, handled);
         int partitions = client.queueRoute(queue).count();
         int share = (keep + partitions - 1) / partitions;
         assertThat(historySize(queue)).isEqualTo((long) share * partitions);
+        assertThat(client.stats(queue).history()).as("the stats' count, summed over the partitions")
+                .isEqualTo((long) share * partitions);
         QueueRoute route = client.queueRoute(queue);
         for (int p = 0; p < partitions; p++) {
             String base = route.part(p).keys().sibling("history");
@@ -292,6 +292,39 @@ class HistoryTest {
         assertThat(historySize(queue)).isLessThan(9_000L * route.count());
     }
 
+    /**
+     * 10,000 messages drained with both bounds: the listener hears every record deleted, by count in the settles and by
+     * age in the housekeeping, once: when the age has emptied the history, the two counts add up to the messages. The
+     * count (50) is reached within the age (1 s) by any drain faster than 50 messages a second, so both trims happen.
+     */
+    @Test
+    void trimsByCountAndByAgeAreReportedOnceEachUnderADrain() {
+        String queue = "history-trims";
+        int messages = 10_000;
+        Map<HistoryTrim, LongAdder> trimmed = new EnumMap<>(HistoryTrim.class);
+        for (HistoryTrim reason : HistoryTrim.values()) {
+            trimmed.put(reason, new LongAdder());
+        }
+        client = DelayQueueClient.create(redis.redisson(), clientOptions().listener(new DelayQueueListener() {
+            @Override
+            public void historyTrimmed(String q, HistoryTrim reason, int records) {
+                if (q.equals(queue)) {
+                    trimmed.get(reason).add(records);
+                }
+            }
+        }).build());
+        Set<String> handled = ConcurrentHashMap.newKeySet();
+        start(queue, (payload, context) -> handled.add(context.id()), ConsumerOptions.builder().concurrency(16)
+                .maxPollInterval(Duration.ofMillis(100)).keepHistory(Duration.ofSeconds(1), 50).build());
+        drain(queue, messages, handled);
+        // the last records age out on the housekeeping's idle turn (every 30 poll intervals: 3 s here)
+        await().atMost(BOUND).until(() -> client.stats(queue).history() == 0);
+        assertThat(historySize(queue)).isZero();
+        assertThat(trimmed.get(HistoryTrim.COUNT).sum()).as("by count").isPositive();
+        assertThat(trimmed.get(HistoryTrim.AGE).sum()).as("by age").isPositive();
+        assertThat(trimmed.get(HistoryTrim.COUNT).sum() + trimmed.get(HistoryTrim.AGE).sum()).isEqualTo(messages);
+    }
+
     @Test
     void recordsOlderThanTheAgeAreTrimmed() {
         String queue = "history-age";
@@ -320,6 +353,20 @@ class HistoryTest {
         assertThatThrownBy(() -> client.status("q", null)).isInstanceOf(IllegalArgumentException.class);
         assertThat(ConsumerOptions.builder().build().keepsHistory()).isFalse();
         assertThat(ConsumerOptions.builder().keepHistory(Duration.ofDays(1), 0).build().keepsHistory()).isTrue();
+    }
+
+    /** Sends {@code messages} messages due now, ids m0, m1, …, and waits until all are handled and settled. */
+    private void drain(String queue, int messages, Set<String> handled) {
+        List<SendRequest> batch = new ArrayList<>();
+        for (int i = 0; i < messages; i++) {
+            batch.add(SendRequest.of("m" + i, Duration.ZERO, SendOptions.id("m" + i)));
+            if (batch.size() == 1_000) {
+                client.sendAll(queue, batch);
+                batch.clear();
+            }
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> handled.size() == messages
+                && client.stats(queue).inFlight() == 0 && client.stats(queue).pending() == 0);
     }
 
     /** Records of a queue over its partitions (history-at's size). */

@@ -21,6 +21,7 @@ import io.github.delayqueue.core.DeliveryOutcome;
 import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.SendMode;
+import io.github.delayqueue.core.history.HistoryTrim;
 
 /**
  * A client's activity counts per queue and per minute ({@code core.activity}), kept in memory from the listener events
@@ -246,6 +247,11 @@ public final class ActivityTally implements DelayQueueListener {
     @Override
     public void staleSettles(String queue, int messages) {
         next.staleSettles(queue, messages);
+    }
+
+    @Override
+    public void historyTrimmed(String queue, HistoryTrim reason, int records) {
+        next.historyTrimmed(queue, reason, records);
     }
 
     @Override

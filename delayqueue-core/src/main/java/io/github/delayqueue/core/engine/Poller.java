@@ -19,6 +19,7 @@ import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.ExpiryAction;
 import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.PartitionCountException;
+import io.github.delayqueue.core.history.HistoryTrim;
 import io.github.delayqueue.core.protocol.ClaimLimits;
 import io.github.delayqueue.core.protocol.GroupLimits;
 import io.github.delayqueue.core.protocol.HistoryRecord;
@@ -123,7 +124,10 @@ public final class Poller {
         this.listener = listener;
     }
 
-    /** Tells the listener what the claim did: claimed, and the expired leases and bad due times it found. */
+    /**
+     * Tells the listener what the claim did: claimed, the expired leases and bad due times it found, and the history
+     * records its housekeeping deleted by age.
+     */
     private void report(QueueOps.ClaimResult result) {
         if (!result.messages().isEmpty()) {
             listener.claimed(queue, result.messages().size());
@@ -145,6 +149,9 @@ public final class Poller {
         }
         if (result.throttledBy() != null) {
             listener.claimThrottled(queue, result.throttledBy());
+        }
+        if (result.historyTrimmed() > 0) {
+            listener.historyTrimmed(queue, HistoryTrim.AGE, result.historyTrimmed());
         }
     }
 

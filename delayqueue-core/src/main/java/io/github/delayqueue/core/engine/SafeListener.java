@@ -13,6 +13,7 @@ import io.github.delayqueue.core.DeliveryOutcome;
 import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.SendMode;
+import io.github.delayqueue.core.history.HistoryTrim;
 
 /**
  * The application's {@link DelayQueueListener} as the engine calls it: what it throws is logged (the first
@@ -147,6 +148,15 @@ public final class SafeListener implements DelayQueueListener {
             delegate.staleSettles(queue, messages);
         } catch (RuntimeException e) {
             failed("staleSettles", e);
+        }
+    }
+
+    @Override
+    public void historyTrimmed(String queue, HistoryTrim reason, int records) {
+        try {
+            delegate.historyTrimmed(queue, reason, records);
+        } catch (RuntimeException e) {
+            failed("historyTrimmed", e);
         }
     }
 

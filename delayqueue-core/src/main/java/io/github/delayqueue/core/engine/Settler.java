@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import io.github.delayqueue.core.DeadLetterCause;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueListener;
+import io.github.delayqueue.core.history.HistoryTrim;
 import io.github.delayqueue.core.protocol.QueueOps;
 
 /**
@@ -105,8 +106,12 @@ public final class Settler {
      * ones, each with its own round trip and fixed Redis cost. A lone ack is sent at once. Only the ack is
      * later; handler slots were freed before it.
      */
-    /** Tells the listener what Redis applied of the batch, and how many settles the fence rejected. */
-    private void report(boolean[] applied) {
+    /**
+     * Tells the listener what Redis applied of the batch, how many settles the fence rejected, and how many history
+     * records the call's count bound deleted.
+     */
+    private void report(QueueOps.Settled settled) {
+        boolean[] applied = settled.applied();
         int acked = 0;
         int retried = 0;
         int failedDead = 0;
@@ -140,6 +145,9 @@ public final class Settler {
         if (stale > 0) {
             listener.staleSettles(queue, stale);
         }
+        if (settled.historyTrimmed() > 0) {
+            listener.historyTrimmed(queue, HistoryTrim.COUNT, settled.historyTrimmed());
+        }
     }
 
     private void drain() {
@@ -160,9 +168,9 @@ public final class Settler {
         }
         if (!batch.isEmpty()) {
             try {
-                boolean[] applied = ops.settle(batch);
+                QueueOps.Settled settled = ops.settleCounted(batch);
                 if (listener != DelayQueueListener.NONE) {
-                    report(applied);
+                    report(settled);
                 }
                 unsettled.addAndGet(-batch.size());
                 batch.clear();

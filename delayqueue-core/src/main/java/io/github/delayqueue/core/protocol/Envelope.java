@@ -187,8 +187,11 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
-    /** A JSON string as Jackson's default generator escapes it: quote, backslash and control characters. */
-    private static void quote(StringBuilder out, String text) {
+    /**
+     * A JSON string as Jackson's default generator escapes it: quote, backslash and control characters (also
+     * {@link HistoryRecord}'s).
+     */
+    static void quote(StringBuilder out, String text) {
         out.append('"');
         int start = 0;
         for (int i = 0; i < text.length(); i++) {

@@ -3,7 +3,6 @@ package io.github.delayqueue.core.protocol;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -32,8 +31,17 @@ public final class HistoryRecord {
     };
     /** This JVM as a record names it: {@code <pid>@<host>}, as the JVM names itself. */
     public static final String INSTANCE = instance();
+    /** {@link #INSTANCE} as a JSON string, quoted once. */
+    private static final String INSTANCE_JSON = quoted(INSTANCE);
 
     private HistoryRecord() {
+    }
+
+    /** {@code text} as a JSON string, quotes included ({@link Envelope}'s quoting, as Jackson escapes). */
+    public static String quoted(String text) {
+        StringBuilder json = new StringBuilder(text.length() + 2);
+        Envelope.quote(json, text);
+        return json.toString();
     }
 
     private static String instance() {
@@ -46,7 +54,10 @@ public final class HistoryRecord {
 
     /**
      * The record of a delivery settled as {@code dead} or not: due and claimed times (ms, Redis clock), the attempt it
-     * was, how long it took from its dispatch to its outcome, its group and a dead letter's reason.
+     * was, how long it took from its dispatch to its outcome, its group and a dead letter's reason. Written by hand
+     * rather than through a map and Jackson, once per settled message: the map and the generator were most of the
+     * engine's own cost of keeping a history. Strings are escaped as Jackson escapes them ({@link Envelope}'s quoting);
+     * {@link #read} reads the record with Jackson.
      */
     public static String write(boolean dead, long dueMs, long claimedMs, int attempts, long tookMs, @Nullable String group,
             @Nullable String reason) {
@@ -56,33 +67,26 @@ public final class HistoryRecord {
     /** As above, with the handler's result and last progress (JSON the engine encoded), either null when none. */
     public static String write(boolean dead, long dueMs, long claimedMs, int attempts, long tookMs, @Nullable String group,
             @Nullable String reason, @Nullable String result, @Nullable String progress) {
-        Map<String, Object> record = new LinkedHashMap<>();
-        record.put("v", 1);
-        record.put("o", dead ? "dead" : "completed");
-        record.put("d", dueMs);
-        record.put("c", claimedMs);
-        record.put("a", attempts);
-        record.put("i", INSTANCE);
-        record.put("t", tookMs);
+        StringBuilder json = new StringBuilder(96 + INSTANCE_JSON.length() + (group == null ? 0 : group.length() + 8)
+                + (reason == null ? 0 : reason.length() + 8) + (result == null ? 0 : result.length() + 8)
+                + (progress == null ? 0 : progress.length() + 6));
+        json.append(dead ? "{\"v\":1,\"o\":\"dead\",\"d\":" : "{\"v\":1,\"o\":\"completed\",\"d\":").append(dueMs)
+                .append(",\"c\":").append(claimedMs).append(",\"a\":").append(attempts).append(",\"i\":")
+                .append(INSTANCE_JSON).append(",\"t\":").append(tookMs);
         if (group != null) {
-            record.put("g", group);
+            Envelope.quote(json.append(",\"g\":"), group);
         }
         if (reason != null) {
-            record.put("r", reason);
+            Envelope.quote(json.append(",\"r\":"), reason);
         }
-        String text = JSON.writeValueAsString(record);
-        if (result == null && progress == null) {
-            return text;
-        }
-        // the values are JSON already (encoded by the consumer's codec): spliced in as they are, not encoded again
-        StringBuilder out = new StringBuilder(text.length() + 32).append(text, 0, text.length() - 1);
+        // the values are JSON already (encoded by the consumer's codec, checked by the engine): spliced in as they are
         if (result != null) {
-            out.append(",\"res\":").append(result);
+            json.append(",\"res\":").append(result);
         }
         if (progress != null) {
-            out.append(",\"p\":").append(progress);
+            json.append(",\"p\":").append(progress);
         }
-        return out.append('}').toString();
+        return json.append('}').toString();
     }
 
     /**
@@ -121,11 +125,6 @@ public final class HistoryRecord {
         } catch (JacksonException e) {
             return false;
         }
-    }
-
-    /** {@code text} as a JSON string, quotes included. */
-    public static String quoted(String text) {
-        return JSON.writeValueAsString(text);
     }
 
     /** A value read back from a record as the JSON text it was written as; null when absent. */

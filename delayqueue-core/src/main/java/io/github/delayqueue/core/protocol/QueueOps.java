@@ -45,16 +45,17 @@ public final class QueueOps {
      * leases put back, expired leases dead-lettered on their last attempt, messages with a due time delayqueue
      * never writes dead-lettered. {@code expiredDead} and {@code expiredDropped}: messages past their expiry
      * dead-lettered or deleted instead of claimed. {@code deadTrimmed}: dead letters the housekeeping stage deleted
-     * ({@link #DEAD_TRIM} means there may be more).
+     * ({@link #DEAD_TRIM} means there may be more), or history records past their age if more of those.
+     * {@code historyTrimmed}: history records past their age the housekeeping stage deleted.
      */
     public record ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
             int redelivered, int leaseDead, int badDueDead, @Nullable FlowLimit throttledBy, int expiredDead,
-            int expiredDropped, int deadTrimmed, boolean paused) {
+            int expiredDropped, int deadTrimmed, int historyTrimmed, boolean paused) {
 
         public ClaimResult(long serverNowMicros, long clockReadAtNanos, long nextEventMs, List<Claimed> messages,
                 int redelivered, int leaseDead, int badDueDead, @Nullable FlowLimit throttledBy) {
             this(serverNowMicros, clockReadAtNanos, nextEventMs, messages, redelivered, leaseDead, badDueDead, throttledBy,
-                    0, 0, 0, false);
+                    0, 0, 0, 0, false);
         }
 
         /** Most dead letters one claim's housekeeping deletes (includes/housekeeping.lua's DEAD_TRIM). */
@@ -73,7 +74,8 @@ public final class QueueOps {
             long clockReadAt = received - (received - sent) / 2;
             long nowMicros = Long.parseLong(out.get(0).toString());
             String next = out.get(1).toString();
-            // "" or "<redelivered>:<lease dead>:<bad due dead>:<expired dead>:<expired dropped>:<dead trimmed>", claim.lua
+            // "" or "<redelivered>:<lease dead>:<bad due dead>:<expired dead>:<expired dropped>:<dead trimmed>
+            // [:<history trimmed>]", claim.lua (a reply without the last field reads as 0 of it)
             String reaped = out.get(2).toString();
             int redelivered = 0;
             int leaseDead = 0;
@@ -81,6 +83,7 @@ public final class QueueOps {
             int expiredDead = 0;
             int expiredDropped = 0;
             int deadTrimmed = 0;
+            int historyTrimmed = 0;
             if (!reaped.isEmpty()) {
                 int first = reaped.indexOf(':');
                 int second = reaped.indexOf(':', first + 1);
@@ -92,7 +95,9 @@ public final class QueueOps {
                 expiredDead = Integer.parseInt(reaped, third + 1, fourth, 10);
                 int fifth = reaped.indexOf(':', fourth + 1);
                 expiredDropped = Integer.parseInt(reaped, fourth + 1, fifth, 10);
-                deadTrimmed = Integer.parseInt(reaped, fifth + 1, reaped.length(), 10);
+                int sixth = reaped.indexOf(':', fifth + 1);
+                deadTrimmed = Integer.parseInt(reaped, fifth + 1, sixth < 0 ? reaped.length() : sixth, 10);
+                historyTrimmed = sixth < 0 ? 0 : Integer.parseInt(reaped, sixth + 1, reaped.length(), 10);
             }
             String held = out.get(3).toString(); // a flow limit's letter, or P: the queue is paused
             boolean paused = held.equals("P");
@@ -109,7 +114,7 @@ public final class QueueOps {
                         out.get(i + 1).toString(), dueNanos));
             }
             return new ClaimResult(nowMicros, clockReadAt, next.isEmpty() ? -1 : Long.parseLong(next), claimed,
-                    redelivered, leaseDead, badDueDead, throttledBy, expiredDead, expiredDropped, deadTrimmed, paused);
+                    redelivered, leaseDead, badDueDead, throttledBy, expiredDead, expiredDropped, deadTrimmed, historyTrimmed, paused);
         }
     }
 
@@ -459,8 +464,27 @@ public final class QueueOps {
         return scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), Long.toString(delayMs), group);
     }
 
+    /**
+     * What a settle call did: an applied flag per settlement (false: a newer delivery owns the message, or it is gone),
+     * and how many history records the count bound deleted in the call.
+     */
+    public record Settled(boolean[] applied, int historyTrimmed) {
+
+        /** Reads settle.lua's reply, "<flags>[:<history trimmed>]" (flags alone: none trimmed). */
+        static Settled read(String out) {
+            int colon = out.indexOf(':');
+            return colon < 0 ? new Settled(flags(out), 0)
+                    : new Settled(flags(out, colon), Integer.parseInt(out, colon + 1, out.length(), 10));
+        }
+    }
+
     /** Returns an applied flag per settlement (false: a newer delivery owns the message, or it is gone). */
     public boolean[] settle(List<Settlement> settlements) {
+        return settleCounted(settlements).applied();
+    }
+
+    /** {@link #settle}, with the history records the call's count bound deleted. */
+    public Settled settleCounted(List<Settlement> settlements) {
         List<Object> args = new ArrayList<>(1 + settlements.size());
         args.add(keys.wakeChannel());
         for (Settlement s : settlements) {
@@ -490,7 +514,7 @@ public final class QueueOps {
                 }
             }
         }
-        return flags(scripts.text(Scripts.Name.SETTLE, flowKeys, args.toArray()));
+        return Settled.read(scripts.text(Scripts.Name.SETTLE, flowKeys, args.toArray()));
     }
 
     /** {@code fences} holds member, attempt pairs. Returns an extended flag per pair. */
@@ -555,7 +579,8 @@ public final class QueueOps {
         String next = out.get(5).toString();
         return new QueueStats(keys.queue(), number(out.get(1)), number(out.get(2)), number(out.get(3)),
                 number(out.get(4)), next.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(next)),
-                Instant.ofEpochMilli(Long.parseLong(out.get(0).toString())), flow);
+                Instant.ofEpochMilli(Long.parseLong(out.get(0).toString())), flow,
+                out.size() > 11 ? number(out.get(11)) : 0); // the history's size, stats.lua's last item
     }
 
     private QueueStats stats(List<Object> out) {
@@ -896,7 +921,12 @@ public final class QueueOps {
 
     /** settle.lua and extend.lua answer with one character per entry, '1' (applied) or '0'. */
     private static boolean[] flags(String out) {
-        boolean[] flags = new boolean[out.length()];
+        return flags(out, out.length());
+    }
+
+    /** The flags of the first {@code end} characters (settle.lua's reply may go on with ":<history trimmed>"). */
+    private static boolean[] flags(String out, int end) {
+        boolean[] flags = new boolean[end];
         for (int i = 0; i < flags.length; i++) {
             flags[i] = out.charAt(i) == '1';
         }

@@ -120,6 +120,7 @@ public final class QueueRoute {
         long ready = 0;
         long inFlight = 0;
         long dead = 0;
+        long history = 0;
         Instant next = null;
         Instant time = null;
         List<FlowPart> flows = new ArrayList<>(parts.length);
@@ -131,12 +132,13 @@ public final class QueueRoute {
             ready += s.ready();
             inFlight += s.inFlight();
             dead += s.dead();
+            history += s.history();
             if (s.nextDueAt() != null && (next == null || s.nextDueAt().isBefore(next))) {
                 next = s.nextDueAt();
             }
             time = time == null || s.serverTime().isAfter(time) ? s.serverTime() : time;
         }
-        return new QueueStats(queue, pending, ready, inFlight, dead, next, time, FlowPart.sum(flows, inFlight));
+        return new QueueStats(queue, pending, ready, inFlight, dead, next, time, FlowPart.sum(flows, inFlight), history);
     }
 
     /** A page of pending or in-flight messages: one partition's, or the merge of every partition's first pages. */

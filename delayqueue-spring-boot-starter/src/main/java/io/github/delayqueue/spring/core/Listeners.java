@@ -9,6 +9,7 @@ import io.github.delayqueue.core.DeliveryOutcome;
 import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.SendMode;
+import io.github.delayqueue.core.history.HistoryTrim;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -115,5 +116,10 @@ public final class Listeners implements DelayQueueListener {
     @Override
     public void staleSettles(String queue, int messages) {
         each(l -> l.staleSettles(queue, messages));
+    }
+
+    @Override
+    public void historyTrimmed(String queue, HistoryTrim reason, int records) {
+        each(l -> l.historyTrimmed(queue, reason, records));
     }
 }

@@ -25,7 +25,7 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * The queue gauges ({@code delayqueue.queue.pending}, {@code .ready}, {@code .ready.age}, {@code .in.flight},
- * {@code .dead}, {@code .throttled}, tagged by {@code queue}) of every declared queue. They read Redis, so a scrape never does: one named daemon thread
+ * {@code .dead}, {@code .throttled}, {@code .history}, tagged by {@code queue}) of every declared queue. They read Redis, so a scrape never does: one named daemon thread
  * ({@code delayqueue-metrics}) reads the statistics of each queue once per refresh interval (one
  * {@code DelayQueueClient.stats} call, O(log N)) and the gauges show the last values read, or {@code NaN} until
  * the first read and after a failed one (an old figure would look current). Started with the context, stopped
@@ -89,6 +89,8 @@ public final class DelayQueueGauges implements SmartLifecycle {
                 gauge("queue.in.flight", "Messages claimed by a consumer and not yet settled", snapshot,
                         QueueStats::inFlight);
                 gauge("queue.dead", "Dead letters", snapshot, QueueStats::dead);
+                gauge("queue.history", "Records of settled messages the queue's history keeps (0 when it keeps none)",
+                        snapshot, QueueStats::history);
                 gauge("queue.throttled", "Due messages the flow limits (queue-wide or per group) or a slow-down "
                         + "hold keep in Redis now (part of ready)", snapshot, stats -> stats.flow().throttled());
                 TimeGauge.builder(DelayQueueMetrics.PREFIX + "queue.ready.age", snapshot, TimeUnit.MILLISECONDS,

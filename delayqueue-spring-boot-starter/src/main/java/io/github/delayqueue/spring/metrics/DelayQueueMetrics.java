@@ -11,6 +11,7 @@ import io.github.delayqueue.core.DeliveryOutcome;
 import io.github.delayqueue.core.FlowLimit;
 import io.github.delayqueue.core.MessageContext;
 import io.github.delayqueue.core.SendMode;
+import io.github.delayqueue.core.history.HistoryTrim;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -18,7 +19,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's {@link DelayQueueListener} bound to Micrometer: counters and timers per queue, tagged by
- * {@code queue} and, where it applies, {@code outcome}, {@code cause}, {@code mode} and {@code batch}; never
+ * {@code queue} and, where it applies, {@code outcome}, {@code cause}, {@code mode}, {@code batch} and {@code reason}; never
  * by message id. The meters of a queue are registered on its first event, and looked up from a map per
  * event after that (no meter lookup by name and tags on the hot path). See {@code docs/reference/observability.md}.
  *
@@ -119,6 +120,11 @@ public final class DelayQueueMetrics implements DelayQueueListener {
     }
 
     @Override
+    public void historyTrimmed(String queue, HistoryTrim reason, int records) {
+        meters(queue).historyTrimmed[reason.ordinal()].increment(records);
+    }
+
+    @Override
     public String toString() {
         return "DelayQueueMetrics[" + registry.getClass().getSimpleName() + "]";
     }
@@ -141,6 +147,7 @@ public final class DelayQueueMetrics implements DelayQueueListener {
         final Counter expiredDead;
         final Counter expiredDropped;
         final Counter[] throttled = new Counter[FlowLimit.values().length];
+        final Counter[] historyTrimmed = new Counter[HistoryTrim.values().length];
 
         QueueMeters(MeterRegistry registry, String queue) {
             for (SendMode mode : SendMode.values()) {
@@ -183,6 +190,11 @@ public final class DelayQueueMetrics implements DelayQueueListener {
                 throttled[limit.ordinal()] = counter(registry, "claims.throttled",
                         "Claims that left due messages in Redis because a flow limit held them back, by limit", "queue",
                         queue, "limit", limit.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+            }
+            for (HistoryTrim reason : HistoryTrim.values()) {
+                historyTrimmed[reason.ordinal()] = counter(registry, "history.trimmed",
+                        "Records of the queue's history deleted by this application's settles (count) and claims (age)",
+                        "queue", queue, "reason", tag(reason));
             }
         }
 

@@ -30,7 +30,11 @@ public class ObservabilityApp {
         /** For the metric counts. */
         COUNTED,
         /** For the traces. */
-        TRACED
+        TRACED,
+        /** Keeps a history bounded by count (the test's properties). */
+        KEPT,
+        /** Keeps a history bounded by age (the test's properties). */
+        AGED
     }
 
     /** A payload; a JSON string cannot be bound to it (an undecodable message). */
@@ -56,6 +60,14 @@ public class ObservabilityApp {
             if (job.name().startsWith("fail")) {
                 throw new IllegalStateException("failed: " + job.name());
             }
+        }
+
+        @DelayHandler("KEPT")
+        void kept(Job job) {
+        }
+
+        @DelayHandler("AGED")
+        void aged(Job job) {
         }
 
         @DelayHandler("TRACED")

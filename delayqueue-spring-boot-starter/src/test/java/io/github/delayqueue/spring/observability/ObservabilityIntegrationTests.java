@@ -10,6 +10,7 @@ import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.observability.ObservabilityApp.Job;
 import io.github.delayqueue.spring.observability.ObservabilityApp.Queues;
 import io.github.delayqueue.testing.TestRedis;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
 import io.micrometer.observation.Observation;
@@ -52,6 +53,9 @@ class ObservabilityIntegrationTests {
         registry.add("management.tracing.sampling.probability", () -> "1.0");
         registry.add("delayqueue.producer.observation-enabled", () -> "true"); // opt-in, as Spring Kafka's
         registry.add("delayqueue.consumer.observation-enabled", () -> "true");
+        registry.add("delayqueue.queues.KEPT.history.max-count", () -> "3");
+        registry.add("delayqueue.queues.AGED.history.max-age", () -> "500ms");
+        registry.add("delayqueue.queues.AGED.max-poll-interval", () -> "100ms"); // housekeeping's idle turn: 3 s
     }
 
     @AfterAll
@@ -83,7 +87,39 @@ class ObservabilityIntegrationTests {
     }
 
     private double gauge(String name) {
-        return this.meters.get(name).tag("queue", Queues.COUNTED.code()).gauge().value();
+        return gauge(name, Queues.COUNTED);
+    }
+
+    private double gauge(String name, Queues queue) {
+        return this.meters.get(name).tag("queue", queue.code()).gauge().value();
+    }
+
+    private double trimmed(Queues queue, String reason) {
+        Counter counter = this.meters.find("delayqueue.history.trimmed").tags("queue", queue.code(), "reason", reason)
+                .counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    @Test
+    void theHistoryGaugeAndTrimCountersFollowTheBounds() {
+        for (int i = 0; i < 10; i++) {
+            this.template.send(Queues.KEPT, new Job("kept-" + i), Duration.ZERO);
+        }
+        this.template.send(Queues.AGED, new Job("aged-1"), Duration.ZERO);
+        this.template.send(Queues.AGED, new Job("aged-2"), Duration.ZERO);
+
+        await().atMost(DEADLINE).untilAsserted(() -> {
+            assertThat(trimmed(Queues.KEPT, "count")).isEqualTo(7); // 10 settled, 3 kept
+            assertThat(gauge("delayqueue.queue.history", Queues.KEPT)).isEqualTo(3);
+        });
+        assertThat(trimmed(Queues.KEPT, "age")).isZero();
+        // the age bound: both records deleted by the housekeeping once older than 500 ms
+        await().atMost(DEADLINE).untilAsserted(() -> {
+            assertThat(trimmed(Queues.AGED, "age")).isEqualTo(2);
+            assertThat(gauge("delayqueue.queue.history", Queues.AGED)).isZero();
+        });
+        assertThat(trimmed(Queues.AGED, "count")).isZero();
+        assertThat(gauge("delayqueue.queue.history")).as("a queue that keeps no history").isZero();
     }
 
     @Test

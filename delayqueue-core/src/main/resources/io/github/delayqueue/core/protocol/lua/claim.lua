@@ -5,7 +5,8 @@
 --          millisecond below it), next event time in ms ('' when none: the earliest due time or lease deadline, or
 --          when a limit lets due messages go), what this call did besides claiming ('' when nothing, else
 --          "<expired leases put back>:<expired leases dead-lettered>:<bad due times dead-lettered>:<expired
---          dead-lettered>:<expired dropped>:<dead letters deleted>", for the engine's listener and housekeeping), the flow limit that held due messages back
+--          dead-lettered>:<expired dropped>:<dead letters deleted>:<history records deleted by age>", for the engine's
+--          listener and housekeeping; a reply of six fields, without the last, is read as 0 history records), the flow limit that held due messages back
 --          ('' when none, else R rate limit, F cap in flight, H hold: the next event is then when the limit lets them
 --          go, or none for F, which a settle wakes; P when the queue is paused, with no next event), then pairs:
 --          "<attempt>:<due time>:<member>" (the member last: an id may hold ':'), envelope. Two reply items per message rather than four: the client decodes every item

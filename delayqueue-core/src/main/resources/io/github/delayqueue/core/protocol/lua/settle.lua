@@ -28,7 +28,9 @@
 --   shape cannot be kept (a grouped member beside a format-1 envelope, an ungrouped format-1 member beside a format-2
 --   envelope naming a group: there a resent H or L may still take the next delivery's lease).
 -- Returns: one string with a flag character per op: 1 applied, 0 stale (lease lost to a newer delivery, or
---          message gone). One reply of N bytes rather than N integer replies, each decoded and boxed by the client.
+--          message gone), then ":<count>" when the history's count bound deleted records (finish_history; nothing
+--          when it deleted none, so a reply of flags alone reads as none). One reply of N bytes rather than N integer
+--          replies, each decoded and boxed by the client.
 -- An ack is one argument rather than five: most of a burst's settle cost was per-argument work
 -- (client encoding, protocol parsing, Lua strings), not the Redis commands.
 -- Every op is fenced: it applies only if the delivery is still the current one.
@@ -43,7 +45,7 @@
 --   prepare_backs               the hand-backs' envelopes and new sequence numbers (includes/settle_outcomes.lua)
 --   apply_ops                   each op that holds its fence: ack, retry, hand back or dead letter
 --   finish_backs / finish_acks  the renumbered envelopes, the acks' deletes, for the whole batch at once
---   finish_history              the history's count bound, when the call kept records
+--   finish_history              the records the call kept, written at once, and the history's count bound
 --   wake                        a wake-up when a message came back due before the head; a claim waiting for the
 --                               cap on messages in flight is woken (includes/flow.lua)
 --- @include "settle_outcomes"

@@ -4,7 +4,8 @@
 -- Returns: now, pending, due now, in flight, dead, next due ('' if none), then the flow state (flow.lua's flow_view):
 --          the limits the claims apply ('' none), the claim rate per second ('' when not counted), the due messages
 --          the limits or a hold hold back now (0 while paused), the end of an active hold ('' none), and the part of
---          those a group's limits or hold hold back (0 while paused).
+--          those a group's limits or hold hold back (0 while paused); last, the records the queue's history keeps
+--          (includes/history.lua: one ZCARD of history-at, 0 for a queue that keeps none).
 -- Grouped messages (includes/groups.lua) count as pending from the group-flow hash's counter; as due now, those of
 -- the first 100 groups by rank (a read bounded like a claim), whether or not a group limit or hold lets them be
 -- claimed yet; the next due time is the earliest of the ungrouped messages (delayed without the groups' marker,
@@ -67,5 +68,6 @@ return {
   rate,
   throttled,
   hold and string.format('%d', hold) or '',
-  by_groups
+  by_groups,
+  redis.call('ZCARD', queue_keys(KEYS).base .. 'history-at')
 }

@@ -53,9 +53,10 @@ local function claim_reply(c, paused)
     if next_lease ~= nil and (next_event == nil or next_lease < next_event) then next_event = next_lease end
     if next_event ~= nil then c.out[2] = string.format('%d', next_event) end
   end
-  if c.redelivered + c.lease_dead + c.bad_dead + c.expiry_dead + c.expiry_dropped + c.dead_trimmed > 0 then
+  local hist_trimmed = c.hist_trimmed or 0 -- set by the housekeeping stage, when it ran on a queue with an age bound
+  if c.redelivered + c.lease_dead + c.bad_dead + c.expiry_dead + c.expiry_dropped + c.dead_trimmed + hist_trimmed > 0 then
     c.out[3] = c.redelivered .. ':' .. c.lease_dead .. ':' .. c.bad_dead .. ':' .. c.expiry_dead .. ':' .. c.expiry_dropped
-      .. ':' .. c.dead_trimmed
+      .. ':' .. c.dead_trimmed .. ':' .. hist_trimmed
   end
   return c.out
 end

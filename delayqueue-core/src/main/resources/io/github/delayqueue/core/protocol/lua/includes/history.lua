@@ -12,10 +12,11 @@
 -- (history_cancelled); one left by a lease that ran out is replaced by the next claim's, or deleted when the claim
 -- dead-letters or drops the message instead (history_drop_running), or by a cancel. A running record left behind
 -- otherwise (the message then settled by a consumer that keeps no history) stays until the id is claimed again.
--- Written by settle.lua's K (ack) and E (dead letter) ops, the claim's history_running stage, progress.lua and
--- cancels; trimmed to the count the K and E ops carry in the same call (at most the records written plus
--- HISTORY_TRIM per call), and by age in the claim's housekeeping stage (at most HISTORY_TRIM per call): never a scan,
--- never an unbounded call. Read by peek.lua's 'status' (one id) and recent.lua (the newest records, history_page).
+-- Written by settle.lua's K (ack) and E (dead letter) ops (all of a call at once), the claim's history_running stage,
+-- progress.lua and cancels; trimmed to the count the K and E ops carry in the same call (at most the records written
+-- plus HISTORY_TRIM per call), and by age in the claim's housekeeping stage (at most HISTORY_TRIM per call): never a
+-- scan, never an unbounded call. Each trim returns how many it deleted, which the call's reply carries for the
+-- engine's listener. Read by peek.lua's 'status' (one id) and recent.lua (the newest records, history_page).
 -- Only commands of the documented ACL rule set (HSET, HGET, HMGET, HDEL, ZADD, ZREM, ZRANGE (with REV to read newest
 -- first), ZRANGEBYSCORE, ZSCORE, ZCARD).
 --- @include "keys"
@@ -42,26 +43,30 @@ local function history_drop_running(c, id)
   if record and running_attempt(record) then redis.call('HDEL', records, id) end
 end
 
--- Keeps `record` for `id`, settled at `now`
-local function history_keep(keys, id, now, record)
+-- Keeps the records of one call: `fields` holds id, record, id, record, …, `scored` settled time, id, …, in the same
+-- order; one HSET and one ZADD for the whole call (at most a settle batch: as many as its acks' deletes unpack). A
+-- command per record cost the settle more than its records' writes did.
+local function history_keep(keys, fields, scored)
   local records, at = history_keys(keys)
-  redis.call('HSET', records, id, record)
-  redis.call('ZADD', at, now, id)
+  redis.call('HSET', records, unpack(fields))
+  redis.call('ZADD', at, unpack(scored))
 end
 
 -- Deletes the oldest records beyond `max`, at most `kept` + HISTORY_TRIM of them (`kept`: the records this call
 -- wrote, at most a settle batch): a count lowered by a deploy is reached over several calls, each bounded, never one
--- call deleting (and unpacking) an unbounded number
+-- call deleting (and unpacking) an unbounded number. Returns how many it deleted (for the engine's listener).
 local function history_trim_count(keys, max, kept)
   local records, at = history_keys(keys)
   local over = math.min(redis.call('ZCARD', at) - max, kept + HISTORY_TRIM)
-  if over <= 0 then return end
+  if over <= 0 then return 0 end
   local oldest = redis.call('ZRANGE', at, 0, over - 1)
   redis.call('HDEL', records, unpack(oldest))
   redis.call('ZREM', at, unpack(oldest))
+  return #oldest
 end
 
--- Deletes records settled before `before` (ms), at most HISTORY_TRIM; returns how many it deleted
+-- Deletes records settled before `before` (ms), at most HISTORY_TRIM; returns how many it deleted (the claim's reply
+-- carries it for the engine's listener, and for running the stage again at once)
 local function history_trim_age(keys, before)
   local records, at = history_keys(keys)
   local old = redis.call('ZRANGEBYSCORE', at, '-inf', '(' .. before, 'LIMIT', 0, HISTORY_TRIM)

@@ -5,7 +5,8 @@
 --     for deletion: one ZRANGEBYSCORE and one ZCARD); a call that deleted DEAD_TRIM says so in its reply, and the
 --     engine runs the stage again on its next claim, so a flood of dead letters is trimmed as fast as it comes;
 --   - history records (includes/history.lua) older than the queue keeps them, at most HISTORY_TRIM per call (one
---     ZRANGEBYSCORE when none is), counted with the dead letters deleted for running the stage again at once;
+--     ZRANGEBYSCORE when none is), counted with the dead letters deleted for running the stage again at once, and on
+--     their own in the reply (for the engine's listener);
 --   - members scored beyond what a Lua number holds exactly (+inf and the like: never due, so the admit stage never
 --     meets them; written by something other than delayqueue) go to the dead letters, a few per call.
 --- @include "dead_letters"
@@ -38,7 +39,8 @@ local function housekeeping(c)
   if trim > 0 then delete_dead(keys, redis.call('ZRANGE', keys.dead, 0, trim - 1)) end
   c.dead_trimmed = #expired + math.max(trim, 0) -- DEAD_TRIM: there may be more, and the engine asks again at once
   if c.hist_ms > 0 then
-    c.dead_trimmed = math.max(c.dead_trimmed, history_trim_age(keys, c.now - c.hist_ms)) -- HISTORY_TRIM = DEAD_TRIM
+    c.hist_trimmed = history_trim_age(keys, c.now - c.hist_ms) -- in the reply (claim_state.lua's claim_reply)
+    c.dead_trimmed = math.max(c.dead_trimmed, c.hist_trimmed) -- HISTORY_TRIM = DEAD_TRIM
   end
   local too_late = redis.call('ZRANGEBYSCORE', keys.delayed, '(' .. MAX_SCORE, '+inf', 'WITHSCORES', 'LIMIT', 0, 10)
   for k = 1, #too_late, 2 do bury_bad_score(c, too_late[k], too_late[k + 1]) end

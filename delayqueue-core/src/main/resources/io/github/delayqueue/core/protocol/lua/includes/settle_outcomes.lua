@@ -3,8 +3,8 @@
 --   retry (R)         back to delayed (or its group's set) in <delay>, capped just after its expiry, its error kept
 --   hand back (H, L)  back at <due> (H) or in <delay> (L) under a new sequence number, the attempt given back
 --   dead (D)          to the dead letters with its reason
---   K, E              ack, dead, and the record kept in the queue's history (includes/history.lua), trimmed to the
---                     count the op carries once the batch is applied (finish_history)
+--   K, E              ack, dead, and the record kept in the queue's history (includes/history.lua): the batch's
+--                     records written at once, then trimmed to the count the op carries (finish_history)
 -- A grouped message (includes/groups.lua) goes back to its group's set, and any settle of one frees its place
 -- against its group's in-flight cap.
 --- @include "settle_ops"
@@ -100,19 +100,28 @@ local function dead(s, i)
   bury(s.keys, s.ids[i], s.members[i], s.now, s.attempts_sent[i], s.texts[i])
 end
 
--- An ack or a dead letter whose record the queue keeps
+-- An ack or a dead letter whose record the queue keeps: the record is written with the others of the call by
+-- finish_history
 local function keep(s, i)
   if s.ops[i] == 'K' then ack(s, i) else dead(s, i) end
-  history_keep(s.keys, s.ids[i], s.now, s.records[i])
+  if s.kept == nil then s.kept, s.hist_fields, s.hist_at = 0, {}, {} end
+  local n = s.kept * 2
+  s.hist_fields[n + 1], s.hist_fields[n + 2] = s.ids[i], s.records[i]
+  s.hist_at[n + 1], s.hist_at[n + 2] = s.now, s.ids[i]
   s.keep = s.delays[i]
-  s.kept = (s.kept or 0) + 1
+  s.kept = s.kept + 1
 end
 
 local APPLY = { A = ack, a = ack, R = retry, H = hand_back, L = hand_back, D = dead, K = keep, E = keep }
 
--- The history's count bound, once per call that kept a record
+-- The records the call kept, in one write, then the history's count bound; the records it deleted, if any, end the
+-- reply as ":<count>" after the flags (settle.lua), for the engine's listener
 local function finish_history(s)
-  if s.keep ~= nil and s.keep > 0 then history_trim_count(s.keys, s.keep, s.kept) end
+  if s.kept == nil then return end
+  history_keep(s.keys, s.hist_fields, s.hist_at)
+  if s.keep <= 0 then return end
+  local trimmed = history_trim_count(s.keys, s.keep, s.kept)
+  if trimmed > 0 then s.result[#s.result + 1] = ':' .. trimmed end
 end
 
 -- Applies every op that holds its fence; the reply's flag per op: 1 applied, 0 stale
