@@ -122,6 +122,7 @@ class CancelRunningTest {
         AtomicBoolean sawCancelled = new AtomicBoolean();
         DelayQueueClient client = redis.client();
         DelayQueueConsumer consumer = client.newConsumer(queue, String.class, (String payload, MessageContext context) -> {
+            context.progress("started"); // writes its running record: a cancel then leaves a cancelled one
             started.countDown();
             try {
                 Thread.sleep(60_000);
@@ -136,6 +137,7 @@ class CancelRunningTest {
         consumer.start();
         client.send(queue, "long job", Duration.ZERO, SendOptions.id("job-3"));
         assertThat(started.await(FAULT_BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        await().atMost(FAULT_BOUND).until(() -> client.status(queue, "job-3").running() != null);
 
         assertThat(otherInstance().applyVersioned(queue, List.of(VersionedIntent.cancel("job-3", 1)),
                 Duration.ofHours(1))).containsExactly(VersionedIntent.Outcome.APPLIED);

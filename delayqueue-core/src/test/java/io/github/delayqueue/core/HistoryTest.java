@@ -187,15 +187,21 @@ class HistoryTest {
                     }
                 }
                 case "huge" -> context.result("x".repeat(MessageContext.MAX_RESULT_BYTES));
+                case "quiet" -> release.await(); // reports nothing: its record comes with its first lease extension
                 default -> throw new IllegalStateException(payload);
             }
-        }, ConsumerOptions.builder().retry(ONCE).concurrency(4).keepHistory(Duration.ofHours(1), 1_000).build());
+        }, ConsumerOptions.builder().retry(ONCE).concurrency(5).visibilityTimeout(Duration.ofMillis(600))
+                .keepHistory(Duration.ofHours(1), 1_000).build());
         Instant before = client.stats(queue).serverTime();
         client.send(queue, "later", Duration.ofHours(1), SendOptions.id("pending"));
         client.send(queue, "work", Duration.ZERO, SendOptions.id("work"));
         client.send(queue, "stuck", Duration.ZERO, SendOptions.id("stuck"));
         client.send(queue, "huge", Duration.ZERO, SendOptions.id("huge"));
+        client.send(queue, "quiet", Duration.ZERO, SendOptions.id("quiet"));
         try {
+            await().atMost(BOUND).until(() -> client.status(queue, "quiet").running() != null);
+            assertThat(client.status(queue, "quiet").running().instance()).isEqualTo(HistoryRecord.INSTANCE);
+            assertThat(client.status(queue, "quiet").running().progress()).isNull();
             await().atMost(BOUND).until(() -> client.status(queue, "work").running() != null
                     && "{\"step\":2}".equals(client.status(queue, "work").running().progress())
                     && client.status(queue, "stuck").running() != null

@@ -619,17 +619,21 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         }
         delivery.progressWrittenNanos = Math.max(1, System.nanoTime());
         QueueOps.Claimed claimed = delivery.claimed;
-        ops.progressAsync(claimed.id(), claimed.member(), claimed.attempt(), json).whenComplete((kept, e) -> {
-            if (e != null) {
-                // progress is for people looking: a failed write never fails the handler; the record keeps the value
-                log.debug("Queue '{}': could not write the progress of message '{}': {}", queue, claimed.id(),
-                        e.toString());
-            }
-            delivery.progressWriting.set(false);
-            if (delivery.progressJson != json && !delivery.isSettled()) {
-                progressChanged(delivery);
-            }
-        });
+        ops.runningAsync(claimed.id(), claimed.member(), claimed.attempt(), delivery.runningRecord(), json)
+                .whenComplete((kept, e) -> {
+                    if (Boolean.TRUE.equals(kept)) {
+                        delivery.runningWritten = true;
+                    }
+                    if (e != null) {
+                        // progress is for people looking: a failed write never fails the handler; the record keeps it
+                        log.debug("Queue '{}': could not write the progress of message '{}': {}", queue, claimed.id(),
+                                e.toString());
+                    }
+                    delivery.progressWriting.set(false);
+                    if (delivery.progressJson != json && !delivery.isSettled()) {
+                        progressChanged(delivery);
+                    }
+                });
     }
 
     @Override

@@ -68,6 +68,8 @@ public final class Delivery implements MessageContext.Control {
     volatile long progressWrittenNanos;
     /** A progress write is scheduled or under way (at most one per delivery: writes stay in order). */
     final AtomicBoolean progressWriting = new AtomicBoolean();
+    /** Its running record was written (by a lease extension's round or a progress write). */
+    volatile boolean runningWritten;
 
     Delivery(QueueOps.Claimed claimed, Owner owner) {
         this.claimed = claimed;
@@ -89,9 +91,18 @@ public final class Delivery implements MessageContext.Control {
     /** This delivery's history record: claimed about when it was dispatched, on the Redis clock. */
     private String record(boolean dead, @Nullable String reason) {
         long now = System.nanoTime();
-        long claimedMs = claimed.dueMs() + (startNanos - claimed.dueNanos()) / 1_000_000;
-        return HistoryRecord.write(dead, claimed.dueMs(), claimedMs, claimed.attempt(), (now - startNanos) / 1_000_000,
+        return HistoryRecord.write(dead, claimed.dueMs(), claimedMs(), claimed.attempt(), (now - startNanos) / 1_000_000,
                 Envelope.groupOf(claimed.member()), dead ? reason : null, dead ? null : resultJson, progressJson);
+    }
+
+    /** When it was claimed, about: its dispatch, on the Redis clock as the claim's reply set it. */
+    private long claimedMs() {
+        return claimed.dueMs() + (startNanos - claimed.dueNanos()) / 1_000_000;
+    }
+
+    /** Its running record, without progress ({@link HistoryRecord#writeRunning}). */
+    String runningRecord() {
+        return HistoryRecord.writeRunning(claimed.dueMs(), claimedMs(), claimed.attempt());
     }
 
     @Override

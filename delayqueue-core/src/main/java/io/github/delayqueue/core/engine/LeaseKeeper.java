@@ -60,6 +60,31 @@ public final class LeaseKeeper {
         return Math.max(20, options.visibilityTimeout().toMillis() / 3);
     }
 
+    /**
+     * Writes the running records of the deliveries this round extended that have none yet (a consumer that keeps the
+     * history): a delivery that outlives a lease period shows where and since when it runs, while quick ones, settled
+     * before any round reaches them, cost no write.
+     */
+    private void record(List<Delivery> unrecorded) {
+        for (int from = 0; from < unrecorded.size(); from += Settler.BATCH) {
+            List<Delivery> batch = unrecorded.subList(from, Math.min(unrecorded.size(), from + Settler.BATCH));
+            List<String> args = new ArrayList<>(batch.size() * 5);
+            for (Delivery delivery : batch) {
+                args.add(delivery.claimed.id());
+                args.add(delivery.claimed.member());
+                args.add(Integer.toString(delivery.claimed.attempt()));
+                args.add(delivery.runningRecord());
+                args.add("");
+            }
+            boolean[] written = ops.running(args);
+            for (int i = 0; i < written.length; i++) {
+                if (written[i]) {
+                    batch.get(i).runningWritten = true;
+                }
+            }
+        }
+    }
+
     private void keep() {
         try {
             long timeoutNanos = options.handlerTimeout().toNanos();
@@ -75,11 +100,16 @@ public final class LeaseKeeper {
                     fences.add(Integer.toString(delivery.claimed.attempt()));
                 }
             }
+            List<Delivery> unrecorded = new ArrayList<>();
             for (int from = 0; from < extended.size(); from += Settler.BATCH) {
                 int to = Math.min(extended.size(), from + Settler.BATCH);
                 boolean[] ok = ops.extend(options.visibilityTimeout().toMillis(), fences.subList(from * 2, to * 2));
                 for (int i = 0; i < ok.length; i++) {
                     Delivery delivery = extended.get(from + i);
+                    // one whose handler reported progress has its record written with it (ConsumerEngine.writeProgress)
+                    if (ok[i] && options.keepsHistory() && !delivery.runningWritten && delivery.progressJson == null) {
+                        unrecorded.add(delivery);
+                    }
                     if (!ok[i] && !delivery.isSettled()) {
                         // read before the once-per-delivery flag: a read that fails is tried again next round
                         boolean stored = ops.exists(delivery.claimed.id());
@@ -92,6 +122,7 @@ public final class LeaseKeeper {
                     }
                 }
             }
+            record(unrecorded);
         } catch (Throwable e) { // a periodic task that throws is never run again: no lease would be extended
             Threads.loopFailed(log, e, "Queue '{}': extending leases failed, trying again in {} ms: {}", queue,
                     periodMs());

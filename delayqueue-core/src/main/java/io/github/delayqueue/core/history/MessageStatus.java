@@ -13,8 +13,8 @@ import io.github.delayqueue.core.QueuedMessage;
  * @param id      the message id
  * @param state   where it stands
  * @param live    the message while {@link State#PENDING} or {@link State#IN_FLIGHT}, else {@code null}
- * @param running where and since when it runs while {@link State#IN_FLIGHT}, when the consumer that claimed it keeps
- *                the queue's history; else {@code null}
+ * @param running where and since when it runs while {@link State#IN_FLIGHT}, once the consumer that claimed it (one
+ *                that keeps the queue's history) wrote it ({@link RunningMessage}); else {@code null}
  * @param settled its record while {@link State#COMPLETED}, {@link State#DEAD_LETTERED} or {@link State#CANCELLED},
  *                else {@code null}
  */
@@ -31,11 +31,11 @@ public record MessageStatus(String id, State state, @Nullable QueuedMessage live
         COMPLETED,
         /** Dead-lettered by a consumer, and its record kept in the history (see {@link DelayQueueClient#deadLetters}). */
         DEAD_LETTERED,
-        /** Cancelled after a consumer that keeps the history claimed it, and its record kept in the history. */
+        /** Cancelled while it had a running record ({@link RunningMessage}), and its record kept in the history. */
         CANCELLED,
         /**
-         * Neither live nor in the history: never sent, cancelled before a consumer that keeps the history claimed it,
-         * or settled by a consumer that keeps none (or its record trimmed); also a message a claim dead-lettered (its lease expired on its last attempt, or it
+         * Neither live nor in the history: never sent, cancelled before it had a running record, or settled by a
+         * consumer that keeps no history (or its record trimmed); also a message a claim dead-lettered (its lease expired on its last attempt, or it
          * expired), which has no record.
          */
         UNKNOWN

@@ -40,8 +40,9 @@ public record SettledMessage(String id, Outcome outcome, Instant settledAt, Inst
         /** Dead-lettered after its handler (or the payload's decoding) failed for the last time. */
         DEAD_LETTERED,
         /**
-         * Cancelled ({@link DelayQueueClient#cancel}, or an outbox's cancel) after a consumer that keeps the history
-         * claimed it: while its handler ran (the handler was interrupted), or while it waited for a retry.
+         * Cancelled ({@link DelayQueueClient#cancel}, or an outbox's cancel) while it had a running record
+         * ({@link RunningMessage}): while its handler ran (the handler was interrupted), or while it waited for a retry
+         * after such a run.
          */
         CANCELLED
     }

@@ -20,8 +20,8 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code {"v":1,"o":"completed"|"dead","d":<due ms>,"c":<claimed ms>,"a":<attempts>,"i":"<instance>","t":<ms>,
  * "g":"<group>","r":"<reason>","res":<result JSON>,"p":<progress JSON>}}; {@code g}, {@code r}, {@code res} and
  * {@code p} only when there is one. When it was settled is the score of {@code history-at}, on the Redis clock.
- * Two more outcomes are written by Lua in the same shape (includes/history.lua): {@code "running"} (the claim's record
- * of a delivery under way, {@code t} 0, read by {@link #running}) and {@code "cancelled"} (a running record a cancel
+ * Two more outcomes share the shape: {@code "running"} (a delivery under way, {@link #writeRunning}, {@code t} 0, read by
+ * {@link #running}) and {@code "cancelled"} (a running record a cancel
  * marked, {@code t} the time since its claim).
  */
 public final class HistoryRecord {
@@ -87,6 +87,16 @@ public final class HistoryRecord {
             json.append(",\"p\":").append(progress);
         }
         return json.append('}').toString();
+    }
+
+    /**
+     * The running record of a delivery under way (running.lua writes it, includes/history.lua reads its fixed head):
+     * {@code {"v":1,"o":"running","d":<due ms>,"c":<claimed ms>,"a":<attempt>,"i":"<instance>","t":0}}.
+     */
+    public static String writeRunning(long dueMs, long claimedMs, int attempt) {
+        return new StringBuilder(72 + INSTANCE_JSON.length()).append("{\"v\":1,\"o\":\"running\",\"d\":").append(dueMs)
+                .append(",\"c\":").append(claimedMs).append(",\"a\":").append(attempt).append(",\"i\":")
+                .append(INSTANCE_JSON).append(",\"t\":0}").toString();
     }
 
     /**

@@ -685,12 +685,23 @@ public final class QueueOps {
     }
 
     /**
-     * Keeps the progress a running delivery reported in its running record (progress.lua), without blocking; false when
-     * the delivery is no longer the message's running one, or the claim wrote no record (a consumer that keeps none).
+     * Writes the running records of deliveries under way (running.lua): per delivery five strings, id, member, attempt,
+     * its record ({@link HistoryRecord#writeRunning}) and its progress JSON or {@code ""}; a flag per delivery, false
+     * when it is no longer the message's current one.
      */
-    public CompletionStage<Boolean> progressAsync(String id, String member, int attempt, String progressJson) {
-        return scripts.listAsync(Scripts.Name.PROGRESS, keys.keys(), keys.wakeChannel(), id, member,
-                Integer.toString(attempt), progressJson).thenApply(out -> !out.isEmpty() && "1".equals(out.get(0).toString()));
+    public boolean[] running(List<String> deliveries) {
+        Object[] args = new Object[1 + deliveries.size()];
+        args[0] = keys.wakeChannel();
+        for (int i = 0; i < deliveries.size(); i++) {
+            args[1 + i] = deliveries.get(i);
+        }
+        return flags(scripts.text(Scripts.Name.RUNNING, keys.keys(), args));
+    }
+
+    /** As {@link #running}, one delivery, without blocking: the handler's progress. */
+    public CompletionStage<Boolean> runningAsync(String id, String member, int attempt, String record, String progress) {
+        return scripts.listAsync(Scripts.Name.RUNNING, keys.keys(), keys.wakeChannel(), id, member,
+                Integer.toString(attempt), record, progress).thenApply(out -> !out.isEmpty() && "1".equals(out.get(0).toString()));
     }
 
     /** peek.lua's answer: the time, a count, then six fields per message. */

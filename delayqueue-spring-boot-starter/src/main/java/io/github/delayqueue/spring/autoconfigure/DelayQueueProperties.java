@@ -778,7 +778,8 @@ public class DelayQueueProperties {
         /**
          * The history: a record of each message the consumer acknowledges or dead-letters, or that is cancelled (when,
          * after how many attempts, on which instance, how long it took, the outcome, the handler's result and
-         * progress), and of each message it claims while it runs (where, since when), read with
+         * progress), and of each delivery that runs past its first lease extension or reports progress, while it runs
+         * (where, since when), read with
          * DelayQueueAdmin.status. Off unless a bound is set.
          */
         public static class History {

@@ -20,7 +20,6 @@
 --   admit                  one verdict per candidate: deliver, corrupt, regroup, orphan, stray or expired
 --   fit_budget             the byte budget of one reply
 --   grant_leases           attempts, leases, the reply's messages; group permits and the flow limits spent
---   history_running        a running record per message granted, for consumers that keep the history
 --   claim_reply            the next event and what the call did
 --- @include "claim_state"
 --- @include "housekeeping"
@@ -34,5 +33,4 @@ local batch = read_candidates(c, c.limit > 0 and flow_allow(c.flow, c.limit) or 
 admit(c, batch)
 fit_budget(c, batch)
 grant_leases(c, batch)
-history_running(c)
 return claim_reply(c, false)

@@ -12,8 +12,8 @@
 --   expired  'drop' deletes a message past its expiry, else it goes to the dead letters
 --   house    true: run the housekeeping stage (includes/housekeeping.lua) in this call
 --   hist_ms  the queue's history keeps records this long (includes/history.lua); absent or 0: no age bound
---   hist_inst  the consumer keeps the history: its instance, named in the running record of each message it claims
---            (history.lua's history_running); absent: no running records
+--   hist_inst  the consumer keeps the history (its instance): a message this claim dead-letters or drops without a
+--            settle has its running record deleted (history.lua's history_drop_running); absent: nothing of the history
 --- @include "clock"
 --- @include "keys"
 --- @include "flow"

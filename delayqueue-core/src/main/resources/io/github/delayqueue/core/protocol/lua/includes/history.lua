@@ -4,16 +4,15 @@
 --                               message sent again under the same id replaces its record when it is settled again
 --   base .. 'history-at'  ZSET  id -> when it was settled (ms, Redis clock): the record's time, and the order in which
 --                               records are trimmed
--- While a message is in flight its record, if the claim wrote one (claim.lua's history_running stage: consumers that
--- keep the history pass their instance; in the records hash only, not in history-at), says where and since when it
--- runs: {"v":1,"o":"running","d":<due ms>,
--- "c":<claimed ms>,"a":<attempt>,"i":"<instance>","t":0}, and then ',"p":<progress JSON>' before its closing brace
--- once the handler reported progress (progress.lua). The settle's record replaces it; a cancel marks it cancelled
+-- While a message is in flight its running record, once the engine wrote one (running.lua: a consumer that keeps the
+-- history writes it at the delivery's first lease extension or first progress report, whichever comes first, so that
+-- quick deliveries cost nothing; in the records hash only, not in history-at), says where and since when it runs:
+-- {"v":1,"o":"running","d":<due ms>,"c":<claimed ms>,"a":<attempt>,"i":"<instance>","t":0}, and then
+-- ',"p":<progress JSON>' before its closing brace once the handler reported progress. The settle's record replaces it; a cancel marks it cancelled
 -- (history_cancelled); one left by a lease that ran out is replaced by the next claim's, or deleted when the claim
 -- dead-letters or drops the message instead (history_drop_running), or by a cancel. A running record left behind
 -- otherwise (the message then settled by a consumer that keeps no history) stays until the id is claimed again.
--- Written by settle.lua's K (ack) and E (dead letter) ops (all of a call at once), the claim's history_running stage,
--- progress.lua and cancels; trimmed to the count the K and E ops carry in the same call (at most the records written
+-- Written by settle.lua's K (ack) and E (dead letter) ops (all of a call at once), running.lua and cancels; trimmed to the count the K and E ops carry in the same call (at most the records written
 -- plus HISTORY_TRIM per call), and by age in the claim's housekeeping stage (at most HISTORY_TRIM per call): never a
 -- scan, never an unbounded call. Each trim returns how many it deleted, which the call's reply carries for the
 -- engine's listener. Read by peek.lua's 'status' (one id) and recent.lua (the newest records, history_page).
@@ -28,7 +27,7 @@ local function history_keys(keys)
   return keys.base .. 'history', keys.base .. 'history-at'
 end
 
--- The attempt a running record (history_running's) is of, read from its fixed head; nil for any other record
+-- The attempt a running record is of, read from its fixed head; nil for any other record
 local function running_attempt(record)
   return string.match(record, '^{"v":1,"o":"running","d":%d+,"c":%d+,"a":(%d+),')
 end
@@ -76,36 +75,14 @@ local function history_trim_age(keys, before)
   return #old
 end
 
--- Claim stage "history_running": a running record for each message the claim granted (leases.lua's c.granted), when
--- the consumer keeps the history (its options name the instance: claim_state.lua's hist_inst). One HSET for the
--- batch. Running records are in the records hash only, not in history-at: they are not settled, so the history's
--- pages, count and trims never see them (a count below the messages in flight trims no running record)
-local function history_running(c)
-  local g = c.granted
-  if c.hist_inst == nil or g == nil then return end
-  local records = history_keys(c.keys)
-  local instance = cjson.encode(c.hist_inst)
-  local now = string.format('%d', c.now)
-  local values = {}
-  for k, i in ipairs(g.live) do
-    values[#values + 1] = g.batch.ids[i]
-    values[#values + 1] = '{"v":1,"o":"running","d":' .. g.batch.scores[i] .. ',"c":' .. now .. ',"a":'
-      .. g.counts[2 * k] .. ',"i":' .. instance .. ',"t":0}'
-  end
-  redis.call('HSET', records, unpack(values))
-end
-
--- The progress a running delivery reported: `progress` (JSON) replaces any earlier one in the running record of `id`
--- (history_running's), kept only while the delivery is the message's current one (lifecycle.lua's is_current: in
--- flight, and its attempt the latest) and the record is that delivery's. Returns 1 if it was kept, else 0
-local function history_progress(keys, id, member, attempt, progress)
+-- Writes the running record of `id` for its delivery `member`, attempt `attempt`: `record` as the engine wrote it
+-- (protocol.HistoryRecord.running: {"v":1,"o":"running",...,"t":0}), with ',"p":<progress>' before its closing brace
+-- when `progress` is not empty; only while that delivery is the message's current one (lifecycle.lua's is_current:
+-- in flight, and its attempt the latest). Returns 1 if it was written, else 0
+local function history_running(keys, id, member, attempt, record, progress)
   if not is_current(keys, id, member, attempt) then return 0 end
-  local records = history_keys(keys)
-  local record = redis.call('HGET', records, id)
-  if not record or running_attempt(record) ~= attempt then return 0 end
-  local cut = string.find(record, ',"p":', 1, true)
-  local base = cut and string.sub(record, 1, cut - 1) or string.sub(record, 1, -2)
-  redis.call('HSET', records, id, base .. ',"p":' .. progress .. '}')
+  if progress ~= '' then record = string.sub(record, 1, -2) .. ',"p":' .. progress .. '}' end
+  redis.call('HSET', history_keys(keys), id, record)
   return 1
 end
 

@@ -32,8 +32,7 @@ end
 -- Puts the batch's admitted messages in flight: every member read leaves delayed (those not admitted were dropped or
 -- buried), the admitted get attempt + 1 (one HMGET and one variadic HSET for the batch) and a lease until now + lease,
 -- and go into the reply as "<attempt>:<due time>:<member>", envelope; grouped ones leave their group's pending set and
--- spend its permits (groups.lua's group_claimed); the queue-wide limits count them (flow.lua's flow_took). What it
--- granted stays in c.granted for the stages after it (history.lua's history_running).
+-- spend its permits (groups.lua's group_claimed); the queue-wide limits count them (flow.lua's flow_took).
 local function grant_leases(c, batch)
   local keys, members = c.keys, batch.members
   if #members == 0 then return end
@@ -60,7 +59,6 @@ local function grant_leases(c, batch)
     end
     redis.call('HSET', keys.attempts, unpack(counts))
     redis.call('ZADD', keys.inflight, unpack(leases))
-    c.granted = { batch = batch, live = live, counts = counts }
   end
   if batch.grouped then
     local taken = {}
