@@ -745,7 +745,7 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         }
     }
 
-    /** The partitions a slow-down holds: every one of the queue ({@link DelayQueueClient#newConsumer}). */
+    /** The partitions a slow-down holds: every one of the queue ({@code DelayQueueClient.newConsumer}). */
     public void holdsWith(List<QueueOps> parts) {
         this.holdParts = List.copyOf(parts);
     }
