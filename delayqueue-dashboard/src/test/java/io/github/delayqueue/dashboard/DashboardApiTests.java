@@ -363,7 +363,8 @@ class DashboardApiTests extends DashboardTestSupport {
         this.slow.hold();
         try {
             this.template.send(DashQueues.SLOW, "hold", Duration.ZERO, SendOptions.id("st-flight"));
-            await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.SLOW).inFlight() == 1);
+            await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.SLOW).inFlight() == 1
+                    && this.admin.status(DashQueues.SLOW, "st-flight").running() != null); // its progress wrote it
             JsonNode flight = json(http().get("/api/queues/SLOW/status?id=st-flight"));
             assertThat(flight.path("state").asString()).isEqualTo("in-flight");
             assertThat(flight.path("live").path("leaseInMillis").asLong()).isPositive();
@@ -371,6 +372,7 @@ class DashboardApiTests extends DashboardTestSupport {
             // SLOW keeps its history: where and since when it runs
             assertThat(flight.path("running").path("instance").asString()).contains("@");
             assertThat(flight.path("running").path("claimedAgoMillis").asLong()).isNotNegative();
+            assertThat(flight.path("running").path("progress").asString()).isEqualTo("\"held\"");
         } finally {
             this.slow.release();
         }

@@ -7,6 +7,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import io.github.delayqueue.core.MessageContext;
+import io.github.delayqueue.spring.ContextAwareDelayMessageHandler;
 import io.github.delayqueue.spring.DelayHandler;
 import io.github.delayqueue.spring.DelayMessageHandler;
 import io.micrometer.core.instrument.Meter;
@@ -102,12 +104,13 @@ public class DashApp {
     /** Holds its message until {@link #release()}, so that the test sees it in flight. */
     @Component
     @DelayHandler("SLOW")
-    public static class SlowHandler implements DelayMessageHandler<String> {
+    public static class SlowHandler implements ContextAwareDelayMessageHandler<String> {
 
         private volatile CountDownLatch gate = new CountDownLatch(1);
 
         @Override
-        public void handle(String payload) throws InterruptedException {
+        public void handle(String payload, MessageContext context) throws InterruptedException {
+            context.progress("held"); // SLOW keeps its history: its status in flight shows where it runs
             this.gate.await(60, TimeUnit.SECONDS);
         }
 
