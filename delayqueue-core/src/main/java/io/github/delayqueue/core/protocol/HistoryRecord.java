@@ -100,7 +100,7 @@ public final class HistoryRecord {
     }
 
     /**
-     * The running record in {@code text} (includes/history.lua's history_running) when it is that of the delivery
+     * The running record in {@code text} ({@link #writeRunning}'s, with its progress) when it is that of the delivery
      * {@code attempt} under way, whose lease runs until {@code leaseMs}; else null (another record, or unreadable).
      */
     public static @Nullable RunningMessage running(String text, int attempt, long leaseMs) {

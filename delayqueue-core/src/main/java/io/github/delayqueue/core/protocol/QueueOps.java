@@ -393,7 +393,8 @@ public final class QueueOps {
 
     /**
      * A claim of a consumer that keeps the history when {@code historyInstance} names its instance: each message it
-     * claims gets a running record (includes/history.lua's history_running), which {@link #status} reads.
+     * dead-letters or drops without a settle has its running record deleted (includes/history.lua's
+     * history_drop_running).
      */
     public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
             ClaimLimits flow, boolean dropExpired, GroupLimits groupLimits, boolean housekeeping, long historyMs,
