@@ -79,7 +79,7 @@ public record MessageContext(String queue, String id, int attempt, Instant dueAt
      * is settled. Written to Redis at most every {@link #PROGRESS_INTERVAL_MS} ms per delivery (the latest value is
      * kept in between, and written with the record); on a queue that keeps no history it is ignored.
      *
-     * @throws IllegalArgumentException if it cannot be encoded or is larger than {@link #MAX_RESULT_BYTES}
+     * @throws IllegalArgumentException if it is null, cannot be encoded or is larger than {@link #MAX_RESULT_BYTES}
      */
     public void progress(Object progress) {
         control.progress(progress);

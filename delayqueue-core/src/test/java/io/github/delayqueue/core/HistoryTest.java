@@ -187,10 +187,11 @@ class HistoryTest {
                     }
                 }
                 case "huge" -> context.result("x".repeat(MessageContext.MAX_RESULT_BYTES));
+                case "no-progress" -> context.progress(null);
                 case "quiet" -> release.await(); // reports nothing: its record comes with its first lease extension
                 default -> throw new IllegalStateException(payload);
             }
-        }, ConsumerOptions.builder().retry(ONCE).concurrency(5).visibilityTimeout(Duration.ofMillis(600))
+        }, ConsumerOptions.builder().retry(ONCE).concurrency(6).visibilityTimeout(Duration.ofMillis(600))
                 .keepHistory(Duration.ofHours(1), 1_000).build());
         Instant before = client.stats(queue).serverTime();
         client.send(queue, "later", Duration.ofHours(1), SendOptions.id("pending"));
@@ -198,6 +199,7 @@ class HistoryTest {
         client.send(queue, "stuck", Duration.ZERO, SendOptions.id("stuck"));
         client.send(queue, "huge", Duration.ZERO, SendOptions.id("huge"));
         client.send(queue, "quiet", Duration.ZERO, SendOptions.id("quiet"));
+        client.send(queue, "no-progress", Duration.ZERO, SendOptions.id("no-progress"));
         try {
             await().atMost(BOUND).until(() -> client.status(queue, "quiet").running() != null);
             assertThat(client.status(queue, "quiet").running().instance()).isEqualTo(HistoryRecord.INSTANCE);
@@ -234,6 +236,9 @@ class HistoryTest {
             // a result larger than allowed fails the delivery, which is dead-lettered after its one attempt
             await().atMost(BOUND).until(() -> client.status(queue, "huge").state() == MessageStatus.State.DEAD_LETTERED);
             assertThat(client.status(queue, "huge").settled().reason()).contains("at most " + MessageContext.MAX_RESULT_BYTES);
+            await().atMost(BOUND).until(() -> client.status(queue, "no-progress").state()
+                    == MessageStatus.State.DEAD_LETTERED);
+            assertThat(client.status(queue, "no-progress").settled().reason()).contains("progress must not be null");
         } finally {
             release.countDown();
         }

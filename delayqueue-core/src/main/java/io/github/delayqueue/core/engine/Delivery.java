@@ -88,21 +88,17 @@ public final class Delivery implements MessageContext.Control {
         }
     }
 
-    /** This delivery's history record: claimed about when it was dispatched, on the Redis clock. */
+    /** This delivery's history record, with the time its claim ran on the Redis clock. */
     private String record(boolean dead, @Nullable String reason) {
         long now = System.nanoTime();
-        return HistoryRecord.write(dead, claimed.dueMs(), claimedMs(), claimed.attempt(), (now - startNanos) / 1_000_000,
-                Envelope.groupOf(claimed.member()), dead ? reason : null, dead ? null : resultJson, progressJson);
-    }
-
-    /** When it was claimed, about: its dispatch, on the Redis clock as the claim's reply set it. */
-    private long claimedMs() {
-        return claimed.dueMs() + (startNanos - claimed.dueNanos()) / 1_000_000;
+        return HistoryRecord.write(dead, claimed.dueMs(), claimed.claimedMs(), claimed.attempt(),
+                (now - startNanos) / 1_000_000, Envelope.groupOf(claimed.member()), dead ? reason : null,
+                dead ? null : resultJson, progressJson);
     }
 
     /** Its running record, without progress ({@link HistoryRecord#writeRunning}). */
     String runningRecord() {
-        return HistoryRecord.writeRunning(claimed.dueMs(), claimedMs(), claimed.attempt());
+        return HistoryRecord.writeRunning(claimed.dueMs(), claimed.claimedMs(), claimed.attempt());
     }
 
     @Override
@@ -117,6 +113,9 @@ public final class Delivery implements MessageContext.Control {
      */
     @Override
     public void progress(Object progress) {
+        if (progress == null) { // a caller without null checks: a clear refusal, not the codec's "null"
+            throw new IllegalArgumentException("progress must not be null (a result may be cleared with result(null))");
+        }
         String json = owner.encodeResult(progress);
         if (owner.historyKeep() < 0) {
             return;

@@ -11,7 +11,7 @@ import io.github.delayqueue.core.MessageContext;
  * Where a message in flight runs, as {@link MessageStatus#running} tells it: written by a consumer that keeps the
  * queue's history ({@link ConsumerOptions.Builder#keepHistory}) when the delivery's lease is first extended (within a
  * third of the visibility timeout) or its handler first reports progress, whichever comes first; a delivery done
- * sooner has none. Times are on the Redis clock; {@code claimedAt} is the consumer's dispatch, to the millisecond.
+ * sooner has none. Times are on the Redis clock.
  *
  * @param instance     the JVM whose consumer claimed it, {@code <pid>@<host>}
  * @param claimedAt    when this delivery was claimed

@@ -163,9 +163,7 @@ public final class HistoryRecord {
             return null;
         }
         return new SettledMessage(id, settled, Instant.ofEpochMilli(settledMs), Instant.ofEpochMilli(due.longValue()),
-                // the engine estimates when it claimed (its dispatch, on the Redis clock as it reads it): a fast handler's
-                // settle can read the Redis clock a millisecond or two before that estimate
-                Instant.ofEpochMilli(Math.min(claimed.longValue(), settledMs)), attempts.intValue(),
+                Instant.ofEpochMilli(claimed.longValue()), attempts.intValue(),
                 record.get("i") instanceof String instance ? instance : "unknown", Duration.ofMillis(took.longValue()),
                 record.get("g") instanceof String group ? group : null,
                 record.get("r") instanceof String reason ? reason : null, json(record.get("res")), json(record.get("p")));

@@ -33,9 +33,11 @@ public final class QueueOps {
     /**
      * One claimed delivery. {@code member} is the delayed/in-flight set member, {@code attempt} its fence,
      * {@code dueNanos} its due time on this JVM's {@link System#nanoTime()} scale (the Redis clock carried
-     * over by the claim's round trip), so that lateness is measured on the Redis clock.
+     * over by the claim's round trip), so that lateness is measured on the Redis clock; {@code claimedMs} when the
+     * claim ran (ms, Redis clock: what a history record says of it).
      */
-    public record Claimed(String member, String id, int attempt, long dueMs, String envelope, long dueNanos) {
+    public record Claimed(String member, String id, int attempt, long dueMs, String envelope, long dueNanos,
+            long claimedMs) {
     }
 
     /**
@@ -111,7 +113,7 @@ public final class QueueOps {
                 long dueMs = Long.parseLong(head, first + 1, second, 10);
                 long dueNanos = clockReadAt - (nowMicros - dueMs * 1000) * 1000;
                 claimed.add(new Claimed(member, Envelope.idOf(member), Integer.parseInt(head, 0, first, 10), dueMs,
-                        out.get(i + 1).toString(), dueNanos));
+                        out.get(i + 1).toString(), dueNanos, nowMicros / 1000));
             }
             return new ClaimResult(nowMicros, clockReadAt, next.isEmpty() ? -1 : Long.parseLong(next), claimed,
                     redelivered, leaseDead, badDueDead, throttledBy, expiredDead, expiredDropped, deadTrimmed, historyTrimmed, paused);
