@@ -30,9 +30,13 @@ import io.github.delayqueue.core.protocol.GroupLimits;
 import io.github.delayqueue.core.protocol.QueueOps;
 import io.github.delayqueue.core.protocol.QueueRoute;
 import io.github.delayqueue.core.protocol.Scripts;
+import io.github.delayqueue.core.protocol.SetScript;
 import io.github.delayqueue.core.protocol.WatchRegistry;
 import io.github.delayqueue.core.history.HistoryPage;
 import io.github.delayqueue.core.history.MessageStatus;
+import io.github.delayqueue.core.sets.Chain;
+import io.github.delayqueue.core.sets.JobSet;
+import io.github.delayqueue.core.sets.SetStatus;
 
 /**
  * Entry point of the engine: sends, cancels and reschedules messages, reads queue statistics,
@@ -86,6 +90,7 @@ public final class DelayQueueClient {
     private final Sends sends;
     private final Reads reads;
     private final DeadLetterAdmin deadLetters;
+    private final JobSets sets;
     /** The lease keeper and settler threads, shared by this client's consumers. */
     private final SharedThreads shared;
 
@@ -101,8 +106,9 @@ public final class DelayQueueClient {
         this.sends = new Sends(this, options, queues, application);
         this.reads = new Reads(queues);
         this.deadLetters = new DeadLetterAdmin(queues);
+        this.sets = new JobSets(this, redisson, options, sends, new SetScript(scripts, options.keyPrefix()));
         this.shared = new SharedThreads(options.sharedIdlePolling()
-                ? new WatchRegistry(redisson, scripts, options.keyPrefix()) : null, activity);
+                ? new WatchRegistry(redisson, scripts, options.keyPrefix()) : null, activity, sets);
     }
 
     /** A client with the default {@link ClientOptions}. */
@@ -232,6 +238,60 @@ public final class DelayQueueClient {
      */
     public List<String> send(PreparedSend prepared) {
         return sends.send(prepared);
+    }
+
+    /**
+     * Sends a job set: its members, on their queues, each carrying the set's id ({@link JobSet#SET_HEADER}), and its
+     * callbacks, sent once their condition holds ({@link JobSet} says which and when; docs/guides/job-sets.md). The set
+     * is created and its members added before any is sent, and it is sealed once all are: no callback is sent before.
+     * Returns the set's id (the one given, or a generated one). A send that fails half-way leaves the set unsealed, so
+     * nothing fires; sending the same set again (same set id and member ids) completes it, nothing counted twice.
+     *
+     * @throws IllegalArgumentException on an invalid member (as {@link #sendAll} checks them), two members with one id
+     *                                  on one queue, or a parent set that does not exist; nothing is written
+     * @throws IllegalStateException    if its parent set is complete
+     * @throws DelayQueueException      if Redis fails
+     */
+    public String sendSet(JobSet set) {
+        return sets.send(set);
+    }
+
+    /**
+     * Adds members to a job set that exists: what a running member does to grow its own set (with
+     * {@link JobSet#setOf} of its context) before it returns; the set cannot complete in between, since the running
+     * member is itself still pending. Members are added before they are sent. Returns their ids. Give them ids derived
+     * from the running member's, so that a retried handler adds the same members again rather than new ones.
+     *
+     * @throws IllegalArgumentException on an invalid request, or a set that does not exist (never sent, or past its
+     *                                  retention); nothing is written
+     * @throws IllegalStateException    if the set is complete (its complete callback was sent)
+     */
+    public List<String> addToSet(String setId, String queue, List<SendRequest> requests) {
+        return sets.addTo(setId, queue, requests);
+    }
+
+    /**
+     * Sends a chain: its first step now, each next one once the one before is acknowledged, exactly once
+     * ({@link Chain}). Returns the steps' message ids, in order.
+     *
+     * @throws IllegalArgumentException on an invalid step, or two steps with one id; nothing is written
+     */
+    public List<String> sendChain(Chain chain) {
+        return sets.send(chain);
+    }
+
+    /** A job set's status, with up to 100 of its dead members; empty for a set that does not exist (or expired). */
+    public Optional<SetStatus> setStatus(String setId) {
+        return sets.status(setId, 100);
+    }
+
+    /**
+     * A job set's status, with up to {@code deadLimit} of its dead members (0 to 10,000).
+     *
+     * @throws IllegalArgumentException on an invalid set id or limit
+     */
+    public Optional<SetStatus> setStatus(String setId, int deadLimit) {
+        return sets.status(setId, deadLimit);
     }
 
     /**

@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
+import io.github.delayqueue.core.protocol.Envelope;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -249,6 +251,10 @@ public final class SendOptions {
         }
         if (EXPIRES_HEADER.equals(name)) {
             throw new IllegalArgumentException("header '" + name + "' is reserved: use expiresAt or expiresAfter");
+        }
+        if (Envelope.SET_HEADER.equals(name)) {
+            throw new IllegalArgumentException("header '" + name + "' is reserved: send the message in a set "
+                    + "(DelayQueueClient.sendSet or addToSet)");
         }
     }
 

@@ -40,6 +40,11 @@ final class Sends {
     }
 
     PreparedSend prepare(String queue, List<SendRequest> requests) {
+        return prepare(queue, requests, null);
+    }
+
+    /** {@link #prepare(String, List)}, every message a member of the job set {@code set} (null: none). */
+    PreparedSend prepare(String queue, List<SendRequest> requests, @Nullable String set) {
         queues.route(queue);
         Checks.require(requests != null, "requests must not be null");
         Checks.require(!requests.isEmpty(), "requests must not be empty");
@@ -58,7 +63,7 @@ final class Sends {
             Due due = queues.checked(r.due(), where);
             validateHeaders(o.headers(), where);
             Checks.require(o.dedupWindow() == null || o.id() != null, "a dedup window needs an id (SendOptions.id)" + where);
-            String body = Envelope.body(withReserved(o, expiry(o, due, where)), encode(r.payload(), where));
+            String body = Envelope.body(withReserved(o, expiry(o, due, where), set), encode(r.payload(), where));
             messages.add(due instanceof Due.After after ? new PreparedSend.Message(id, o.mode(), after.delay(), null, body)
                     : new PreparedSend.Message(id, o.mode(), null, ((Due.At) due).instant(), body));
             costs.add(checkedBytes(id, body, where));
@@ -323,9 +328,9 @@ final class Sends {
     }
 
     /** The headers to store: the reserved ones the options set, in {@link Envelope#withReserved}'s order, then the caller's. */
-    private static Map<String, String> withReserved(SendOptions o, @Nullable String expiry) {
+    private static Map<String, String> withReserved(SendOptions o, @Nullable String expiry, @Nullable String set) {
         return Envelope.withReserved(o.dedupWindow() == null ? null : o.dedupWindow().toMillis(), expiry, o.group(),
-                o.headers());
+                set, o.headers());
     }
 
     /** The largest epoch millisecond a Lua number holds exactly. */

@@ -84,7 +84,8 @@ public final class Delivery implements MessageContext.Control {
             boolean recorded = op == QueueOps.SettleOp.ACK || op == QueueOps.SettleOp.DEAD
                     || op == QueueOps.SettleOp.UNDECODABLE;
             owner.settle(new QueueOps.Settlement(op, claimed.member(), claimed.attempt(), delayMs, text, noWindow,
-                    keep >= 0 && recorded ? record(op != QueueOps.SettleOp.ACK, text) : null, Math.max(keep, 0)));
+                    keep >= 0 && recorded ? record(op != QueueOps.SettleOp.ACK, text) : null, Math.max(keep, 0),
+                    recorded ? Envelope.setOf(claimed.envelope()) : null));
         }
     }
 

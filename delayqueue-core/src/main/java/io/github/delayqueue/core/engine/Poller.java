@@ -263,10 +263,10 @@ public final class Poller {
         }
         if (loop.forgotAt == 0 || requested
                 || (!covered.getAsBoolean() && System.nanoTime() - loop.forgotAt >= loop.forgetEveryNanos)) {
-            if (loop.flow.equals(ClaimLimits.NONE)) {
-                ops.forgetLimits(); // the flow view shows no limits once only consumers without any run
-            } else {
-                ops.markGroups(); // forgetLimits re-marks the groups too
+            // the flow view shows no limits once only consumers without any run; forgetLimits re-marks the groups too
+            boolean staleMarks = loop.flow.equals(ClaimLimits.NONE) ? ops.forgetLimits() : ops.markGroups();
+            if (staleMarks) {
+                settler.sweepMarks(); // job-set marks an instance left when it died between a settle and its forward
             }
             loop.forgotAt = System.nanoTime() | 1; // never 0: 0 means not yet
         }

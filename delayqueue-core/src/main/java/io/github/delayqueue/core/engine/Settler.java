@@ -17,6 +17,7 @@ import io.github.delayqueue.core.DeadLetterCause;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.history.HistoryTrim;
+import io.github.delayqueue.core.protocol.Envelope;
 import io.github.delayqueue.core.protocol.QueueOps;
 
 /**
@@ -38,6 +39,7 @@ public final class Settler {
     /** Told after every settled batch (the poller waits for it while too many are unsettled). */
     private final Runnable progress;
     private final DelayQueueListener listener;
+    private final SetForwarding sets;
     private final ConcurrentLinkedQueue<QueueOps.Settlement> pending = new ConcurrentLinkedQueue<>();
     /** Added and not yet settled (or given up): the queued ones and the batch under way. */
     private final AtomicInteger unsettled = new AtomicInteger();
@@ -53,6 +55,13 @@ public final class Settler {
 
     Settler(String queue, QueueOps ops, ScheduledExecutorService executor, Runnable progress,
             DelayQueueListener listener) {
+        this(queue, ops, executor, progress, listener, SetForwarding.NONE);
+    }
+
+    /** {@code sets}: where the marks of job-set members this settler's calls applied are forwarded. */
+    Settler(String queue, QueueOps ops, ScheduledExecutorService executor, Runnable progress,
+            DelayQueueListener listener, SetForwarding sets) {
+        this.sets = sets;
         this.queue = queue;
         this.ops = ops;
         this.executor = executor;
@@ -150,6 +159,42 @@ public final class Settler {
         }
     }
 
+    /**
+     * Forwards the job-set marks waiting in this partition (an instance died between its settle and the forward), on
+     * the settler's thread; a sweep that cannot run now runs at the next periodic pass that finds them.
+     */
+    void sweepMarks() {
+        try {
+            executor.execute(() -> sets.sweep(ops.keys()));
+        } catch (RejectedExecutionException e) {
+            log.debug("Queue '{}': job-set marks not swept, the settler stops", queue);
+        }
+    }
+
+    /** The job-set members of the batch that were settled for good: their marks go to their sets. */
+    private void forwardMarks(boolean[] applied) {
+        List<SetForwarding.Mark> marks = null;
+        for (int i = 0; i < batch.size(); i++) {
+            QueueOps.Settlement s = batch.get(i);
+            if (s.set() != null && applied[i]) {
+                char kind = switch (s.op()) {
+                    case ACK -> 'A';
+                    case DEAD, UNDECODABLE -> 'D';
+                    default -> 0;
+                };
+                if (kind != 0) {
+                    if (marks == null) {
+                        marks = new ArrayList<>();
+                    }
+                    marks.add(new SetForwarding.Mark(kind, s.set(), Envelope.idOf(s.member())));
+                }
+            }
+        }
+        if (marks != null) {
+            sets.forward(ops.keys(), marks);
+        }
+    }
+
     private void drain() {
         if (batch.isEmpty()) {
             if (busy && !lingered && !closing && unsettled.get() < BATCH) {
@@ -172,6 +217,7 @@ public final class Settler {
                 if (listener != DelayQueueListener.NONE) {
                     report(settled);
                 }
+                forwardMarks(settled.applied());
                 unsettled.addAndGet(-batch.size());
                 batch.clear();
                 backoffMs = 0;

@@ -30,6 +30,7 @@ public final class SharedThreads {
 
     private final @Nullable Watch watch;
     private final @Nullable ActivityTally activity;
+    private final SetForwarding sets;
     private @Nullable ScheduledThreadPoolExecutor flusher; // guarded by this
     private @Nullable ScheduledThreadPoolExecutor keeper; // guarded by this
     private @Nullable ScheduledThreadPoolExecutor settler; // guarded by this
@@ -48,8 +49,19 @@ public final class SharedThreads {
 
     /** With shared idle polling on {@code registry} and activity counts flushed from {@code activity} (null: without). */
     public SharedThreads(@Nullable WatchRegistry registry, @Nullable ActivityTally activity) {
+        this(registry, activity, SetForwarding.NONE);
+    }
+
+    /** As above, the members of job sets that consumers settle forwarded to {@code sets}. */
+    public SharedThreads(@Nullable WatchRegistry registry, @Nullable ActivityTally activity, SetForwarding sets) {
         this.watch = registry == null ? null : new Watch(registry);
         this.activity = activity;
+        this.sets = sets;
+    }
+
+    /** Where settled members of job sets go. */
+    SetForwarding sets() {
+        return sets;
     }
 
     /** Registers a starting consumer. */

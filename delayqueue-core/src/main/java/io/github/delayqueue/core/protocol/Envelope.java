@@ -49,6 +49,43 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
      */
     public static final String GROUP_HEADER = "dq-group";
 
+    /**
+     * The header that carries the job set a message belongs to ({@code io.github.delayqueue.core.sets}), after the
+     * group and before the caller's headers; unlike the other reserved headers it stays among the headers a handler and
+     * a read see (a member reads its set there). The scripts find it by its name ({@code includes/format.lua}'s
+     * set_in). The same name as {@code JobSet.SET_HEADER}.
+     */
+    public static final String SET_HEADER = "dq-set";
+
+    private static final String SET_AT = "\"" + SET_HEADER + "\":\"";
+
+    /**
+     * The job set a stored envelope's message belongs to, or null: one character compared for a message without
+     * headers, one search of its headers otherwise.
+     */
+    public static @Nullable String setOf(String stored) {
+        if (stored.length() <= PREFIX_LENGTH || stored.charAt(0) != '2' || stored.charAt(PREFIX_LENGTH) == '0') {
+            return null;
+        }
+        int colon = stored.indexOf(':', PREFIX_LENGTH);
+        if (colon < 0) {
+            return null;
+        }
+        int end;
+        try {
+            end = Math.min(stored.length(), colon + 1 + Integer.parseInt(stored, PREFIX_LENGTH, colon, 10));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+        int at = stored.indexOf(SET_AT, colon);
+        if (at < 0 || at >= end) {
+            return null;
+        }
+        int from = at + SET_AT.length();
+        int to = stored.indexOf('"', from);
+        return to <= from || to > end ? null : stored.substring(from, to);
+    }
+
     /** Characters the enqueue script puts before the body: the version, {@code <seq8>} and {@code <enqueued8>}. */
     public static final int PREFIX_LENGTH = 17;
 
@@ -82,7 +119,13 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
      */
     public static Map<String, String> withReserved(@Nullable Long dedupWindowMs, @Nullable String expiry,
             @Nullable String group, Map<String, String> headers) {
-        if (dedupWindowMs == null && expiry == null && group == null) {
+        return withReserved(dedupWindowMs, expiry, group, null, headers);
+    }
+
+    /** {@link #withReserved(Long, String, String, Map)}, and the job set after the group ({@link #SET_HEADER}). */
+    public static Map<String, String> withReserved(@Nullable Long dedupWindowMs, @Nullable String expiry,
+            @Nullable String group, @Nullable String set, Map<String, String> headers) {
+        if (dedupWindowMs == null && expiry == null && group == null && set == null) {
             return headers;
         }
         Map<String, String> all = new java.util.LinkedHashMap<>();
@@ -94,6 +137,9 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
         }
         if (group != null) {
             all.put(GROUP_HEADER, group);
+        }
+        if (set != null) {
+            all.put(SET_HEADER, set);
         }
         all.putAll(headers);
         return all;
@@ -389,7 +435,7 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
      * The message id in a sorted-set member: {@code "~<seq8><id>"}, {@code "|<seq8><group>\u001f<id>"} (a grouped
      * message), or {@code "<seq12><id>"} (format 1).
      */
-    static String idOf(String member) {
+    public static String idOf(String member) {
         if (member.startsWith("~")) {
             return member.substring(9);
         }

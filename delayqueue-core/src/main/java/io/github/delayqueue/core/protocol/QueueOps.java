@@ -146,10 +146,16 @@ public final class QueueOps {
      * One finished delivery to settle, fenced by its member and attempt. {@code noDedupWindow}: its envelope carries no
      * dedup window ({@link Envelope#holdsNoDedupWindow}), so an ack need not look for one to remember. {@code record}:
      * for an ack or a dead letter of a queue that keeps its history ({@link HistoryRecord}), the record to keep, the
-     * history keeping the latest {@code keep} (0: no count bound); null otherwise.
+     * history keeping the latest {@code keep} (0: no count bound); null otherwise. {@code set}: the job set the message
+     * belongs to ({@link Envelope#setOf}), or null: an ack that applies leaves the set its mark (settle.lua's S).
      */
     public record Settlement(SettleOp op, String member, int attempt, long delayMs, @Nullable String text,
-            boolean noDedupWindow, @Nullable String record, int keep) {
+            boolean noDedupWindow, @Nullable String record, int keep, @Nullable String set) {
+
+        public Settlement(SettleOp op, String member, int attempt, long delayMs, @Nullable String text,
+                boolean noDedupWindow, @Nullable String record, int keep) {
+            this(op, member, attempt, delayMs, text, noDedupWindow, record, keep, null);
+        }
 
         /** A settlement that may carry a dedup window (an ack looks it up). */
         public Settlement(SettleOp op, String member, int attempt, long delayMs, @Nullable String text) {
@@ -439,19 +445,21 @@ public final class QueueOps {
      * Deletes the flow limits the claims recorded in this partition's flow hash and their claim counts (flow.lua's
      * {@code limits} and {@code claims}): a consumer without limits runs, and its claims do not read them (that would
      * cost every claim of a queue without limits). A claim with limits records its own again. Also re-marks the
-     * groups as {@link #markGroups()} does.
+     * groups as {@link #markGroups()} does, and answers as it does.
      */
-    public void forgetLimits() {
-        scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), "forget-limits");
+    public boolean forgetLimits() {
+        return scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), "forget-limits") > 0;
     }
 
     /**
      * Puts the groups' marker back in the delayed set when groups have pending messages (includes/groups.lua's
      * group_mark): an older release's claim deletes it, and grouped messages would then wait for the next write to
-     * their groups. Three reads when nothing is to be done; pollers run it now and then, not per claim.
+     * their groups. Three reads when nothing is to be done; pollers run it now and then, not per claim. Returns whether
+     * job-set marks wait in this partition longer than a forward takes (includes/sets.lua: an instance died between a
+     * settle and its forward), which the caller then forwards.
      */
-    public void markGroups() {
-        scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), "mark-groups");
+    public boolean markGroups() {
+        return scripts.number(Scripts.Name.HOLD, flowKeys, keys.wakeChannel(), "mark-groups") > 0;
     }
 
     /** Holds this queue's (partition's) claims for {@code delayMs} on every instance; returns the hold's end (ms, Redis clock). */
@@ -494,6 +502,9 @@ public final class QueueOps {
             // see settle.lua: an ack is one argument; the member goes last because an id may hold ':'
             char code = s.op().code;
             String record = s.record();
+            if (s.set() != null && s.op() == SettleOp.ACK) {
+                args.add("S" + s.set()); // its mark: settle.lua
+            }
             if (record != null && (s.op() == SettleOp.ACK || s.op() == SettleOp.DEAD || s.op() == SettleOp.UNDECODABLE)) {
                 // K (ack) and E (dead) keep the record in the history: settle.lua
                 boolean ack = s.op() == SettleOp.ACK;

@@ -37,7 +37,7 @@ import io.github.delayqueue.core.UnsupportedRedisException;
 public final class Scripts {
 
     enum Name {
-        ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD, PEEK, PAUSE, IMPORT, PARTITIONS, VERSIONED, SCHEDULE, HOLD, WATCH, RUNNING, RECENT, ACTIVITY;
+        ENQUEUE, CLAIM, SETTLE, EXTEND, CANCEL, RESCHEDULE, STATS, DEAD, PEEK, PAUSE, IMPORT, PARTITIONS, VERSIONED, SCHEDULE, HOLD, WATCH, RUNNING, RECENT, ACTIVITY, SET;
 
         String file() {
             return name().toLowerCase() + ".lua";

@@ -6,13 +6,15 @@
 --       group_mark: an older release's claim deletes it) and dead-letter a group's head scored +inf, on the pollers'
 --       periodic path, never on send/claim/settle;
 --       3 (optional, with a duration) the group to hold instead of the queue (includes/groups.lua)
--- Returns: the end of the hold (ms, Redis clock): the later of this one and one already set; 0 for 'forget-limits'
---          and 'mark-groups'.
+-- Returns: the end of the hold (ms, Redis clock): the later of this one and one already set; for 'forget-limits' and
+--          'mark-groups', 1 when job-set marks older than SET_MARK_SWEEP_MS wait to be forwarded (includes/sets.lua),
+--          else 0: one ZRANGEBYSCORE on this periodic path.
 --- @include "clock"
 --- @include "flow"
 --- @include "keys"
 --- @include "groups"
 --- @include "dead_letters"
+local SET_MARK_SWEEP_MS = 10000
 if ARGV[2] == 'mark-groups' or ARGV[2] == 'forget-limits' then
   local queue = queue_keys(KEYS)
   -- a group whose head is scored past any due time (+inf: written by hand) sits last in the index at +inf (groups.lua's
@@ -31,12 +33,16 @@ if ARGV[2] == 'mark-groups' or ARGV[2] == 'forget-limits' then
     end
   end
 end
-if ARGV[2] == 'mark-groups' then return 0 end
-if ARGV[2] == 'forget-limits' then
-  -- and the claim counts: a queue without limits shows neither (QueueFlow.NONE once no hold remains); 'tat' stays,
-  -- so a consumer with limits that comes back gets no fresh burst
-  redis.call('HDEL', KEYS[11], 'limits', 'claims')
-  return 0
+if ARGV[2] == 'mark-groups' or ARGV[2] == 'forget-limits' then
+  if ARGV[2] == 'forget-limits' then
+    -- and the claim counts: a queue without limits shows neither (QueueFlow.NONE once no hold remains); 'tat' stays,
+    -- so a consumer with limits that comes back gets no fresh burst
+    redis.call('HDEL', KEYS[11], 'limits', 'claims')
+  end
+  -- job-set marks left unforwarded (includes/sets.lua: their instance died between its settle and the forward)
+  local stale = redis.call('ZRANGEBYSCORE', queue_keys(KEYS).base .. 'set-marks', '-inf', now_ms() - SET_MARK_SWEEP_MS,
+    'LIMIT', 0, 1)
+  return #stale
 end
 if ARGV[3] then return group_hold(queue_keys(KEYS), ARGV[3], now_ms() + tonumber(ARGV[2])) end
 return flow_hold(KEYS[11], now_ms() + tonumber(ARGV[2]))

@@ -182,6 +182,7 @@ local function admit(c, batch)
       if c.drop_expired then
         c.expiry_dropped = c.expiry_dropped + 1
         remember(keys, { id })
+        set_mark(keys, c.now, 'D', id, envelopes[i])
         forget(keys, id, member)
       else
         c.expiry_dead = c.expiry_dead + 1

@@ -11,12 +11,14 @@
 --- @include "lifecycle"
 --- @include "flow"
 --- @include "history"
+--- @include "sets"
 
 -- Cancels the live message `id` stored as `envelope`; returns 1 if it was pending, 2 if it was in flight
 local function cancel_live(keys, channel, flow_key, id, envelope)
   local member = member_of(id, envelope)
   local running = redis.call('ZSCORE', keys.inflight, member)
   history_cancelled(keys, id, redis.call('HGET', keys.attempts, id), now_ms())
+  set_mark(keys, now_ms(), 'C', id, envelope)
   forget(keys, id, member)
   if not running then return 1 end
   redis.pcall('PUBLISH', channel, 'cancel:' .. member)

@@ -5,9 +5,10 @@
 --- @include "format"
 --- @include "lifecycle"
 --- @include "remember"
+--- @include "sets"
 
 -- Moves a live message to the dead letters with its reason, under a dead key of its own; remembers its id if it
--- was sent with a dedup window. A stray member (includes/format.lua: its envelope is a later message's, live under
+-- was sent with a dedup window; a member of a job set leaves its mark (includes/sets.lua). A stray member (includes/format.lua: its envelope is a later message's, live under
 -- its own member: lifecycle.lua's named_live; as when an older release's claim put one in flight and its lease
 -- expired on the last attempt) only leaves: the message it names is not buried with it.
 local function bury(keys, id, member, now, attempts, reason)
@@ -21,6 +22,7 @@ local function bury(keys, id, member, now, attempts, reason)
   if envelope then remember(keys, { id }) end
   forget(keys, id, member)
   if envelope then
+    set_mark(keys, now, 'D', id, envelope)
     local key = '\31' .. encode8(reserve_sequence(keys.sequence, 1)) .. id
     redis.call('HSET', keys.deadmsg, key, envelope)
     redis.call('HSET', keys.deaderr, key, attempts .. ':' .. reason)

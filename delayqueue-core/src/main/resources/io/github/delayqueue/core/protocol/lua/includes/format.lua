@@ -81,18 +81,32 @@ end
 -- the expiry and before the caller's headers, of printable ASCII without quotes or backslashes), or nil. `at` is
 -- where the body "<length>:{...}<payload>" starts. A body without headers costs one byte compare.
 local GROUP_HEADER = '"dq-group":"'
-local function group_in(text, at)
+local SET_HEADER = '"dq-set":"'
+
+-- The value of the reserved header `pattern` ('"<name>":"') a body starting at `at` carries, or nil
+local function reserved_in(text, at, pattern)
   if string.byte(text, at) == 48 then return nil end -- '0:' no headers
   local colon = string.find(text, ':', at, true)
   if not colon then return nil end
   local length = tonumber(string.sub(text, at, colon - 1))
   if not length then return nil end
   local headers = string.sub(text, colon + 1, colon + length)
-  local k = string.find(headers, GROUP_HEADER, 1, true)
+  local k = string.find(headers, pattern, 1, true)
   if not k then return nil end
-  local to = string.find(headers, '"', k + #GROUP_HEADER, true)
-  if not to or to == k + #GROUP_HEADER then return nil end -- an empty group is none (Java writes none: not blank)
-  return string.sub(headers, k + #GROUP_HEADER, to - 1)
+  local to = string.find(headers, '"', k + #pattern, true)
+  if not to or to == k + #pattern then return nil end -- an empty value is none (Java writes none: not blank)
+  return string.sub(headers, k + #pattern, to - 1)
+end
+
+local function group_in(text, at)
+  return reserved_in(text, at, GROUP_HEADER)
+end
+
+-- The job set (includes/sets.lua) a stored envelope's message belongs to (the header "dq-set", after the group and
+-- before the caller's headers), or nil; format 2 only (no release of format 1 wrote sets)
+local function set_in(envelope)
+  if not envelope or string.byte(envelope, 1) ~= 50 then return nil end
+  return reserved_in(envelope, 18, SET_HEADER)
 end
 
 -- The member a stored envelope names for `id`

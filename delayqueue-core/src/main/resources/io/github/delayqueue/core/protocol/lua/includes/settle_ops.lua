@@ -2,7 +2,8 @@
 -- An op is one argument, its member last (the only part that may hold ':'): "A<attempt>:<member>",
 -- "a<attempt>:<member>", "H<attempt>:<due ms>:<member>", "L<attempt>:<delay ms>:<member>", or more for those that
 -- carry texts: "R<attempt>:<delay ms>:<member>", text; "D<attempt>:<member>", text; "K<attempt>:<keep>:<member>",
--- record; "E<attempt>:<keep>:<member>", text, record (settle.lua's header says what each does). A batch holds at most one current delivery per id and every op touches only its own id, so the fences of the
+-- record; "E<attempt>:<keep>:<member>", text, record (settle.lua's header says what each does); an op may follow
+-- "S<set id>", which names the job set of its message. A batch holds at most one current delivery per id and every op touches only its own id, so the fences of the
 -- whole batch are read up front with two variadic commands (ZMSCORE, HMGET), the same as one by one.
 --- @include "clock"
 --- @include "keys"
@@ -14,11 +15,17 @@
 local function settle_open(keys, argv)
   local s = { keys = queue_keys(keys), channel = argv[1], now = now_ms(), ops = {}, attempts_sent = {}, delays = {},
     texts = {}, records = {}, members = {}, ids = {}, backs = {}, acks = {}, result = {}, earliest = nil, old_head = nil,
-    head_read = false, keep = nil }
+    head_read = false, keep = nil, sets = {} }
   local j = 2
   while j <= #argv do
     local entry = argv[j]
     local op = string.sub(entry, 1, 1)
+    if op == 'S' then -- "S<set id>": the next op's message is a member of that job set (includes/sets.lua)
+      s.sets[#s.ops + 1] = string.sub(entry, 2)
+      j = j + 1
+      entry = argv[j]
+      op = string.sub(entry, 1, 1)
+    end
     if not string.find('AaRDHLKE', op, 1, true) then error('settle.lua: unknown op ' .. op) end -- QueueOps sends none
     local colon = string.find(entry, ':', 2, true)
     local n = #s.ops + 1

@@ -1,0 +1,389 @@
+package io.github.delayqueue.core;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.redisson.api.RScoredSortedSet;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisException;
+import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.github.delayqueue.core.engine.SetForwarding;
+import io.github.delayqueue.core.internal.Checks;
+import io.github.delayqueue.core.protocol.Envelope;
+import io.github.delayqueue.core.protocol.QueueKeys;
+import io.github.delayqueue.core.protocol.SetScript;
+import io.github.delayqueue.core.sets.Chain;
+import io.github.delayqueue.core.sets.JobSet;
+import io.github.delayqueue.core.sets.SetStatus;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The job sets of a {@link DelayQueueClient} ({@code io.github.delayqueue.core.sets}): sends sets and chains, reads
+ * their status, and forwards the outcomes its consumers settle to their sets (as {@link SetForwarding}), sending the
+ * callbacks that become due. The contract of each public entry point is on the client's method of the same name; the
+ * Redis side is set.lua (the set's own keys) and includes/sets.lua (the marks in the members' partitions).
+ * <p>
+ * Exactly once: a member's outcome is written as a mark in the script that settles it, in its own slot; the settler
+ * forwards it (set.lua's marks: a member's state changes at most once per outcome, so a mark forwarded twice counts
+ * once), then sends the callbacks the set says are due under ids of their own with the set's retention as their dedup
+ * window (a second sender's send of the same callback is a no-op), tells the set they were sent, and only then deletes
+ * the marks. A crash anywhere in between leaves the marks, which the periodic pass of their queue finds and forwards
+ * again: the set then answers with the callbacks still due, and they are sent (again a no-op where the first send got
+ * through).
+ */
+final class JobSets implements SetForwarding {
+
+    private static final Logger log = LoggerFactory.getLogger(JobSets.class);
+
+    /** Members per set.lua add call. */
+    static final int ADD_BATCH = 1_000;
+    /** Marks per sweep read. */
+    static final int SWEEP_BATCH = 500;
+    /** set.lua's DEATHS: at most this many death callbacks come in one reply. */
+    private static final int DEATHS = 100;
+    /** Separates the fields of a stored callback: a control character, never in a queue name, an id or JSON. */
+    private static final char SEP = '\u001f';
+
+    private final DelayQueueClient client;
+    private final RedissonClient redisson;
+    private final ClientOptions options;
+    private final Sends sends;
+    private final SetScript script;
+
+    JobSets(DelayQueueClient client, RedissonClient redisson, ClientOptions options, Sends sends, SetScript script) {
+        this.client = client;
+        this.redisson = redisson;
+        this.options = options;
+        this.sends = sends;
+        this.script = script;
+    }
+
+    // ---- sending
+
+    String send(JobSet set) {
+        Checks.require(set != null, "set must not be null");
+        String id = set.id() != null ? set.id() : Sends.newId();
+        // everything checked and encoded before anything is written
+        List<PreparedSend> batches = new ArrayList<>();
+        List<String> members = new ArrayList<>();
+        for (Map.Entry<String, List<SendRequest>> e : set.members().entrySet()) {
+            List<SendRequest> requests = e.getValue();
+            for (int from = 0; from < requests.size(); from += options.maxBatchSize()) {
+                PreparedSend prepared = sends.prepare(e.getKey(), requests.subList(from,
+                        Math.min(requests.size(), from + options.maxBatchSize())), id);
+                batches.add(prepared);
+                for (String member : prepared.ids()) {
+                    members.add(e.getKey() + ":" + member);
+                }
+            }
+        }
+        Checks.require(members.stream().distinct().count() == members.size(), "a set holds a message id twice on one queue");
+        String success = callback(set.onSuccess(), id, "success", set.retention(), null);
+        String complete = callback(set.onComplete(), id, "complete", set.retention(), null);
+        String death = callback(set.onDeath(), id, "death", set.retention(), null);
+        if (set.parent() != null) {
+            run(set.parent(), "add", List.of(new SetStatus.Member(null, id).key()));
+        }
+        open(id, set.retention(), success, complete, death, set.parent());
+        add(id, members);
+        for (PreparedSend prepared : batches) {
+            client.send(prepared); // a failure leaves the set unsealed: no callback until a send of the same id seals it
+        }
+        fire(id, run(id, "seal", List.of()));
+        return id;
+    }
+
+    List<String> addTo(String set, String queue, List<SendRequest> requests) {
+        JobSet.checkId(set);
+        Checks.require(requests != null && !requests.isEmpty(), "requests must not be null or empty");
+        List<PreparedSend> batches = new ArrayList<>();
+        List<String> members = new ArrayList<>();
+        for (int from = 0; from < requests.size(); from += options.maxBatchSize()) {
+            PreparedSend prepared = sends.prepare(queue, requests.subList(from,
+                    Math.min(requests.size(), from + options.maxBatchSize())), set);
+            batches.add(prepared);
+            for (String member : prepared.ids()) {
+                members.add(queue + ":" + member);
+            }
+        }
+        add(set, members);
+        List<String> ids = new ArrayList<>(members.size());
+        for (PreparedSend prepared : batches) {
+            ids.addAll(client.send(prepared));
+        }
+        return ids;
+    }
+
+    List<String> send(Chain chain) {
+        Checks.require(chain != null, "chain must not be null");
+        String id = chain.id() != null ? chain.id() : Sends.newId();
+        List<Chain.Step> steps = chain.steps();
+        int n = steps.size();
+        List<String> ids = new ArrayList<>(n);
+        for (int k = 0; k < n; k++) {
+            String given = steps.get(k).message().options().id();
+            ids.add(given != null ? ClientQueues.validateId(given, " (step " + k + ")") : id + ":" + k);
+        }
+        Checks.require(ids.stream().distinct().count() == n, "two steps of a chain have the same id");
+        // step k is the only member of set <id>:k, whose success callback is step k + 1 (itself a member of the next
+        // set, but for the last step): the sets are opened last first, so that each callback's set exists
+        for (int k = n - 2; k >= 0; k--) {
+            Chain.Step next = steps.get(k + 1);
+            String nextSet = k + 1 <= n - 2 ? id + ":" + (k + 1) : null;
+            String success = callback(new JobSet.Callback(next.queue(), next.message().withOptions(
+                    next.message().options().withId(ids.get(k + 1)))), id + ":" + k, "success", chain.retention(),
+                    nextSet);
+            open(id + ":" + k, chain.retention(), success, "", "", null);
+            add(id + ":" + k, List.of(steps.get(k).queue() + ":" + ids.get(k)));
+            fire(id + ":" + k, run(id + ":" + k, "seal", List.of()));
+        }
+        Chain.Step first = steps.get(0);
+        client.send(sends.prepare(first.queue(), List.of(first.message().withOptions(first.message().options()
+                .withId(ids.get(0)))), n > 1 ? id + ":0" : null));
+        return ids;
+    }
+
+    Optional<SetStatus> status(String set, int deadLimit) {
+        JobSet.checkId(set);
+        Checks.require(deadLimit >= 0 && deadLimit <= 10_000, "deadLimit must be from 0 to 10000, was " + deadLimit);
+        List<Object> out = script.run(set, "read", List.of(Integer.toString(deadLimit)));
+        if (out.isEmpty() || "0".equals(out.get(0).toString())) {
+            return Optional.empty();
+        }
+        long total = number(out, 1);
+        long acked = number(out, 2);
+        long dead = number(out, 3);
+        long cancelled = number(out, 4);
+        String fired = out.get(10).toString();
+        List<SetStatus.Member> deadMembers = new ArrayList<>();
+        for (int i = 11; i < out.size(); i++) {
+            deadMembers.add(SetStatus.Member.of(out.get(i).toString()));
+        }
+        String parent = out.get(9).toString();
+        return Optional.of(new SetStatus(set, total, Math.max(0, total - acked - dead - cancelled), acked, dead,
+                cancelled, "1".equals(out.get(5).toString()), Instant.ofEpochMilli(number(out, 6)),
+                Instant.ofEpochMilli(number(out, 8) + number(out, 7)), parent.isEmpty() ? null : parent,
+                fired.contains("s"), fired.contains("c"), deadMembers));
+    }
+
+    private static long number(List<Object> out, int i) {
+        String value = out.get(i).toString();
+        return value.isEmpty() ? 0 : Long.parseLong(value);
+    }
+
+    private void open(String set, Duration retention, String success, String complete, String death,
+            @Nullable String parent) {
+        run(set, "open", List.of(Long.toString(retention.toMillis()), success, complete, death,
+                parent == null ? "" : parent));
+    }
+
+    private void add(String set, List<String> members) {
+        for (int from = 0; from < members.size(); from += ADD_BATCH) {
+            run(set, "add", members.subList(from, Math.min(members.size(), from + ADD_BATCH)));
+        }
+    }
+
+    /** set.lua's errors as the exceptions of the API: an unknown or complete set is the caller's mistake. */
+    private List<Object> run(String set, String op, List<String> args) {
+        try {
+            return script.run(set, op, args);
+        } catch (RedisException e) {
+            String message = String.valueOf(e.getMessage());
+            if (message.contains("no such set")) {
+                throw new IllegalArgumentException("no job set '" + set + "' (never sent, or past its retention)", e);
+            }
+            if (message.contains("set complete")) {
+                throw new IllegalStateException("job set '" + set + "' is complete (its complete callback was sent): "
+                        + "it takes no more members", e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * A callback as the set keeps it: queue, delay ms ('' for an instant), instant ms ('' for a delay), message id,
+     * body; its body carries the set's retention as its dedup window and, for a chain's step, the next set.
+     */
+    private String callback(JobSet.@Nullable Callback callback, String set, String event, Duration retention,
+            @Nullable String memberOf) {
+        if (callback == null) {
+            return "";
+        }
+        SendOptions o = callback.message().options();
+        String id = o.id() != null ? o.id() : set + ":" + event;
+        Map<String, String> headers = new LinkedHashMap<>(o.headers());
+        headers.put(JobSet.SET_ID_HEADER, set);
+        headers.put(JobSet.EVENT_HEADER, event);
+        SendRequest request = callback.message().withOptions(o.withId(id).withMode(SendMode.IF_ABSENT)
+                .withHeaders(headers).withDedupWindow(retention));
+        PreparedSend.Message m = sends.prepare(callback.queue(), List.of(request), memberOf).messages().get(0);
+        return callback.queue() + SEP + (m.delay() == null ? "" : Long.toString(m.delay().toMillis())) + SEP
+                + (m.dueAt() == null ? "" : Long.toString(m.dueAt().toEpochMilli())) + SEP + m.id() + SEP + m.body();
+    }
+
+    /** Sends a stored callback; a death's carries its member in its id and in {@link JobSet#MEMBER_HEADER}. */
+    private void sendCallback(String stored, @Nullable String member) {
+        String[] parts = stored.split(String.valueOf(SEP), 5);
+        String queue = parts[0];
+        String id = parts[3];
+        String body = parts[4];
+        if (member != null) {
+            id = id + ":" + member;
+            if (id.length() > ClientOptions.MAX_ID_LENGTH) {
+                id = parts[3] + ":" + sha256(member);
+            }
+            body = withHeader(body, JobSet.MEMBER_HEADER, member);
+        }
+        PreparedSend.Message message = new PreparedSend.Message(id, SendMode.IF_ABSENT,
+                parts[1].isEmpty() ? null : Duration.ofMillis(Long.parseLong(parts[1])),
+                parts[2].isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(parts[2])), body);
+        client.send(sends.restore(queue, List.of(message)));
+    }
+
+    /** {@code body} ({@code <length>:{headers}<payload>}, with headers: the dedup window) with one header more, last. */
+    static String withHeader(String body, String name, String value) {
+        int colon = body.indexOf(':');
+        int length = Integer.parseInt(body, 0, colon, 10);
+        String headers = body.substring(colon + 1, colon + 1 + length);
+        String added = Envelope.body(Map.of(name, value), "");
+        String one = added.substring(added.indexOf(':') + 2, added.length() - 1); // "name":"value"
+        String json = headers.substring(0, headers.length() - 1) + "," + one + "}";
+        return json.length() + ":" + json + body.substring(colon + 1 + length);
+    }
+
+    private static String sha256(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Sends the callbacks a set.lua reply says are due, then tells the set which were sent. Returns whether every due
+     * one was (false: one failed and stays due, so the marks that made it due must stay for a sweep).
+     */
+    private boolean fire(String set, List<Object> reply) {
+        boolean all = true;
+        for (int round = 0; reply.size() > 1; round++) {
+            List<String> sent = new ArrayList<>();
+            int deaths = 0;
+            for (int i = 1; i + 1 < reply.size(); i += 2) {
+                String token = reply.get(i).toString();
+                String value = reply.get(i + 1).toString();
+                try {
+                    switch (token) {
+                        case "s", "c" -> sendCallback(value, null);
+                        case "ps", "pd" -> {
+                            String child = new SetStatus.Member(null, set).key();
+                            if (!fire(value, script.run(value, "marks", List.of((token.equals("ps") ? "A" : "D") + child)))) {
+                                all = false;
+                                continue;
+                            }
+                        }
+                        default -> {
+                            deaths++;
+                            sendCallback(value, token.substring(1));
+                        }
+                    }
+                    sent.add(token);
+                } catch (RuntimeException e) {
+                    all = false;
+                    log.warn("Job set '{}': its {} callback could not be sent now; it stays due and is sent by the next "
+                            + "forward or sweep: {}", set, token, e.toString());
+                }
+            }
+            if (sent.isEmpty()) {
+                return false;
+            }
+            reply = script.run(set, "fired", sent);
+            if (deaths < DEATHS || !all || round > 1_000) {
+                break; // more deaths than one reply holds come in the next reply: sent in the next round
+            }
+        }
+        return all;
+    }
+
+    // ---- forwarding (the engine's side)
+
+    @Override
+    public void forward(QueueKeys keys, List<Mark> marks) {
+        Map<String, List<Mark>> bySet = new LinkedHashMap<>();
+        for (Mark mark : marks) {
+            bySet.computeIfAbsent(mark.set(), s -> new ArrayList<>()).add(mark);
+        }
+        List<String> done = new ArrayList<>(marks.size());
+        for (Map.Entry<String, List<Mark>> e : bySet.entrySet()) {
+            String set = e.getKey();
+            List<String> args = new ArrayList<>(e.getValue().size());
+            for (Mark mark : e.getValue()) {
+                args.add(mark.kind() + keys.queue() + ":" + mark.id());
+            }
+            try {
+                if (fire(set, script.run(set, "marks", args))) {
+                    for (Mark mark : e.getValue()) {
+                        done.add(mark.kind() + set + SEP + mark.id());
+                    }
+                }
+            } catch (RuntimeException ex) {
+                log.warn("Queue '{}': {} outcomes of job set '{}' could not be forwarded now; the queue's periodic pass "
+                        + "forwards them later: {}", keys.label(), args.size(), set, ex.toString());
+            }
+        }
+        if (!done.isEmpty()) {
+            try {
+                marks(keys).removeAll(done);
+            } catch (RuntimeException ex) {
+                log.debug("Queue '{}': forwarded job-set marks not deleted (forwarded again later, counted once): {}",
+                        keys.label(), ex.toString());
+            }
+        }
+    }
+
+    @Override
+    public void sweep(QueueKeys keys) {
+        try {
+            for (int round = 0; round < 20; round++) {
+                Collection<String> oldest = marks(keys).valueRange(0, SWEEP_BATCH - 1);
+                List<Mark> parsed = new ArrayList<>(oldest.size());
+                List<String> unreadable = new ArrayList<>();
+                for (String entry : oldest) {
+                    int sep = entry.indexOf(SEP);
+                    if (sep < 2 || "ADC".indexOf(entry.charAt(0)) < 0) {
+                        unreadable.add(entry);
+                    } else {
+                        parsed.add(new Mark(entry.charAt(0), entry.substring(1, sep), entry.substring(sep + 1)));
+                    }
+                }
+                if (!unreadable.isEmpty()) {
+                    marks(keys).removeAll(unreadable); // written by something other than delayqueue
+                }
+                forward(keys, parsed);
+                if (oldest.size() < SWEEP_BATCH) {
+                    return;
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("Queue '{}': job-set marks could not be swept now; the next periodic pass tries again: {}",
+                    keys.label(), e.toString());
+        }
+    }
+
+    private RScoredSortedSet<String> marks(QueueKeys keys) {
+        return redisson.getScoredSortedSet(SetScript.marksKey(keys), StringCodec.INSTANCE);
+    }
+}

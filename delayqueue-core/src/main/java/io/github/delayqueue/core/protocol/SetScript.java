@@ -1,0 +1,42 @@
+package io.github.delayqueue.core.protocol;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs set.lua, the script of a job set's own keys ({@code io.github.delayqueue.core.sets}):
+ * {@code <prefix>:set:{<set id>}:state}, {@code :dead} and {@code :deaths}, under the set's hash tag. Its ops and
+ * replies are described in the script's header; the marks of a queue's side are {@code includes/sets.lua}'s.
+ */
+public final class SetScript {
+
+    /** The marks key of a queue partition ({@code includes/sets.lua}). */
+    public static String marksKey(QueueKeys keys) {
+        return keys.sibling("set-marks");
+    }
+
+    private final Scripts scripts;
+    private final String prefix;
+
+    public SetScript(Scripts scripts, String prefix) {
+        this.scripts = scripts;
+        this.prefix = prefix;
+    }
+
+    /** The three keys of a set, in set.lua's order. */
+    public List<Object> keys(String set) {
+        String base = prefix + ":set:{" + set + "}:";
+        return List.of(base + "state", base + "dead", base + "deaths");
+    }
+
+    /**
+     * Runs op {@code op} with {@code args} on set {@code set}: the reply of every op but read, 1 or 0 (the set exists)
+     * then the due callbacks as token, value pairs.
+     */
+    public List<Object> run(String set, String op, List<String> args) {
+        List<Object> all = new ArrayList<>(args.size() + 1);
+        all.add(op);
+        all.addAll(args);
+        return scripts.list(Scripts.Name.SET, keys(set), all.toArray());
+    }
+}

@@ -1,0 +1,173 @@
+-- A job set's own keys (docs/internals/redis-layout.md, "Job sets"): the set's members, counts and callbacks, in the
+-- slot of the set's hash tag, <prefix>:set:{<set id>}:..., which on a Cluster is not the slot of its members' queues.
+-- KEYS: 1 state  HASH  the set's fields (below), and one field per member, "<queue>:<id>" (a child set:
+--                      "(set):<child id>") -> P pending, A acknowledged, D dead (dead-lettered, or dropped at its
+--                      expiry), C cancelled
+--       2 dead   ZSET  member -> when it was first counted dead: the dead members a status lists
+--       3 deaths ZSET  member -> when it died: the members whose death callback is due and not yet sent
+-- The set's fields start with '!', which no member starts with (a queue name is [A-Za-z0-9_.-], a child '('):
+--   !total !acked !dead !cancelled  counts (pending is the rest)     !sealed  '1' once its first members are all added
+--   !ret    how long the keys are kept after the set's last change (ms), !last (ms, Redis clock)
+--   !at     when it was created (ms, Redis clock)
+--   !cb:s !cb:c !cb:d  the callbacks (success, complete, death), opaque here (Java's JobSets writes and reads them)
+--   !parent the set this one is a member of, if any       !fired:s !fired:c !fired:ps !fired:pd  '1' once sent
+-- A member's outcome reaches the set as a mark (includes/sets.lua) forwarded by the engine, at least once: a mark is
+-- applied once per member (a member acknowledged twice counts once), and in the order the outcomes allow: P becomes
+-- anything, D may become A or C (a dead letter requeued by hand, then handled or cancelled), C may become A or D,
+-- A stays. A mark of a member never added (its send's add was lost) adds it.
+-- ARGV: 1 the op, then its arguments:
+--   open <ret> <cb:s> <cb:c> <cb:d> <parent>   creates the set ('' for a callback or parent it has none of); a set
+--                                              that exists is kept as it is (a create sent again)
+--   add <member>...                            adds members as pending (one there keeps its state); fails with
+--                                              'ERR no such set' or 'ERR set complete' (its complete callback sent)
+--   seal                                       the set's first members are all added: its callbacks may become due
+--   marks <kind><member>...                    outcomes: kind A, D or C
+--   fired <token>...                           callbacks sent (tokens as returned below)
+--   due                                        only the due callbacks (a sweep)
+--   read <limit>                               the status: see the end of this script
+-- Returns (all ops but read): 1 if the set exists (0: gone, past its retention), then the callbacks due and not yet
+-- sent, each as a token and what it needs: 's' <cb:s>, 'c' <cb:c>, 'ps' <parent>, 'pd' <parent> (the set as a
+-- member of its parent: acknowledged, or completed with members not acknowledged), 'd<member>' <cb:d> (at most
+-- DEATHS per call: a sweep or the next mark returns the rest). A callback is due once its condition holds and stays
+-- due until 'fired' names it: whoever sends it sends it under an id of its own and a dedup window, so that two
+-- senders make one message.
+-- Only commands of the documented ACL rule set: HSET, HGET, HMGET, HINCRBY, ZADD, ZREM, ZRANGE, ZCARD, PEXPIRE.
+--- @include "clock"
+
+local DEATHS = 100
+local state, dead, deaths = KEYS[1], KEYS[2], KEYS[3]
+local op = ARGV[1]
+
+local function exists()
+  return redis.call('HGET', state, '!at') ~= false
+end
+
+local function keep_alive()
+  local ret = redis.call('HGET', state, '!ret')
+  if ret then
+    redis.call('HSET', state, '!last', now_ms())
+    redis.call('PEXPIRE', state, ret)
+    redis.call('PEXPIRE', dead, ret)
+    redis.call('PEXPIRE', deaths, ret)
+  end
+end
+
+local COUNT = { A = '!acked', D = '!dead', C = '!cancelled' }
+
+-- The callbacks due and not yet sent, after the set's tokens
+local function due(out)
+  local f = redis.call('HMGET', state, '!sealed', '!total', '!acked', '!dead', '!cancelled', '!cb:s', '!cb:c',
+    '!cb:d', '!parent', '!fired:s', '!fired:c', '!fired:ps', '!fired:pd')
+  local total, acked = tonumber(f[2] or '0'), tonumber(f[3] or '0')
+  local settled = acked + tonumber(f[4] or '0') + tonumber(f[5] or '0')
+  if f[1] == '1' and total > 0 then
+    local success, complete = acked == total, settled == total
+    if success and f[6] and f[6] ~= '' and not f[10] then out[#out + 1] = 's'; out[#out + 1] = f[6] end
+    if complete and f[7] and f[7] ~= '' and not f[11] then out[#out + 1] = 'c'; out[#out + 1] = f[7] end
+    if f[9] and f[9] ~= '' then
+      if success and not f[12] then out[#out + 1] = 'ps'; out[#out + 1] = f[9] end
+      if complete and not success and not f[13] then out[#out + 1] = 'pd'; out[#out + 1] = f[9] end
+    end
+  end
+  if f[8] and f[8] ~= '' then
+    for _, member in ipairs(redis.call('ZRANGE', deaths, 0, DEATHS - 1)) do
+      out[#out + 1] = 'd' .. member
+      out[#out + 1] = f[8]
+    end
+  end
+  return out
+end
+
+-- Applies outcome marks "<kind><member>": one HMGET, one HSET and an HINCRBY per count that moved
+local function apply_marks(from)
+  local members, kinds = {}, {}
+  for i = from, #ARGV do
+    members[#members + 1] = string.sub(ARGV[i], 2)
+    kinds[#kinds + 1] = string.sub(ARGV[i], 1, 1)
+  end
+  local current = redis.call('HMGET', state, unpack(members))
+  local writes, deltas, seen, now, cb_death = {}, { ['!total'] = 0 }, {}, nil, nil
+  for i, member in ipairs(members) do
+    local was, kind = seen[member] or current[i], kinds[i]
+    if COUNT[kind] ~= nil and was ~= kind and was ~= 'A' then
+      if not was then deltas['!total'] = deltas['!total'] + 1 end
+      if was and was ~= 'P' then deltas[COUNT[was]] = (deltas[COUNT[was]] or 0) - 1 end
+      deltas[COUNT[kind]] = (deltas[COUNT[kind]] or 0) + 1
+      writes[#writes + 1] = member
+      writes[#writes + 1] = kind
+      seen[member] = kind
+      if kind == 'D' then
+        now = now or now_ms()
+        if redis.call('ZSCORE', dead, member) == false then
+          redis.call('ZADD', dead, now, member)
+          if cb_death == nil then cb_death = redis.call('HGET', state, '!cb:d') or '' end
+          if cb_death ~= '' then redis.call('ZADD', deaths, now, member) end
+        end
+      elseif was == 'D' then
+        redis.call('ZREM', dead, member)
+      end
+    end
+  end
+  if #writes == 0 then return end
+  redis.call('HSET', state, unpack(writes))
+  for field, delta in pairs(deltas) do
+    if delta ~= 0 then redis.call('HINCRBY', state, field, delta) end
+  end
+end
+
+if op == 'read' then
+  -- {exists, total, acked, dead, cancelled, sealed, created ms, retention ms, last change ms, parent, fired flags "s,c", the
+  --  dead members (at most <limit>, the first to die first)}
+  if not exists() then return { 0 } end
+  local f = redis.call('HMGET', state, '!total', '!acked', '!dead', '!cancelled', '!sealed', '!at', '!ret', '!parent',
+    '!fired:s', '!fired:c', '!last')
+  local out = { 1, f[1] or '0', f[2] or '0', f[3] or '0', f[4] or '0', f[5] or '0', f[6] or '0', f[7] or '0',
+    f[11] or f[6] or '0', f[8] or '', (f[9] and 's' or '') .. (f[10] and 'c' or '') }
+  local limit = tonumber(ARGV[2])
+  if limit > 0 then
+    for _, member in ipairs(redis.call('ZRANGE', dead, 0, limit - 1)) do out[#out + 1] = member end
+  end
+  return out
+end
+
+if op == 'open' then
+  if not exists() then
+    redis.call('HSET', state, '!at', now_ms(), '!ret', ARGV[2], '!total', 0, '!acked', 0, '!dead', 0, '!cancelled', 0,
+      '!cb:s', ARGV[3], '!cb:c', ARGV[4], '!cb:d', ARGV[5], '!parent', ARGV[6])
+  end
+elseif not exists() then
+  if op == 'add' then return redis.error_reply('ERR no such set') end
+  return { 0 } -- marks of a set past its retention (or never opened): nothing to count them in
+elseif op == 'add' then
+  if redis.call('HGET', state, '!fired:c') then return redis.error_reply('ERR set complete') end
+  local members = {}
+  for i = 2, #ARGV do members[#members + 1] = ARGV[i] end
+  local current = redis.call('HMGET', state, unpack(members))
+  local writes = {}
+  for i, member in ipairs(members) do
+    if not current[i] then
+      writes[#writes + 1] = member
+      writes[#writes + 1] = 'P'
+      current[i] = 'P'
+    end
+  end
+  if #writes > 0 then
+    redis.call('HSET', state, unpack(writes))
+    redis.call('HINCRBY', state, '!total', #writes / 2)
+  end
+elseif op == 'seal' then
+  redis.call('HSET', state, '!sealed', '1')
+elseif op == 'marks' then
+  apply_marks(2)
+elseif op == 'fired' then
+  for i = 2, #ARGV do
+    local token = ARGV[i]
+    if string.sub(token, 1, 1) == 'd' then
+      redis.call('ZREM', deaths, string.sub(token, 2))
+    else
+      redis.call('HSET', state, '!fired:' .. token, '1')
+    end
+  end
+end
+keep_alive()
+return due({ 1 })

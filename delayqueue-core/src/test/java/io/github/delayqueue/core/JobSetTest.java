@@ -1,0 +1,354 @@
+package io.github.delayqueue.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.QueueRoute;
+import io.github.delayqueue.core.sets.Chain;
+import io.github.delayqueue.core.sets.JobSet;
+import io.github.delayqueue.core.sets.SetStatus;
+import io.github.delayqueue.testing.RedisContext;
+import io.github.delayqueue.testing.RedisExtension;
+
+/**
+ * Job sets: callbacks sent exactly once and never early, members added from inside a running member, dead members
+ * requeued by hand, chains, marks left by an instance that died between its settle and the forward, and bad input.
+ * The partitioned and Cluster variants run every test again.
+ */
+@ExtendWith(RedisExtension.class)
+class JobSetTest {
+
+    private static final Duration BOUND = Duration.ofSeconds(30);
+    private static final RetryPolicy ONCE = new RetryPolicy(1, Duration.ofMillis(10), 1, Duration.ofMillis(10), 0);
+
+    private final RedisContext redis;
+    private DelayQueueClient client;
+    private final List<DelayQueueConsumer> consumers = new CopyOnWriteArrayList<>();
+    /** Callback messages handled, per queue: their headers. */
+    private final Map<String, List<Map<String, String>>> callbacks = new ConcurrentHashMap<>();
+
+    JobSetTest(RedisContext redis) {
+        this.redis = redis;
+    }
+
+    ClientOptions.Builder clientOptions() {
+        return ClientOptions.builder().keyPrefix(redis.prefix());
+    }
+
+    @BeforeEach
+    void setUp() {
+        client = DelayQueueClient.create(redis.redisson(), clientOptions().build());
+    }
+
+    @AfterEach
+    void tearDown() {
+        consumers.forEach(DelayQueueConsumer::stop);
+    }
+
+    private void consume(DelayQueueClient on, String queue, MessageHandler<String> handler, ConsumerOptions options) {
+        DelayQueueConsumer consumer = on.newConsumer(queue, String.class, handler, options);
+        consumers.add(consumer);
+        consumer.start();
+    }
+
+    private void consume(String queue, MessageHandler<String> handler) {
+        consume(client, queue, handler, ConsumerOptions.builder().retry(ONCE).concurrency(4).build());
+    }
+
+    /** Records the callbacks that reach {@code queue}. */
+    private List<Map<String, String>> callbackQueue(String queue) {
+        List<Map<String, String>> seen = callbacks.computeIfAbsent(queue, q -> new CopyOnWriteArrayList<>());
+        consume(queue, (payload, context) -> seen.add(context.headers()));
+        return seen;
+    }
+
+    private static List<SendRequest> messages(String prefix, int count) {
+        List<SendRequest> out = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            out.add(SendRequest.of(prefix + i, Duration.ZERO, SendOptions.id(prefix + i)));
+        }
+        return out;
+    }
+
+    @Test
+    void successAndCompleteAreSentOnceWhenEveryMemberIsAcknowledged() throws Exception {
+        Set<String> handled = ConcurrentHashMap.newKeySet();
+        AtomicInteger handledWhenSuccess = new AtomicInteger(-1);
+        List<Map<String, String>> done = new CopyOnWriteArrayList<>();
+        consume("done", (payload, context) -> {
+            handledWhenSuccess.compareAndSet(-1, handled.size());
+            done.add(context.headers());
+        });
+        consume("mails", (payload, context) -> handled.add(payload));
+        consume("texts", (payload, context) -> handled.add(payload));
+        String set = client.sendSet(JobSet.builder()
+                .add("mails", messages("m", 300))
+                .add("texts", messages("t", 200))
+                .onSuccess("done", SendRequest.of("report", Duration.ZERO, SendOptions.none().header("campaign", "42")))
+                .onComplete("done", SendRequest.of("closed", Duration.ZERO))
+                .build());
+        await().atMost(BOUND).until(() -> done.size() == 2);
+        Thread.sleep(500); // a second send would come within this
+        assertThat(done).hasSize(2);
+        assertThat(handledWhenSuccess.get()).as("members handled when the first callback ran").isEqualTo(500);
+        assertThat(done).extracting(h -> h.get(JobSet.EVENT_HEADER)).containsExactlyInAnyOrder("success", "complete");
+        assertThat(done).allSatisfy(h -> assertThat(h).containsEntry(JobSet.SET_ID_HEADER, set));
+        assertThat(done).filteredOn(h -> "success".equals(h.get(JobSet.EVENT_HEADER)))
+                .allSatisfy(h -> assertThat(h).containsEntry("campaign", "42"));
+        SetStatus status = client.setStatus(set).orElseThrow();
+        assertThat(status.total()).isEqualTo(500);
+        assertThat(status.acknowledged()).isEqualTo(500);
+        assertThat(status.pending()).isZero();
+        assertThat(status.dead()).isZero();
+        assertThat(status.sealed()).isTrue();
+        assertThat(status.complete()).isTrue();
+        assertThat(status.successSent()).isTrue();
+        assertThat(status.completeSent()).isTrue();
+        assertThat(status.expiresAt()).isAfter(status.createdAt().plus(JobSet.DEFAULT_RETENTION.minusMinutes(1)));
+    }
+
+    @Test
+    void aMemberHandledOnSeveralInstancesWithRetriesCountsOnce() throws Exception {
+        String queue = "busy";
+        Set<String> handled = ConcurrentHashMap.newKeySet();
+        List<Map<String, String>> done = callbackQueue("busy-done");
+        String set = client.sendSet(JobSet.builder()
+                .add(queue, messages("b", 2_000))
+                .onSuccess("busy-done", SendRequest.of("ok", Duration.ZERO))
+                .build());
+        RetryPolicy retries = new RetryPolicy(5, Duration.ofMillis(5), 1, Duration.ofMillis(5), 0);
+        for (int i = 0; i < 3; i++) {
+            DelayQueueClient instance = DelayQueueClient.create(redis.redisson(), clientOptions().build());
+            consume(instance, queue, (payload, context) -> {
+                if (ThreadLocalRandom.current().nextInt(10) == 0) {
+                    throw new IllegalStateException("flaky");
+                }
+                handled.add(payload);
+            }, ConsumerOptions.builder().retry(retries).concurrency(8).build());
+        }
+        await().atMost(BOUND).until(() -> done.size() == 1);
+        assertThat(handled).hasSize(2_000);
+        Thread.sleep(500);
+        assertThat(done).hasSize(1);
+        assertThat(client.setStatus(set).orElseThrow().acknowledged()).isEqualTo(2_000);
+    }
+
+    @Test
+    void aDeadMemberSendsItsDeathAndCompletesTheSetAndOnceRequeuedAndHandledTheSuccess() throws Exception {
+        List<Map<String, String>> done = callbackQueue("d-done");
+        Set<String> failing = ConcurrentHashMap.newKeySet();
+        failing.add("x1");
+        consume("work", (payload, context) -> {
+            if (failing.contains(payload)) {
+                throw new IllegalStateException("boom");
+            }
+        });
+        String set = client.sendSet(JobSet.builder()
+                .add("work", messages("x", 5))
+                .onSuccess("d-done", SendRequest.of("ok", Duration.ZERO))
+                .onComplete("d-done", SendRequest.of("closed", Duration.ZERO))
+                .onDeath("d-done", SendRequest.of("died", Duration.ZERO))
+                .build());
+        await().atMost(BOUND).until(() -> done.size() == 2);
+        assertThat(done).extracting(h -> h.get(JobSet.EVENT_HEADER)).containsExactlyInAnyOrder("death", "complete");
+        assertThat(done).filteredOn(h -> "death".equals(h.get(JobSet.EVENT_HEADER)))
+                .allSatisfy(h -> assertThat(h).containsEntry(JobSet.MEMBER_HEADER, "work:x1"));
+        SetStatus status = client.setStatus(set).orElseThrow();
+        assertThat(status.dead()).isEqualTo(1);
+        assertThat(status.acknowledged()).isEqualTo(4);
+        assertThat(status.deadMembers()).containsExactly(new SetStatus.Member("work", "x1"));
+        assertThat(status.successSent()).isFalse();
+
+        failing.clear();
+        assertThat(client.requeueAllDeadLetters("work")).isEqualTo(1);
+        await().atMost(BOUND).until(() -> done.size() == 3);
+        assertThat(done.get(2)).containsEntry(JobSet.EVENT_HEADER, "success");
+        status = client.setStatus(set).orElseThrow();
+        assertThat(status.dead()).isZero();
+        assertThat(status.acknowledged()).isEqualTo(5);
+        assertThat(status.deadMembers()).isEmpty();
+        Thread.sleep(500);
+        assertThat(done).hasSize(3); // complete and death once each
+    }
+
+    @Test
+    void membersAddedFromInsideARunningMemberHoldTheSetOpen() throws Exception {
+        Set<String> handled = ConcurrentHashMap.newKeySet();
+        List<Integer> handledAtCallback = new CopyOnWriteArrayList<>();
+        consume("g-done", (payload, context) -> handledAtCallback.add(handled.size()));
+        consume("grow", (payload, context) -> {
+            if (payload.startsWith("parent")) {
+                String set = JobSet.setOf(context);
+                // children with ids derived from the parent's: a retried parent adds the same ones again
+                List<SendRequest> children = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    children.add(SendRequest.of("child", Duration.ofMillis(300),
+                            SendOptions.id(context.id() + "/child-" + i)));
+                }
+                client.addToSet(set, "grow", children);
+                Thread.sleep(100);
+            }
+            handled.add(context.id());
+        });
+        String set = client.sendSet(JobSet.builder()
+                .add("grow", List.of(SendRequest.of("parent", Duration.ZERO, SendOptions.id("p1")),
+                        SendRequest.of("leaf", Duration.ZERO, SendOptions.id("l1")),
+                        SendRequest.of("leaf", Duration.ZERO, SendOptions.id("l2")),
+                        SendRequest.of("leaf", Duration.ZERO, SendOptions.id("l3"))))
+                .onSuccess("g-done", SendRequest.of("ok", Duration.ZERO))
+                .build());
+        await().atMost(BOUND).until(() -> handledAtCallback.size() == 1);
+        // the children are due 300 ms after the parent returned: a set that completed in between would call back early
+        assertThat(handledAtCallback).containsExactly(7);
+        assertThat(handled).containsExactlyInAnyOrder("p1", "l1", "l2", "l3", "p1/child-0", "p1/child-1", "p1/child-2");
+        SetStatus status = client.setStatus(set).orElseThrow();
+        assertThat(status.total()).isEqualTo(7);
+        assertThat(status.acknowledged()).isEqualTo(7);
+    }
+
+    @Test
+    void aChildSetCountsAsOneMemberOfItsParent() throws Exception {
+        List<Map<String, String>> done = callbackQueue("c-done");
+        consume("outer", (payload, context) -> {
+            if (payload.equals("spawn")) {
+                client.sendSet(JobSet.builder().id(JobSet.setOf(context) + "-child")
+                        .parent(JobSet.setOf(context))
+                        .add("inner", messages("i", 20))
+                        .onSuccess("c-done", SendRequest.of("child-ok", Duration.ZERO))
+                        .build());
+            }
+        });
+        Set<String> inner = ConcurrentHashMap.newKeySet();
+        consume("inner", (payload, context) -> {
+            Thread.sleep(20);
+            inner.add(payload);
+        });
+        String set = client.sendSet(JobSet.builder().id("parent-" + System.nanoTime())
+                .add("outer", List.of(SendRequest.of("spawn", Duration.ZERO, SendOptions.id("s"))))
+                .onSuccess("c-done", SendRequest.of("parent-ok", Duration.ZERO))
+                .build());
+        await().atMost(BOUND).until(() -> done.size() == 2);
+        assertThat(inner).hasSize(20);
+        assertThat(done).extracting(h -> h.get(JobSet.SET_ID_HEADER)).containsExactly(set + "-child", set);
+        assertThat(client.setStatus(set).orElseThrow().total()).isEqualTo(2);
+        assertThat(client.setStatus(set + "-child").orElseThrow().parent()).isEqualTo(set);
+    }
+
+    @Test
+    void aChainRunsEachStepOnceAfterTheOneBefore() throws Exception {
+        List<String> order = new CopyOnWriteArrayList<>();
+        AtomicInteger failures = new AtomicInteger();
+        consume("step-a", (payload, context) -> order.add(payload));
+        consume("step-b", (payload, context) -> {
+            if (failures.getAndIncrement() == 0) {
+                throw new IllegalStateException("first attempt fails");
+            }
+            order.add(payload);
+        }, ConsumerOptions.builder().retry(new RetryPolicy(3, Duration.ofMillis(10), 1,
+                Duration.ofMillis(10), 0)).build());
+        consume("step-c", (payload, context) -> order.add(payload));
+        List<String> ids = client.sendChain(Chain.of("step-a", SendRequest.of("A", Duration.ZERO))
+                .then("step-b", SendRequest.of("B", Duration.ZERO))
+                .then("step-c", SendRequest.of("C", Duration.ofMillis(50))));
+        assertThat(ids).hasSize(3);
+        await().atMost(BOUND).until(() -> order.size() == 3);
+        assertThat(order).containsExactly("A", "B", "C");
+        Thread.sleep(500);
+        assertThat(order).hasSize(3);
+    }
+
+    private void consume(String queue, MessageHandler<String> handler, ConsumerOptions options) {
+        consume(client, queue, handler, options);
+    }
+
+    @Test
+    void marksLeftByAnInstanceThatDiedBeforeItsForwardAreForwardedByThePeriodicPass() throws Exception {
+        List<Map<String, String>> done = callbackQueue("l-done");
+        String set = client.sendSet(JobSet.builder()
+                .add("lost", messages("q", 3))
+                .onSuccess("l-done", SendRequest.of("ok", Duration.ZERO))
+                .build());
+        // an instance claims and acknowledges the members, then dies before forwarding: the settle alone
+        QueueRoute route = io.github.delayqueue.core.internal.ClientAccess.route(client, "lost");
+        int acked = 0;
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        while (acked < 3 && System.nanoTime() < deadline) {
+            for (QueueOps part : route.parts()) {
+                for (QueueOps.Claimed c : part.claim(10, 60_000, 5, 100, Duration.ofDays(1).toMillis(), 1000).messages()) {
+                    part.settle(List.of(new QueueOps.Settlement(QueueOps.SettleOp.ACK, c.member(), c.attempt(), 0,
+                            null, false, null, 0, set)));
+                    acked++;
+                }
+            }
+            Thread.sleep(5);
+        }
+        assertThat(acked).isEqualTo(3);
+        assertThat(client.setStatus(set).orElseThrow().acknowledged()).isZero();
+        // a consumer of the queue starts: its periodic pass finds the marks once they are older than a forward takes
+        consume("lost", (payload, context) -> { });
+        await().atMost(Duration.ofSeconds(60)).until(() -> done.size() == 1);
+        assertThat(client.setStatus(set).orElseThrow().acknowledged()).isEqualTo(3);
+    }
+
+    @Test
+    void badInputIsRefusedAndWritesNothing() {
+        assertThatThrownBy(() -> JobSet.builder().build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least one member");
+        assertThatThrownBy(() -> JobSet.builder().id("a{b}")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("set id");
+        assertThatThrownBy(() -> JobSet.builder().id("")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> JobSet.builder().retention(Duration.ofSeconds(5)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retention");
+        assertThatThrownBy(() -> JobSet.builder().onSuccess("q", SendRequest.of("x", Duration.ZERO,
+                SendOptions.id("i").withDedupWindow(Duration.ofMinutes(1))))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("dedup window");
+        assertThatThrownBy(() -> JobSet.builder().add("bad queue", messages("x", 1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> SendOptions.none().header(JobSet.SET_HEADER, "s"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reserved");
+        assertThatThrownBy(() -> client.addToSet("no-such-set", "q", messages("x", 1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no job set");
+        assertThat(client.stats("q").pending()).isZero();
+        assertThatThrownBy(() -> client.sendSet(JobSet.builder().add("q", messages("x", 1)).parent("no-parent").build()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no job set");
+        // a member that cannot be sent: nothing written, no set created
+        assertThatThrownBy(() -> client.sendSet(JobSet.builder().id("bad-member")
+                .add("q", List.of(SendRequest.of("x", Duration.ofMillis(-1)))).build()))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(client.setStatus("bad-member")).isEmpty();
+        assertThat(client.stats("q").pending()).isZero();
+        assertThatThrownBy(() -> client.setStatus("x", -1)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(client.setStatus("never-sent")).isEmpty();
+        assertThatThrownBy(() -> client.sendChain(Chain.of("q", SendRequest.of("a", Duration.ZERO, SendOptions.id("same")))
+                .then("q", SendRequest.of("b", Duration.ZERO, SendOptions.id("same")))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("same id");
+    }
+
+    @Test
+    void aCompleteSetTakesNoMoreMembers() {
+        List<Map<String, String>> done = callbackQueue("x-done");
+        consume("xq", (payload, context) -> { });
+        String set = client.sendSet(JobSet.builder().add("xq", messages("a", 2))
+                .onComplete("x-done", SendRequest.of("closed", Duration.ZERO)).build());
+        await().atMost(BOUND).until(() -> done.size() == 1);
+        assertThatThrownBy(() -> client.addToSet(set, "xq", messages("late", 1)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("complete");
+    }
+}
