@@ -253,7 +253,50 @@ public final class DelayQueueClient {
      * @throws DelayQueueException      if Redis fails
      */
     public String sendSet(JobSet set) {
-        return sets.send(set);
+        return sets.send(sets.prepare(set));
+    }
+
+    /**
+     * Checks and encodes a job set without writing anything ({@link PreparedSet}): what an outbox keeps until its
+     * transaction commits. {@link #send(PreparedSet)} then writes it, or an outbox replays its steps with
+     * {@link #openSet}, {@link #restore} and {@link #send(PreparedSend)}, and {@link #sealSet}.
+     *
+     * @throws IllegalArgumentException as {@link #sendSet}, for what can be checked without Redis
+     */
+    public PreparedSet prepareSet(JobSet set) {
+        return sets.prepare(set);
+    }
+
+    /**
+     * Writes what {@link #prepareSet} checked, as {@link #sendSet} does. Returns the set's id.
+     *
+     * @throws IllegalArgumentException if {@code prepared} came from another client, or its parent does not exist
+     * @throws IllegalStateException    if its parent set is complete
+     */
+    public String send(PreparedSet prepared) {
+        return sets.send(prepared);
+    }
+
+    /**
+     * Creates a job set and adds its members, from the {@link PreparedSet#opening()} text an outbox kept: the first of
+     * the three steps of {@link #send(PreparedSet)}. Idempotent: a set that exists keeps its state, and members
+     * already there keep theirs. Returns the set's id.
+     *
+     * @throws IllegalArgumentException if the text is not an opening this release writes, or its parent does not exist
+     * @throws IllegalStateException    if its parent set is complete
+     */
+    public String openSet(String opening) {
+        return sets.open(opening);
+    }
+
+    /**
+     * Seals a job set once all its first members are sent: the last of the three steps of {@link #send(PreparedSet)};
+     * its callbacks may be sent from then on. Idempotent; a set that does not exist (or expired) is left alone.
+     *
+     * @throws IllegalArgumentException on an invalid set id
+     */
+    public void sealSet(String setId) {
+        sets.seal(setId);
     }
 
     /**

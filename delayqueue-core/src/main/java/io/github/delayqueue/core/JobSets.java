@@ -74,10 +74,9 @@ final class JobSets implements SetForwarding {
 
     // ---- sending
 
-    String send(JobSet set) {
+    PreparedSet prepare(JobSet set) {
         Checks.require(set != null, "set must not be null");
         String id = set.id() != null ? set.id() : Sends.newId();
-        // everything checked and encoded before anything is written
         List<PreparedSend> batches = new ArrayList<>();
         List<String> members = new ArrayList<>();
         for (Map.Entry<String, List<SendRequest>> e : set.members().entrySet()) {
@@ -92,19 +91,69 @@ final class JobSets implements SetForwarding {
             }
         }
         Checks.require(members.stream().distinct().count() == members.size(), "a set holds a message id twice on one queue");
-        String success = callback(set.onSuccess(), id, "success", set.retention(), null);
-        String complete = callback(set.onComplete(), id, "complete", set.retention(), null);
-        String death = callback(set.onDeath(), id, "death", set.retention(), null);
-        if (set.parent() != null) {
-            run(set.parent(), "add", List.of(new SetStatus.Member(null, id).key()));
+        List<String> opening = new ArrayList<>(members.size() + 6);
+        opening.add(OPENING_VERSION);
+        opening.add(id);
+        opening.add(Long.toString(set.retention().toMillis()));
+        opening.add(callback(set.onSuccess(), id, "success", set.retention(), null));
+        opening.add(callback(set.onComplete(), id, "complete", set.retention(), null));
+        opening.add(callback(set.onDeath(), id, "death", set.retention(), null));
+        opening.add(set.parent() == null ? "" : set.parent());
+        opening.addAll(members);
+        return new PreparedSet(client, id, String.join(String.valueOf(RS), opening), batches);
+    }
+
+    /** The first field of an opening text: its format, so that a later release reads what an outbox kept. */
+    private static final String OPENING_VERSION = "set1";
+    /** Separates the fields of an opening: a control character, never in an id, a queue name or JSON. */
+    private static final char RS = '\u001e';
+
+    /** The set created, its parent told, and its members added, from a {@link PreparedSet#opening()} text. */
+    String open(String opening) {
+        Checks.require(opening != null, "opening must not be null");
+        String[] f = opening.split(String.valueOf(RS), -1);
+        Checks.require(f.length >= 8 && OPENING_VERSION.equals(f[0]), "not the opening of a job set this release writes");
+        String id = JobSet.checkId(f[1]);
+        Duration retention;
+        try {
+            retention = Duration.ofMillis(Long.parseLong(f[2]));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("the opening of job set '" + id + "' holds no retention", e);
         }
-        open(id, set.retention(), success, complete, death, set.parent());
+        String parent = f[6].isEmpty() ? null : JobSet.checkId(f[6]);
+        for (int i = 3; i <= 5; i++) {
+            Checks.require(f[i].isEmpty() || f[i].split(String.valueOf(SEP), -1).length == 5,
+                    "the opening of job set '" + id + "' holds a callback this release cannot read");
+        }
+        List<String> members = List.of(f).subList(7, f.length);
+        for (String member : members) {
+            int colon = member.indexOf(':');
+            Checks.require(colon > 0 && colon < member.length() - 1, "the opening of job set '" + id
+                    + "' holds a member that is not <queue>:<id>");
+        }
+        if (parent != null) {
+            run(parent, "add", List.of(new SetStatus.Member(null, id).key()));
+        }
+        open(id, retention, f[3], f[4], f[5], parent);
         add(id, members);
-        for (PreparedSend prepared : batches) {
-            client.send(prepared); // a failure leaves the set unsealed: no callback until a send of the same id seals it
-        }
-        fire(id, run(id, "seal", List.of()));
         return id;
+    }
+
+    /** The set sealed: its callbacks may be due from now on (and those already due are sent). */
+    void seal(String set) {
+        JobSet.checkId(set);
+        fire(set, run(set, "seal", List.of()));
+    }
+
+    String send(PreparedSet prepared) {
+        Checks.require(prepared != null, "prepared must not be null");
+        Checks.require(prepared.client == client, "the set was prepared by another client");
+        open(prepared.opening());
+        for (PreparedSend batch : prepared.sends()) {
+            client.send(batch); // a failure leaves the set unsealed: no callback until a send of the same id seals it
+        }
+        seal(prepared.id());
+        return prepared.id();
     }
 
     List<String> addTo(String set, String queue, List<SendRequest> requests) {

@@ -351,4 +351,42 @@ class JobSetTest {
         assertThatThrownBy(() -> client.addToSet(set, "xq", messages("late", 1)))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("complete");
     }
+
+    @Test
+    void aPreparedSetReplayedStepByStepAsAnOutboxDoesCallsBackOnceAndNotBeforeItsSeal() throws Exception {
+        List<Map<String, String>> done = callbackQueue("o-done");
+        Set<String> handled = ConcurrentHashMap.newKeySet();
+        consume("o-work", (payload, context) -> handled.add(payload));
+        PreparedSet prepared = client.prepareSet(JobSet.builder().add("o-work", messages("o", 10))
+                .onSuccess("o-done", SendRequest.of("ok", Duration.ZERO)).build());
+        assertThat(client.setStatus(prepared.id())).as("nothing written by the prepare").isEmpty();
+        // the opening stored as text, the members as outbox rows restored, each step twice (a relay after a crash)
+        String opening = prepared.opening();
+        assertThat(client.openSet(opening)).isEqualTo(prepared.id());
+        assertThat(client.openSet(opening)).isEqualTo(prepared.id());
+        for (PreparedSend batch : prepared.sends()) {
+            client.send(client.restore(batch.queue(), batch.messages()));
+            client.send(client.restore(batch.queue(), batch.messages()));
+        }
+        await().atMost(BOUND).until(() -> handled.size() == 10);
+        Thread.sleep(300);
+        assertThat(done).as("no callback before the seal").isEmpty();
+        assertThat(client.setStatus(prepared.id()).orElseThrow().acknowledged()).isEqualTo(10);
+        client.sealSet(prepared.id());
+        client.sealSet(prepared.id());
+        await().atMost(BOUND).until(() -> done.size() == 1);
+        Thread.sleep(300);
+        assertThat(done).hasSize(1);
+        assertThat(client.setStatus(prepared.id()).orElseThrow().total()).isEqualTo(10);
+
+        assertThatThrownBy(() -> client.openSet("not an opening")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("opening");
+        assertThatThrownBy(() -> client.openSet(opening.replace("set1", "set9")))
+                .isInstanceOf(IllegalArgumentException.class);
+        client.sealSet("never-opened"); // a seal of a set that is not there is left alone
+        assertThat(client.setStatus("never-opened")).isEmpty();
+        DelayQueueClient other = DelayQueueClient.create(redis.redisson(), clientOptions().build());
+        assertThatThrownBy(() -> other.send(prepared)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("another client");
+    }
 }
