@@ -323,6 +323,11 @@ public final class DelayQueueClient {
         return sets.send(chain);
     }
 
+    /** A cancelled member's mark, forwarded to its set ({@link JobSets#forward}; never throws). */
+    void forwardCancel(QueueOps part, String set, String id) {
+        sets.forward(part.keys(), List.of(new io.github.delayqueue.core.engine.SetForwarding.Mark('C', set, id)));
+    }
+
     /** A job set's status, with up to 100 of its dead members; empty for a set that does not exist (or expired). */
     public Optional<SetStatus> setStatus(String setId) {
         return sets.status(setId, 100);

@@ -288,7 +288,12 @@ final class Sends {
     boolean cancel(String queue, String id) {
         QueueRoute route = queues.route(queue);
         ClientQueues.validateId(id, "");
-        return ClientQueues.redis(route, "cancel '" + id + "' in queue '" + queue + "'", () -> route.of(id).cancel(id));
+        QueueOps part = route.of(id);
+        String set = ClientQueues.redis(route, "cancel '" + id + "' in queue '" + queue + "'", () -> part.cancelled(id));
+        if (set != null && !set.isEmpty()) {
+            client.forwardCancel(part, set, id); // the set counts it now, not at the queue's next periodic pass
+        }
+        return set != null;
     }
 
     boolean reschedule(String queue, String id, Duration delay) {

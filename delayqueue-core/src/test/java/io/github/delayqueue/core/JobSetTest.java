@@ -389,4 +389,28 @@ class JobSetTest {
         assertThatThrownBy(() -> other.send(prepared)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("another client");
     }
+
+    @Test
+    void aCancelledMemberCompletesTheSetAtOnceButNeverMakesItSucceed() throws Exception {
+        List<Map<String, String>> done = callbackQueue("k-done");
+        consume("k-work", (payload, context) -> { });
+        String set = client.sendSet(JobSet.builder()
+                .add("k-work", List.of(SendRequest.of("now", Duration.ZERO, SendOptions.id("now")),
+                        SendRequest.of("later", Duration.ofHours(1), SendOptions.id("later"))))
+                .onSuccess("k-done", SendRequest.of("ok", Duration.ZERO))
+                .onComplete("k-done", SendRequest.of("closed", Duration.ZERO))
+                .build());
+        await().atMost(BOUND).until(() -> client.setStatus(set).orElseThrow().acknowledged() == 1);
+        long start = System.nanoTime();
+        assertThat(client.cancel("k-work", "later")).isTrue();
+        await().atMost(BOUND).until(() -> done.size() == 1);
+        // forwarded by the cancel itself, not by a periodic pass that waits for marks older than 10 s
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(9));
+        assertThat(done.get(0)).containsEntry(JobSet.EVENT_HEADER, "complete");
+        SetStatus status = client.setStatus(set).orElseThrow();
+        assertThat(status.cancelled()).isEqualTo(1);
+        assertThat(status.complete()).isTrue();
+        assertThat(status.successSent()).isFalse();
+        assertThat(client.cancel("k-work", "later")).isFalse();
+    }
 }

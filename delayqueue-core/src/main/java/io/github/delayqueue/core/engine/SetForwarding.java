@@ -27,7 +27,7 @@ public interface SetForwarding {
     /**
      * One member's outcome.
      *
-     * @param kind 'A' acknowledged, 'D' dead
+     * @param kind 'A' acknowledged, 'D' dead, 'C' cancelled
      * @param set  the set's id
      * @param id   the message's id
      */

@@ -543,7 +543,20 @@ public final class QueueOps {
     }
 
     public boolean cancel(String id) {
-        return scripts.number(Scripts.Name.CANCEL, flowKeys, keys.wakeChannel(), id) != 0; // 1 pending, 2 in flight
+        return cancelled(id) != null;
+    }
+
+    /**
+     * Cancels {@code id}: null if no live message had it, "" if one did, or the id of the job set it was a member of
+     * (its mark is written: the caller forwards it).
+     */
+    public @Nullable String cancelled(String id) {
+        String reply = scripts.text(Scripts.Name.CANCEL, flowKeys, keys.wakeChannel(), id); // 1 pending, 2 in flight
+        if (reply.isEmpty() || reply.equals("0")) {
+            return null;
+        }
+        int colon = reply.indexOf(':');
+        return colon < 0 ? "" : reply.substring(colon + 1);
     }
 
     public boolean reschedule(String id, Due due) {
