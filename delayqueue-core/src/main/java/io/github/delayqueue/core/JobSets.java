@@ -219,14 +219,14 @@ final class JobSets implements SetForwarding {
         long cancelled = number(out, 4);
         String fired = out.get(10).toString();
         List<SetStatus.Member> deadMembers = new ArrayList<>();
-        for (int i = 11; i < out.size(); i++) {
+        for (int i = 12; i < out.size(); i++) {
             deadMembers.add(SetStatus.Member.of(out.get(i).toString()));
         }
         String parent = out.get(9).toString();
         return Optional.of(new SetStatus(set, total, Math.max(0, total - acked - dead - cancelled), acked, dead,
                 cancelled, "1".equals(out.get(5).toString()), Instant.ofEpochMilli(number(out, 6)),
                 Instant.ofEpochMilli(number(out, 8) + number(out, 7)), parent.isEmpty() ? null : parent,
-                fired.contains("s"), fired.contains("c"), deadMembers));
+                fired.contains("s"), fired.contains("c"), (int) number(out, 11), deadMembers));
     }
 
     private static long number(List<Object> out, int i) {

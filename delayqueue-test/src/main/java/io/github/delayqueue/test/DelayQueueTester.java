@@ -22,6 +22,7 @@ import io.github.delayqueue.core.MessagePage;
 import io.github.delayqueue.core.PayloadCodec;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.core.sets.SetStatus;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
@@ -234,6 +235,37 @@ public final class DelayQueueTester {
                             .append(consumed ? "" : " (no consumer of this queue runs in this application)");
                 }
                 throw new AssertionError(text.toString());
+            }
+            pause(POLL);
+        }
+    }
+
+    /**
+     * Waits until the job set is complete (every member acknowledged, dead or cancelled) and every callback it made due
+     * has been sent, so that the test may then run the callbacks' queue (its callbacks are sent right after the
+     * settle of the member that made them due, on the instance that settled it: a {@code runAll} of the members'
+     * queue can return just before). Returns the set's status.
+     *
+     * @throws AssertionError if the set does not exist, or is not complete within the timeout (with its counts)
+     */
+    public SetStatus awaitSet(String setId) {
+        require(!this.admin.codes().isEmpty(), "no queue is declared, so there is no client to read the set with");
+        DelayQueueClient client = this.admin.client(this.admin.codes().iterator().next());
+        long deadline = System.nanoTime() + this.timeout.toNanos();
+        while (true) {
+            Optional<SetStatus> status = client.setStatus(setId);
+            if (status.isEmpty()) {
+                throw new AssertionError("No job set '" + setId + "' (never sent, or past its retention)");
+            }
+            if (status.get().settled()) {
+                return status.get();
+            }
+            if (System.nanoTime() - deadline > 0) {
+                SetStatus s = status.get();
+                throw new AssertionError("Job set '" + setId + "' is not complete after " + this.timeout + ": "
+                        + s.pending() + " of " + s.total() + " members pending, " + s.acknowledged() + " acknowledged, "
+                        + s.dead() + " dead, " + s.cancelled() + " cancelled" + (s.sealed() ? "" : ", not sealed")
+                        + (s.callbacksDue() > 0 ? ", " + s.callbacksDue() + " callbacks not yet sent" : ""));
             }
             pause(POLL);
         }

@@ -18,7 +18,11 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.core.SendRequest;
+import io.github.delayqueue.core.sets.JobSet;
+import io.github.delayqueue.core.sets.SetStatus;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.test.app.PaymentTimeout;
@@ -312,5 +316,26 @@ class DelayQueueTesterTests {
                 .withMessageContaining("timeout must be positive");
         assertThatIllegalArgumentException().isThrownBy(() -> this.tester.withTimeout(null))
                 .withMessageContaining("timeout must be positive");
+    }
+
+    @Test
+    void awaitSetWaitsUntilTheSetIsCompleteAndItsCallbacksSent() {
+        DelayQueueClient client = this.admin.client(TestQueues.REMINDER);
+        String set = client.sendSet(JobSet.builder()
+                .add(TestQueues.REMINDER.code(), List.of(SendRequest.of(List.of("a"), Duration.ofHours(1)),
+                        SendRequest.of(List.of("b"), Duration.ofHours(1))))
+                .onSuccess(TestQueues.REMINDER.code(), SendRequest.of(List.of("all reminded"), Duration.ZERO))
+                .build());
+        this.tester.runAll(TestQueues.REMINDER);
+
+        SetStatus status = this.tester.awaitSet(set);
+
+        assertThat(status.acknowledged()).isEqualTo(2);
+        assertThat(status.successSent()).isTrue();
+        assertThat(status.callbacksDue()).isZero();
+        this.tester.runAll(TestQueues.REMINDER);
+        await().atMost(Duration.ofSeconds(30)).until(() -> this.recorder.handled().contains(List.of("all reminded")));
+        assertThatThrownBy(() -> this.tester.awaitSet("no-such-set")).isInstanceOf(AssertionError.class)
+                .hasMessageContaining("No job set 'no-such-set'");
     }
 }

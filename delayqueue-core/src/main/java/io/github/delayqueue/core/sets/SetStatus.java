@@ -21,11 +21,13 @@ import org.jspecify.annotations.Nullable;
  * @param parent       the set it is a member of, or null
  * @param successSent  whether its success callback was sent
  * @param completeSent whether its complete callback was sent
+ * @param callbacksDue callbacks whose condition holds and that are not sent yet: sent within moments by the instance
+ *                     that forwarded the last outcome (or, should it have died, by the queue's next periodic pass)
  * @param deadMembers  its dead members, the first to die first, at most as many as asked for
  */
 public record SetStatus(String id, long total, long pending, long acknowledged, long dead, long cancelled,
         boolean sealed, Instant createdAt, Instant expiresAt, @Nullable String parent, boolean successSent,
-        boolean completeSent, List<Member> deadMembers) {
+        boolean completeSent, int callbacksDue, List<Member> deadMembers) {
 
     public SetStatus {
         deadMembers = List.copyOf(deadMembers);
@@ -34,6 +36,11 @@ public record SetStatus(String id, long total, long pending, long acknowledged, 
     /** Whether every member is acknowledged, dead or cancelled (and the set sealed). */
     public boolean complete() {
         return sealed && pending == 0;
+    }
+
+    /** Whether the set is complete and every callback it made due was sent. */
+    public boolean settled() {
+        return complete() && callbacksDue == 0;
     }
 
     /**

@@ -116,13 +116,13 @@ local function apply_marks(from)
 end
 
 if op == 'read' then
-  -- {exists, total, acked, dead, cancelled, sealed, created ms, retention ms, last change ms, parent, fired flags "s,c", the
-  --  dead members (at most <limit>, the first to die first)}
+  -- {exists, total, acked, dead, cancelled, sealed, created ms, retention ms, last change ms, parent, fired flags "s,c",
+  --  how many callbacks are due and not yet sent, the dead members (at most <limit>, the first to die first)}
   if not exists() then return { 0 } end
   local f = redis.call('HMGET', state, '!total', '!acked', '!dead', '!cancelled', '!sealed', '!at', '!ret', '!parent',
     '!fired:s', '!fired:c', '!last')
   local out = { 1, f[1] or '0', f[2] or '0', f[3] or '0', f[4] or '0', f[5] or '0', f[6] or '0', f[7] or '0',
-    f[11] or f[6] or '0', f[8] or '', (f[9] and 's' or '') .. (f[10] and 'c' or '') }
+    f[11] or f[6] or '0', f[8] or '', (f[9] and 's' or '') .. (f[10] and 'c' or ''), #due({}) / 2 }
   local limit = tonumber(ARGV[2])
   if limit > 0 then
     for _, member in ipairs(redis.call('ZRANGE', dead, 0, limit - 1)) do out[#out + 1] = member end
