@@ -77,8 +77,14 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
         } catch (NumberFormatException e) {
             return null;
         }
-        int at = stored.indexOf(SET_AT, colon);
-        if (at < 0 || at >= end) {
+        int at = -1;
+        for (int i = stored.indexOf('"', colon); i >= 0 && i + SET_AT.length() <= end; i = stored.indexOf('"', i + 1)) {
+            if (stored.startsWith(SET_AT, i)) { // within the headers only: a payload is never searched
+                at = i;
+                break;
+            }
+        }
+        if (at < 0) {
             return null;
         }
         int from = at + SET_AT.length();

@@ -184,4 +184,16 @@ class EnvelopeTest {
         }
         return text.toString();
     }
+
+    @Test
+    void theSetOfAStoredEnvelopeIsReadFromItsHeadersOnly() {
+        String prefix = "2" + "AAAAAAAA" + "BBBBBBBB";
+        assertThat(Envelope.setOf(prefix + Envelope.body(java.util.Map.of(), "{\"dq-set\":\"no\"}"))).isNull();
+        assertThat(Envelope.setOf(prefix + Envelope.body(java.util.Map.of("a", "b"), "{\"dq-set\":\"no\"}"))).isNull();
+        assertThat(Envelope.setOf(prefix + Envelope.body(Envelope.withReserved(60_000L, "+5", "g", "campaign-1",
+                java.util.Map.of("x", "\"dq-set\":\"fake")), "{}"))).isEqualTo("campaign-1");
+        assertThat(Envelope.setOf(prefix + Envelope.body(java.util.Map.of("x", "\"dq-set\":\"fake"), "{}"))).isNull();
+        assertThat(Envelope.setOf("1:000000000001:5:0:{}")).isNull();
+        assertThat(Envelope.setOf("")).isNull();
+    }
 }
