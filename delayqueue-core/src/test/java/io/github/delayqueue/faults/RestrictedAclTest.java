@@ -45,6 +45,8 @@ import io.github.delayqueue.core.GroupStats;
 import io.github.delayqueue.core.SendRequest;
 import io.github.delayqueue.core.history.HistoryPage;
 import io.github.delayqueue.core.history.MessageStatus;
+import io.github.delayqueue.core.sets.JobSet;
+import io.github.delayqueue.core.sets.SetStatus;
 import io.github.delayqueue.core.history.SettledMessage;
 import io.github.delayqueue.testing.RedisProcesses;
 import io.github.delayqueue.testing.TestRedis;
@@ -349,6 +351,61 @@ class RestrictedAclTest {
             assertThat(restricted.status(queue, "ok").state()).isEqualTo(MessageStatus.State.UNKNOWN);
         } finally {
             minimal.shutdown();
+            command("ACL", "DELUSER", user);
+        }
+    }
+
+    /**
+     * Job sets need the rule set of dedup windows ({@code +set +exists}: their callbacks are sent with one) and
+     * nothing more: the set's script, the marks of an ack, a dead letter and a cancel, their forward, the sweep's
+     * read, the callbacks and the status.
+     */
+    @Test
+    void jobSetsNeedTheRuleSetOfDedupWindows() throws IOException {
+        String user = USER + "-sets";
+        String prefix = TestRedis.uniquePrefix();
+        String[] rules = minimalRules(user, prefix);
+        String[] wider = Arrays.copyOf(rules, rules.length + 2);
+        wider[rules.length] = "+set";
+        wider[rules.length + 1] = "+exists";
+        command(wider);
+        RedissonClient restricted = newClient(user);
+        try {
+            DelayQueueClient sets = DelayQueueClient.create(restricted, ClientOptions.builder().keyPrefix(prefix).build());
+            List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+            DelayQueueConsumer done = sets.newConsumer("acl-set-done", String.class,
+                    (payload, context) -> events.add(context.headers().get(JobSet.EVENT_HEADER)),
+                    ConsumerOptions.builder().maxPollInterval(Duration.ofMillis(100)).build());
+            DelayQueueConsumer work = sets.newConsumer("acl-set-work", String.class, (payload, context) -> {
+                if (payload.equals("bad")) {
+                    throw new IllegalStateException("fails");
+                }
+            }, ConsumerOptions.builder().maxPollInterval(Duration.ofMillis(100))
+                    .retry(new RetryPolicy(1, Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0)).build());
+            done.start();
+            work.start();
+            try {
+                String set = sets.sendSet(JobSet.builder()
+                        .add("acl-set-work", List.of(SendRequest.of("ok", Duration.ZERO), SendRequest.of("bad", Duration.ZERO),
+                                SendRequest.of("later", Duration.ofHours(1), SendOptions.id("later"))))
+                        .onComplete("acl-set-done", SendRequest.of("closed", Duration.ZERO))
+                        .onDeath("acl-set-done", SendRequest.of("died", Duration.ZERO))
+                        .build());
+                await().atMost(Duration.ofSeconds(10)).until(() -> events.contains("death"));
+                assertThat(sets.cancel("acl-set-work", "later")).isTrue();
+                await().atMost(Duration.ofSeconds(10)).until(() -> events.contains("complete"));
+                SetStatus status = sets.setStatus(set).orElseThrow();
+                assertThat(status.acknowledged()).isEqualTo(1);
+                assertThat(status.dead()).isEqualTo(1);
+                assertThat(status.cancelled()).isEqualTo(1);
+                assertThat(status.deadMembers()).hasSize(1);
+            } finally {
+                work.stop();
+                done.stop();
+            }
+            redisson.getKeys().unlinkByPattern(prefix + ":*");
+        } finally {
+            restricted.shutdown();
             command("ACL", "DELUSER", user);
         }
     }
