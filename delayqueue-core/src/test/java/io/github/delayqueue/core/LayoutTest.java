@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
  * {@code engine}; none of them the entry points ({@code DelayQueueClient}, {@code RDelayedQueueImporter}). In the API
  * package only the entry points and the facade's parts reach {@code engine} or {@code migration}. {@code schedule} is a
  * feature package with an API of its own (recurring schedules): it uses the API, the client included, {@code protocol}
- * and {@code internal}, and nothing below uses it. {@code history} and {@code activity} hold values of the API and count
- * as the API package.</li>
+ * and {@code internal}, and nothing below uses it. {@code history}, {@code activity} and {@code sets} hold values of the
+ * API and count as the API package.</li>
  * <li>Outside delayqueue-core nothing names a core internal package ({@link #INTERNAL}), but for the exceptions
  * listed here.</li>
  * <li>The starter: no runtime package imports {@code autoconfigure}, and each imports only packages below it.</li>
@@ -43,7 +43,7 @@ class LayoutTest {
     private static final String SPRING = "io.github.delayqueue.spring";
     private static final Set<String> ENTRY_POINTS = Set.of("DelayQueueClient", "RDelayedQueueImporter");
     /** The client's facade parts: package-private classes of the API package that do the entry point's work. */
-    private static final Set<String> FACADE = Set.of("Sends", "Reads", "DeadLetterAdmin", "ClientQueues");
+    private static final Set<String> FACADE = Set.of("Sends", "Reads", "DeadLetterAdmin", "ClientQueues", "JobSets");
     /** The internal packages of core; the others below it ({@code schedule}) are feature packages with an API. */
     private static final Set<String> INTERNAL = Set.of("engine", "protocol", "migration", "internal");
     /** Outside core, the only uses of a core internal package: each measures or tests the engine itself. */
@@ -203,9 +203,10 @@ class LayoutTest {
     }
 
     private static String layer(String pkg) {
-        if (pkg.equals(CORE) || pkg.equals(CORE + ".history") || pkg.equals(CORE + ".activity")) {
-            // history, activity: values of the API (a message's status and records; a queue's minutes), in packages
-            // of their own
+        if (pkg.equals(CORE) || pkg.equals(CORE + ".history") || pkg.equals(CORE + ".activity")
+                || pkg.equals(CORE + ".sets")) {
+            // history, activity, sets: values of the API (a message's status and records; a queue's minutes; job sets
+            // and their status), in packages of their own
             return "api";
         }
         return pkg.substring(CORE.length() + 1).split("\\.")[0];
