@@ -55,8 +55,11 @@ final class JobSets implements SetForwarding {
     static final int SWEEP_BATCH = 500;
     /** set.lua's DEATHS: at most this many death callbacks come in one reply. */
     private static final int DEATHS = 100;
-    /** Separates the fields of a stored callback: a control character, never in a queue name, an id or JSON. */
-    private static final char SEP = '\u001f';
+    /**
+     * Separates the fields of a stored callback: a control character, never in a queue name, an id or JSON, and not
+     * the opening's separator ({@link #RS}), which holds callbacks.
+     */
+    private static final char SEP = '\u001d';
 
     private final DelayQueueClient client;
     private final RedissonClient redisson;
@@ -385,7 +388,7 @@ final class JobSets implements SetForwarding {
             try {
                 if (fire(set, script.run(set, "marks", args))) {
                     for (Mark mark : e.getValue()) {
-                        done.add(mark.kind() + set + SEP + mark.id());
+                        done.add(SetScript.mark(mark.kind(), set, mark.id()));
                     }
                 }
             } catch (RuntimeException ex) {
@@ -411,11 +414,11 @@ final class JobSets implements SetForwarding {
                 List<Mark> parsed = new ArrayList<>(oldest.size());
                 List<String> unreadable = new ArrayList<>();
                 for (String entry : oldest) {
-                    int sep = entry.indexOf(SEP);
-                    if (sep < 2 || "ADC".indexOf(entry.charAt(0)) < 0) {
+                    Mark mark = SetScript.readMark(entry);
+                    if (mark == null) {
                         unreadable.add(entry);
                     } else {
-                        parsed.add(new Mark(entry.charAt(0), entry.substring(1, sep), entry.substring(sep + 1)));
+                        parsed.add(mark);
                     }
                 }
                 if (!unreadable.isEmpty()) {

@@ -15,6 +15,22 @@ public final class SetScript {
         return keys.sibling("set-marks");
     }
 
+    /** A mark as includes/sets.lua writes it: {@code <kind><set id>\u001f<id>}. */
+    public static String mark(char kind, String set, String id) {
+        return kind + set + '\u001f' + id;
+    }
+
+    /** Reads {@link #mark}; null for a value of another shape (written by something other than delayqueue). */
+    public static io.github.delayqueue.core.engine.SetForwarding.@org.jspecify.annotations.Nullable Mark readMark(
+            String entry) {
+        int sep = entry.indexOf('\u001f');
+        if (sep < 2 || "ADC".indexOf(entry.charAt(0)) < 0) {
+            return null;
+        }
+        return new io.github.delayqueue.core.engine.SetForwarding.Mark(entry.charAt(0), entry.substring(1, sep),
+                entry.substring(sep + 1));
+    }
+
     private final Scripts scripts;
     private final String prefix;
 

@@ -1,6 +1,6 @@
--- A job set's own keys (docs/internals/redis-layout.md, "Job sets"): the set's members, counts and callbacks, in the
--- slot of the set's hash tag, <prefix>:set:{<set id>}:..., which on a Cluster is not the slot of its members' queues.
--- KEYS: 1 state  HASH  the set's fields (below), and one field per member, "<queue>:<id>" (a child set:
+-- Keeps a job set: its members, counts and callbacks (docs/internals/redis-layout.md, "Job sets").
+-- KEYS (in the slot of the set's hash tag, <prefix>:set:{<set id>}:..., on a Cluster not that of its members):
+--       1 state  HASH  the set's fields (below), and one field per member, "<queue>:<id>" (a child set:
 --                      "(set):<child id>") -> P pending, A acknowledged, D dead (dead-lettered, or dropped at its
 --                      expiry), C cancelled
 --       2 dead   ZSET  member -> when it was first counted dead: the dead members a status lists
@@ -25,7 +25,7 @@
 --   fired <token>...                           callbacks sent (tokens as returned below)
 --   due                                        only the due callbacks (a sweep)
 --   read <limit>                               the status: see the end of this script
--- Returns (all ops but read): 1 if the set exists (0: gone, past its retention), then the callbacks due and not yet
+-- Returns: (all ops but read) 1 if the set exists (0: gone, past its retention), then the callbacks due and not yet
 -- sent, each as a token and what it needs: 's' <cb:s>, 'c' <cb:c>, 'ps' <parent>, 'pd' <parent> (the set as a
 -- member of its parent: acknowledged, or completed with members not acknowledged), 'd<member>' <cb:d> (at most
 -- DEATHS per call: a sweep or the next mark returns the rest). A callback is due once its condition holds and stays
