@@ -225,7 +225,16 @@ class JobSetTest {
 
     @Test
     void aChildSetCountsAsOneMemberOfItsParent() throws Exception {
-        List<Map<String, String>> done = callbackQueue("c-done");
+        Set<String> inner = ConcurrentHashMap.newKeySet();
+        // each success callback handled, and how many inner members had been handled by then: the two callbacks are
+        // sent one straight after the other and handled on 4 threads, so the order they are handled in says nothing
+        List<String> done = new CopyOnWriteArrayList<>();
+        Map<String, Integer> innerHandledAtCallback = new ConcurrentHashMap<>();
+        consume("c-done", (payload, context) -> {
+            String of = context.headers().get(JobSet.SET_ID_HEADER);
+            innerHandledAtCallback.putIfAbsent(of, inner.size());
+            done.add(of);
+        });
         consume("outer", (payload, context) -> {
             if (payload.equals("spawn")) {
                 client.sendSet(JobSet.builder().id(JobSet.setOf(context) + "-child")
@@ -235,7 +244,6 @@ class JobSetTest {
                         .build());
             }
         });
-        Set<String> inner = ConcurrentHashMap.newKeySet();
         consume("inner", (payload, context) -> {
             Thread.sleep(20);
             inner.add(payload);
@@ -245,10 +253,13 @@ class JobSetTest {
                 .onSuccess("c-done", SendRequest.of("parent-ok", Duration.ZERO))
                 .build());
         await().atMost(BOUND).until(() -> done.size() == 2);
-        assertThat(inner).hasSize(20);
-        assertThat(done).extracting(h -> h.get(JobSet.SET_ID_HEADER)).containsExactly(set + "-child", set);
+        assertThat(done).containsExactlyInAnyOrder(set + "-child", set);
+        // neither callback before the child's last member: the parent's waits for its child set as a whole
+        assertThat(innerHandledAtCallback).containsEntry(set + "-child", 20).containsEntry(set, 20);
         assertThat(client.setStatus(set).orElseThrow().total()).isEqualTo(2);
         assertThat(client.setStatus(set + "-child").orElseThrow().parent()).isEqualTo(set);
+        Thread.sleep(500);
+        assertThat(done).hasSize(2);
     }
 
     @Test
