@@ -106,7 +106,8 @@ public final class DelayQueueClient {
         this.sends = new Sends(this, options, queues, application);
         this.reads = new Reads(queues);
         this.deadLetters = new DeadLetterAdmin(queues);
-        this.sets = new JobSets(this, redisson, options, sends, new SetScript(scripts, options.keyPrefix()));
+        this.sets = new JobSets(this, redisson, options, sends, new SetScript(scripts, options.keyPrefix(),
+                options.replicasRequired() ? options.waitForReplicas() : 0, options.replicaTimeout()));
         this.shared = new SharedThreads(options.sharedIdlePolling()
                 ? new WatchRegistry(redisson, scripts, options.keyPrefix()) : null, activity, sets);
     }

@@ -98,10 +98,11 @@ final class JobSets implements SetForwarding {
         opening.add(OPENING_VERSION);
         opening.add(id);
         opening.add(Long.toString(set.retention().toMillis()));
-        opening.add(callback(set.onSuccess(), id, "success", set.retention(), null));
-        opening.add(callback(set.onComplete(), id, "complete", set.retention(), null));
-        opening.add(callback(set.onDeath(), id, "death", set.retention(), null));
+        opening.add(callback(set.onSuccess(), id, "success", set.retention(), null, false));
+        opening.add(callback(set.onComplete(), id, "complete", set.retention(), null, false));
+        opening.add(callback(set.onDeath(), id, "death", set.retention(), null, false));
         opening.add(set.parent() == null ? "" : set.parent());
+        opening.add(Long.toString(latestDue(batches)));
         opening.addAll(members);
         return new PreparedSet(client, id, String.join(String.valueOf(RS), opening), batches);
     }
@@ -115,7 +116,7 @@ final class JobSets implements SetForwarding {
     String open(String opening) {
         Checks.require(opening != null, "opening must not be null");
         String[] f = opening.split(String.valueOf(RS), -1);
-        Checks.require(f.length >= 8 && OPENING_VERSION.equals(f[0]), "not the opening of a job set this release writes");
+        Checks.require(f.length >= 9 && OPENING_VERSION.equals(f[0]), "not the opening of a job set this release writes");
         String id = JobSet.checkId(f[1]);
         Duration retention;
         try {
@@ -128,24 +129,37 @@ final class JobSets implements SetForwarding {
             Checks.require(f[i].isEmpty() || f[i].split(String.valueOf(SEP), -1).length == 5,
                     "the opening of job set '" + id + "' holds a callback this release cannot read");
         }
-        List<String> members = List.of(f).subList(7, f.length);
+        long until;
+        try {
+            until = Long.parseLong(f[7]);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("the opening of job set '" + id + "' holds no latest due time", e);
+        }
+        List<String> members = List.of(f).subList(8, f.length);
         for (String member : members) {
             int colon = member.indexOf(':');
             Checks.require(colon > 0 && colon < member.length() - 1, "the opening of job set '" + id
                     + "' holds a member that is not <queue>:<id>");
         }
         if (parent != null) {
-            run(parent, "add", List.of(new SetStatus.Member(null, id).key()));
+            run(parent, "add", List.of("", new SetStatus.Member(null, id).key()));
         }
-        open(id, retention, f[3], f[4], f[5], parent);
-        add(id, members);
+        open(id, retention, f[3], f[4], f[5], parent, until);
+        add(id, until, members);
         return id;
     }
 
-    /** The set sealed: its callbacks may be due from now on (and those already due are sent). */
+    /**
+     * The set sealed: its callbacks may be due from now on, and those already due are sent. A callback that cannot be
+     * sent fails the seal: when every member settled before it, nothing else would send it (no mark is left), so the
+     * caller (the sender, an outbox relay) seals again.
+     */
     void seal(String set) {
         JobSet.checkId(set);
-        fire(set, run(set, "seal", List.of()));
+        if (!fire(set, run(set, "seal", List.of()))) {
+            throw new DelayQueueException("job set '" + set + "' is sealed, but a callback it made due could not be "
+                    + "sent: seal it again (sendSet, send(PreparedSet) or sealSet with the same set) to send it", null);
+        }
     }
 
     String send(PreparedSet prepared) {
@@ -172,7 +186,7 @@ final class JobSets implements SetForwarding {
                 members.add(queue + ":" + member);
             }
         }
-        add(set, members);
+        add(set, latestDue(batches), members);
         List<String> ids = new ArrayList<>(members.size());
         for (PreparedSend prepared : batches) {
             ids.addAll(client.send(prepared));
@@ -198,14 +212,19 @@ final class JobSets implements SetForwarding {
             String nextSet = k + 1 <= n - 2 ? id + ":" + (k + 1) : null;
             String success = callback(new JobSet.Callback(next.queue(), next.message().withOptions(
                     next.message().options().withId(ids.get(k + 1)))), id + ":" + k, "success", chain.retention(),
-                    nextSet);
-            open(id + ":" + k, chain.retention(), success, "", "", null);
-            add(id + ":" + k, List.of(steps.get(k).queue() + ":" + ids.get(k)));
+                    nextSet, true);
+            // the step's set is kept until the retention after the step is due at the earliest (the delays before it
+            // added up): a chain whose steps run later than that is told by its status, and by the docs
+            long until = System.currentTimeMillis() + delaysUpTo(steps, k);
+            open(id + ":" + k, chain.retention(), success, "", "", null, until);
+            add(id + ":" + k, until, List.of(steps.get(k).queue() + ":" + ids.get(k)));
             fire(id + ":" + k, run(id + ":" + k, "seal", List.of()));
         }
         Chain.Step first = steps.get(0);
+        // as every later step, if absent and remembered for the retention: the same chain sent again runs it once
         client.send(sends.prepare(first.queue(), List.of(first.message().withOptions(first.message().options()
-                .withId(ids.get(0)))), n > 1 ? id + ":0" : null));
+                .withId(ids.get(0)).withMode(SendMode.IF_ABSENT).withDedupWindow(chain.retention()))),
+                n > 1 ? id + ":0" : null));
         return ids;
     }
 
@@ -238,15 +257,43 @@ final class JobSets implements SetForwarding {
     }
 
     private void open(String set, Duration retention, String success, String complete, String death,
-            @Nullable String parent) {
+            @Nullable String parent, long until) {
         run(set, "open", List.of(Long.toString(retention.toMillis()), success, complete, death,
-                parent == null ? "" : parent));
+                parent == null ? "" : parent, Long.toString(until)));
     }
 
-    private void add(String set, List<String> members) {
+    private void add(String set, long until, List<String> members) {
         for (int from = 0; from < members.size(); from += ADD_BATCH) {
-            run(set, "add", members.subList(from, Math.min(members.size(), from + ADD_BATCH)));
+            List<String> args = new ArrayList<>(ADD_BATCH + 1);
+            args.add(Long.toString(until));
+            args.addAll(members.subList(from, Math.min(members.size(), from + ADD_BATCH)));
+            run(set, "add", args);
         }
+    }
+
+    /** The latest due time of these messages (ms since the epoch, this machine's clock), for the set's keys' life. */
+    private static long latestDue(List<PreparedSend> batches) {
+        long now = System.currentTimeMillis();
+        long latest = now;
+        for (PreparedSend batch : batches) {
+            for (PreparedSend.Message m : batch.messages()) {
+                long due = m.delay() != null ? now + m.delay().toMillis() : m.dueAt().toEpochMilli();
+                latest = Math.max(latest, due);
+            }
+        }
+        return latest;
+    }
+
+    /** The delays of steps 0 to k added up (an instant counts from now), ms. */
+    private static long delaysUpTo(List<Chain.Step> steps, int k) {
+        long total = 0;
+        long now = System.currentTimeMillis();
+        for (int i = 0; i <= k; i++) {
+            io.github.delayqueue.core.protocol.Due due = steps.get(i).message().due();
+            total += due instanceof io.github.delayqueue.core.protocol.Due.After after ? after.delay().toMillis()
+                    : Math.max(0, ((io.github.delayqueue.core.protocol.Due.At) due).instant().toEpochMilli() - now);
+        }
+        return total;
     }
 
     /** set.lua's errors as the exceptions of the API: an unknown or complete set is the caller's mistake. */
@@ -271,12 +318,14 @@ final class JobSets implements SetForwarding {
      * body; its body carries the set's retention as its dedup window and, for a chain's step, the next set.
      */
     private String callback(JobSet.@Nullable Callback callback, String set, String event, Duration retention,
-            @Nullable String memberOf) {
+            @Nullable String memberOf, boolean exactId) {
         if (callback == null) {
             return "";
         }
         SendOptions o = callback.message().options();
-        String id = o.id() != null ? o.id() : set + ":" + event;
+        // a set's own, even when the builder named it: two sets calling back under one id would make one message
+        // (a chain's next step keeps its id, which the next set counts)
+        String id = exactId ? o.id() : set + ":" + (o.id() != null ? o.id() : event);
         Map<String, String> headers = new LinkedHashMap<>(o.headers());
         headers.put(JobSet.SET_ID_HEADER, set);
         headers.put(JobSet.EVENT_HEADER, event);
@@ -288,15 +337,15 @@ final class JobSets implements SetForwarding {
     }
 
     /** Sends a stored callback; a death's carries its member in its id and in {@link JobSet#MEMBER_HEADER}. */
-    private void sendCallback(String stored, @Nullable String member) {
+    private void sendCallback(String set, String stored, @Nullable String member) {
         String[] parts = stored.split(String.valueOf(SEP), 5);
         String queue = parts[0];
         String id = parts[3];
         String body = parts[4];
         if (member != null) {
             id = id + ":" + member;
-            if (id.length() > ClientOptions.MAX_ID_LENGTH) {
-                id = parts[3] + ":" + sha256(member);
+            if (id.length() > ClientOptions.MAX_ID_LENGTH) { // a set id is at most 100 characters: this fits
+                id = set + ":death:" + sha256(id);
             }
             body = withHeader(body, JobSet.MEMBER_HEADER, member);
         }
@@ -339,7 +388,7 @@ final class JobSets implements SetForwarding {
                 String value = reply.get(i + 1).toString();
                 try {
                     switch (token) {
-                        case "s", "c" -> sendCallback(value, null);
+                        case "s", "c" -> sendCallback(set, value, null);
                         case "ps", "pd" -> {
                             String child = new SetStatus.Member(null, set).key();
                             if (!fire(value, script.run(value, "marks", List.of((token.equals("ps") ? "A" : "D") + child)))) {
@@ -349,7 +398,7 @@ final class JobSets implements SetForwarding {
                         }
                         default -> {
                             deaths++;
-                            sendCallback(value, token.substring(1));
+                            sendCallback(set, value, token.substring(1));
                         }
                     }
                     sent.add(token);
@@ -374,6 +423,11 @@ final class JobSets implements SetForwarding {
 
     @Override
     public void forward(QueueKeys keys, List<Mark> marks) {
+        forwardCounted(keys, marks);
+    }
+
+    /** {@link #forward}; returns how many marks stay (their set's forward or callbacks failed). */
+    private int forwardCounted(QueueKeys keys, List<Mark> marks) {
         Map<String, List<Mark>> bySet = new LinkedHashMap<>();
         for (Mark mark : marks) {
             bySet.computeIfAbsent(mark.set(), s -> new ArrayList<>()).add(mark);
@@ -404,13 +458,15 @@ final class JobSets implements SetForwarding {
                         keys.label(), ex.toString());
             }
         }
+        return marks.size() - done.size();
     }
 
     @Override
     public void sweep(QueueKeys keys) {
         try {
+            int skip = 0; // marks whose forward failed stay, oldest first: read past them, so newer ones get their turn
             for (int round = 0; round < 20; round++) {
-                Collection<String> oldest = marks(keys).valueRange(0, SWEEP_BATCH - 1);
+                Collection<String> oldest = marks(keys).valueRange(skip, skip + SWEEP_BATCH - 1);
                 List<Mark> parsed = new ArrayList<>(oldest.size());
                 List<String> unreadable = new ArrayList<>();
                 for (String entry : oldest) {
@@ -424,7 +480,7 @@ final class JobSets implements SetForwarding {
                 if (!unreadable.isEmpty()) {
                     marks(keys).removeAll(unreadable); // written by something other than delayqueue
                 }
-                forward(keys, parsed);
+                skip += forwardCounted(keys, parsed);
                 if (oldest.size() < SWEEP_BATCH) {
                     return;
                 }

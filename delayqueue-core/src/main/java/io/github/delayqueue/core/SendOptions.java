@@ -115,18 +115,29 @@ public final class SendOptions {
         return new SendOptions(id, mode, Map.copyOf(copy), dedupWindow, expiresAt, expiresAfter, group);
     }
 
-    /** A copy with these headers replacing any set before. */
+    /**
+     * A copy with these headers replacing any set before. The header that names a job-set member's set
+     * ({@code dq-set}, among a member's context headers) is left out, so that a handler may pass its own message's
+     * headers on; a message joins a set only through {@code DelayQueueClient.addToSet}.
+     */
     public SendOptions withHeaders(Map<String, String> headers) {
         if (headers == null) {
             throw new IllegalArgumentException("headers must not be null");
         }
-        headers.forEach((k, v) -> {
+        Map<String, String> kept = headers;
+        if (headers.containsKey(Envelope.SET_HEADER)) {
+            // a handler passing on its own message's headers: the set it belongs to is not copied (a set is joined
+            // with addToSet, which adds the message to the set before it is sent)
+            kept = new LinkedHashMap<>(headers);
+            kept.remove(Envelope.SET_HEADER);
+        }
+        kept.forEach((k, v) -> {
             if (k == null || v == null) {
                 throw new IllegalArgumentException("header names and values must not be null");
             }
             reserved(k);
         });
-        return new SendOptions(id, mode, Map.copyOf(headers), dedupWindow, expiresAt, expiresAfter, group);
+        return new SendOptions(id, mode, Map.copyOf(kept), dedupWindow, expiresAt, expiresAfter, group);
     }
 
     /**

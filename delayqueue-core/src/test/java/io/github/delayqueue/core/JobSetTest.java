@@ -435,4 +435,116 @@ class JobSetTest {
         assertThat(status.successSent()).isFalse();
         assertThat(client.cancel("k-work", "later")).isFalse();
     }
+
+    @Test
+    void aSealWhoseCallbackCannotBeSentFailsAndASecondSealSendsIt() throws Exception {
+        Set<String> handled = ConcurrentHashMap.newKeySet();
+        consume("f-work", (payload, context) -> handled.add(payload));
+        List<Map<String, String>> done = callbackQueue("f-done");
+        PreparedSet prepared = client.prepareSet(JobSet.builder().add("f-work", messages("f", 3))
+                .onSuccess("f-done", SendRequest.of("ok", Duration.ZERO)).build());
+        client.openSet(prepared.opening());
+        for (PreparedSend batch : prepared.sends()) {
+            client.send(batch);
+        }
+        await().atMost(BOUND).until(() -> client.setStatus(prepared.id()).orElseThrow().acknowledged() == 3);
+        // the callback's queue cannot take a message: its messages key is of another type
+        String messagesKey = (String) io.github.delayqueue.core.internal.ClientAccess.route(client, "f-done")
+                .part(0).keys().keys().get(0);
+        List<String> keys = new ArrayList<>();
+        for (QueueOps part : io.github.delayqueue.core.internal.ClientAccess.route(client, "f-done").parts()) {
+            keys.add((String) part.keys().keys().get(0));
+        }
+        for (String key : keys) {
+            redis.redisson().getBucket(key, org.redisson.client.codec.StringCodec.INSTANCE).set("not a hash");
+        }
+        assertThatThrownBy(() -> client.sealSet(prepared.id())).isInstanceOf(DelayQueueException.class)
+                .hasMessageContaining("seal it again");
+        assertThat(client.setStatus(prepared.id()).orElseThrow().callbacksDue()).isEqualTo(1);
+        for (String key : keys) {
+            redis.redisson().getBucket(key).delete();
+        }
+        assertThat(messagesKey).isNotEmpty();
+        client.sealSet(prepared.id());
+        await().atMost(BOUND).until(() -> done.size() == 1);
+        assertThat(client.setStatus(prepared.id()).orElseThrow().settled()).isTrue();
+    }
+
+    @Test
+    void aSetSentAgainAfterItCompletedIsLeftAsItIs() throws Exception {
+        List<Map<String, String>> done = callbackQueue("r-done");
+        consume("r-work", (payload, context) -> { });
+        PreparedSet prepared = client.prepareSet(JobSet.builder().id("again-" + System.nanoTime())
+                .add("r-work", messages("r", 2)).onComplete("r-done", SendRequest.of("closed", Duration.ZERO)).build());
+        client.send(prepared);
+        await().atMost(BOUND).until(() -> done.size() == 1);
+        // an outbox relay replaying after a lost reply: nothing new, nothing fails
+        assertThat(client.openSet(prepared.opening())).isEqualTo(prepared.id());
+        client.sealSet(prepared.id());
+        Thread.sleep(300);
+        assertThat(done).hasSize(1);
+        assertThat(client.setStatus(prepared.id()).orElseThrow().total()).isEqualTo(2);
+    }
+
+    @Test
+    void aCancelledMemberAddedAgainIsPendingAgainSoTheSetWaitsForIt() throws Exception {
+        List<Map<String, String>> done = callbackQueue("a-done");
+        Set<String> handled = ConcurrentHashMap.newKeySet();
+        consume("a-work", (payload, context) -> handled.add(context.id()));
+        String set = client.sendSet(JobSet.builder()
+                .add("a-work", List.of(SendRequest.of("a", Duration.ofMillis(300), SendOptions.id("a")),
+                        SendRequest.of("b", Duration.ofHours(1), SendOptions.id("b"))))
+                .onSuccess("a-done", SendRequest.of("ok", Duration.ZERO))
+                .build());
+        assertThat(client.cancel("a-work", "b")).isTrue();
+        await().atMost(BOUND).until(() -> client.setStatus(set).orElseThrow().cancelled() == 1);
+        client.addToSet(set, "a-work", List.of(SendRequest.of("b", Duration.ofSeconds(2), SendOptions.id("b"))));
+        assertThat(client.setStatus(set).orElseThrow().pending()).isGreaterThanOrEqualTo(1);
+        await().atMost(BOUND).until(() -> done.size() == 1);
+        assertThat(handled).contains("a", "b"); // the success waited for the member sent again
+        assertThat(client.setStatus(set).orElseThrow().acknowledged()).isEqualTo(2);
+    }
+
+    @Test
+    void aSetIsKeptPastItsRetentionUntilItsLatestMemberIsDue() {
+        String set = client.sendSet(JobSet.builder().retention(Duration.ofMinutes(1))
+                .add("k2-work", List.of(SendRequest.of("late", Duration.ofHours(2)))).build());
+        SetStatus status = client.setStatus(set).orElseThrow();
+        assertThat(Duration.between(status.createdAt(), status.expiresAt())).isGreaterThan(Duration.ofHours(2));
+        long ttl = redis.redisson().getKeys().remainTimeToLive(redis.prefix() + ":set:{" + set + "}:state");
+        assertThat(ttl).isGreaterThan(Duration.ofHours(2).toMillis());
+    }
+
+    @Test
+    void aHandlerPassesItsHeadersOnWithoutTheSetTheyName() {
+        Map<String, String> memberHeaders = Map.of(JobSet.SET_HEADER, "s1", "traceparent", "00-abc");
+        assertThat(SendOptions.none().withHeaders(memberHeaders).headers()).containsOnlyKeys("traceparent");
+    }
+
+    @Test
+    void callbacksGivenOneIdInSeveralSetsAreEachTheirSetsOwn() throws Exception {
+        List<Map<String, String>> done = callbackQueue("i-done");
+        consume("i-work", (payload, context) -> { });
+        for (int i = 0; i < 3; i++) {
+            client.sendSet(JobSet.builder().add("i-work", messages("i" + i + "-", 1))
+                    .onSuccess("i-done", SendRequest.of("ok", Duration.ZERO, SendOptions.id("notify"))).build());
+        }
+        await().atMost(BOUND).until(() -> done.size() == 3);
+        Thread.sleep(300);
+        assertThat(done).hasSize(3);
+    }
+
+    @Test
+    void aChainSentAgainRunsEachStepOnce() throws Exception {
+        List<String> order = new CopyOnWriteArrayList<>();
+        consume("c2-a", (payload, context) -> order.add(payload));
+        consume("c2-b", (payload, context) -> order.add(payload));
+        Chain chain = Chain.of("c2-a", SendRequest.of("A", Duration.ZERO)).then("c2-b", SendRequest.of("B", Duration.ZERO))
+                .id("chain-" + System.nanoTime());
+        client.sendChain(chain);
+        await().atMost(BOUND).until(() -> order.size() == 2);
+        client.sendChain(chain);
+        Thread.sleep(500);
+        assertThat(order).containsExactly("A", "B");
+    }
 }

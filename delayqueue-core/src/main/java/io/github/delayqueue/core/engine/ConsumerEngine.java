@@ -181,7 +181,8 @@ public final class ConsumerEngine<T> implements DelayQueueConsumer, Delivery.Own
         state = State.RUNNING;
         shared.acquire();
         workers = executors.apply("delayqueue-handler-" + label);
-        settler = new Settler(queue, ops, shared.settler(), () -> poller.settleProgress(), listener, shared.sets());
+        settler = new Settler(queue, ops, shared.settler(), () -> poller.settleProgress(), listener, shared.sets(),
+                shared.forwarder());
         keeper = new LeaseKeeper(queue, ops, options, running, this::timeOut, this::goneWhileRunning);
         keeper.start(shared.keeper());
         wakeUps = new WakeUps(redisson, ops.keys(), options.maxPollInterval(), due -> poller.signal(true, due),

@@ -40,6 +40,7 @@ public final class Settler {
     private final Runnable progress;
     private final DelayQueueListener listener;
     private final SetForwarding sets;
+    private final ScheduledExecutorService forwarder;
     private final ConcurrentLinkedQueue<QueueOps.Settlement> pending = new ConcurrentLinkedQueue<>();
     /** Added and not yet settled (or given up): the queued ones and the batch under way. */
     private final AtomicInteger unsettled = new AtomicInteger();
@@ -55,13 +56,17 @@ public final class Settler {
 
     Settler(String queue, QueueOps ops, ScheduledExecutorService executor, Runnable progress,
             DelayQueueListener listener) {
-        this(queue, ops, executor, progress, listener, SetForwarding.NONE);
+        this(queue, ops, executor, progress, listener, SetForwarding.NONE, executor);
     }
 
-    /** {@code sets}: where the marks of job-set members this settler's calls applied are forwarded. */
+    /**
+     * {@code sets}: where the marks of job-set members this settler's calls applied are forwarded, on
+     * {@code forwarder}.
+     */
     Settler(String queue, QueueOps ops, ScheduledExecutorService executor, Runnable progress,
-            DelayQueueListener listener, SetForwarding sets) {
+            DelayQueueListener listener, SetForwarding sets, ScheduledExecutorService forwarder) {
         this.sets = sets;
+        this.forwarder = forwarder;
         this.queue = queue;
         this.ops = ops;
         this.executor = executor;
@@ -165,7 +170,7 @@ public final class Settler {
      */
     void sweepMarks() {
         try {
-            executor.execute(() -> sets.sweep(ops.keys()));
+            forwarder.execute(() -> sets.sweep(ops.keys()));
         } catch (RejectedExecutionException e) {
             log.debug("Queue '{}': job-set marks not swept, the settler stops", queue);
         }
@@ -191,7 +196,12 @@ public final class Settler {
             }
         }
         if (marks != null) {
-            sets.forward(ops.keys(), marks);
+            List<SetForwarding.Mark> forwarded = marks;
+            try {
+                forwarder.execute(() -> sets.forward(ops.keys(), forwarded));
+            } catch (RejectedExecutionException e) {
+                log.debug("Queue '{}': {} job-set marks left for a periodic pass, the client stops", queue, marks.size());
+            }
         }
     }
 

@@ -35,6 +35,7 @@ public final class SharedThreads {
     private @Nullable ScheduledThreadPoolExecutor keeper; // guarded by this
     private @Nullable ScheduledThreadPoolExecutor settler; // guarded by this
     private @Nullable ScheduledThreadPoolExecutor watcher; // guarded by this
+    private @Nullable ScheduledThreadPoolExecutor forwarder; // guarded by this
     private int users; // guarded by this
 
     /** Without shared idle polling: each consumer polls on its own. */
@@ -69,6 +70,7 @@ public final class SharedThreads {
         if (users++ == 0) {
             keeper = executor("delayqueue-lease");
             settler = executor("delayqueue-settler");
+            forwarder = executor("delayqueue-sets");
             if (watch != null) {
                 watcher = executor("delayqueue-watch");
                 watch.start(watcher);
@@ -125,8 +127,10 @@ public final class SharedThreads {
             }
             keeper.shutdown();
             settler.shutdown();
+            forwarder.shutdown(); // forwards queued run; one that fails leaves its marks for a periodic pass
             keeper = null;
             settler = null;
+            forwarder = null;
             if (watch != null) {
                 watch.stop(watcher); // ends its thread, then leaves the registry: the others take this one's turns
                 watcher = null;
@@ -141,6 +145,14 @@ public final class SharedThreads {
 
     synchronized ScheduledExecutorService settler() {
         return settler;
+    }
+
+    /**
+     * Where job-set marks are forwarded ({@link SetForwarding}): a thread of their own, so that a set's round trips
+     * (its script, its callbacks' sends) never hold up the settles of any queue.
+     */
+    synchronized ScheduledExecutorService forwarder() {
+        return forwarder;
     }
 
     private static ScheduledThreadPoolExecutor executor(String name) {

@@ -33,10 +33,22 @@ public final class SetScript {
 
     private final Scripts scripts;
     private final String prefix;
+    private final int replicas;
+    private final java.time.Duration replicaTimeout;
 
-    public SetScript(Scripts scripts, String prefix) {
+    /**
+     * {@code replicas}: how many replicas of the set's master must acknowledge each write (Redis {@code WAIT} after
+     * the script, on the same connection) before it counts, within {@code replicaTimeout}; 0: none. A set's write
+     * that a failover loses is not written again (its marks are deleted once it returned), so a client that waits
+     * for replicas on its sends, and requires them, waits on its sets' writes too, and a write fewer replicas
+     * acknowledged fails (its marks stay, and are forwarded again). Without the requirement it does not wait: a
+     * master without a replica would make every set's write wait the timeout.
+     */
+    public SetScript(Scripts scripts, String prefix, int replicas, java.time.Duration replicaTimeout) {
         this.scripts = scripts;
         this.prefix = prefix;
+        this.replicas = replicas;
+        this.replicaTimeout = replicaTimeout;
     }
 
     /** The three keys of a set, in set.lua's order. */
@@ -53,6 +65,21 @@ public final class SetScript {
         List<Object> all = new ArrayList<>(args.size() + 1);
         all.add(op);
         all.addAll(args);
-        return scripts.list(Scripts.Name.SET, keys(set), all.toArray());
+        if (replicas == 0 || op.equals("read")) {
+            return scripts.list(Scripts.Name.SET, keys(set), all.toArray());
+        }
+        Scripts.Synced synced;
+        try {
+            synced = scripts.listSyncedAsync(Scripts.Name.SET, keys(set), replicas, replicaTimeout, all.toArray())
+                    .toCompletableFuture().join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
+        if (synced.replicas() < replicas) {
+            throw new io.github.delayqueue.core.NotReplicatedException("job set '" + set + "' written on the Redis "
+                    + "master, but " + synced.replicas() + " of " + replicas + " replicas acknowledged it within "
+                    + replicaTimeout.toMillis() + " ms", replicas, synced.replicas());
+        }
+        return synced.result();
     }
 }

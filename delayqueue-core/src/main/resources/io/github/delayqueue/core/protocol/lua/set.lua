@@ -14,12 +14,16 @@
 -- A member's outcome reaches the set as a mark (includes/sets.lua) forwarded by the engine, at least once: a mark is
 -- applied once per member (a member acknowledged twice counts once), and in the order the outcomes allow: P becomes
 -- anything, D may become A or C (a dead letter requeued by hand, then handled or cancelled), C may become A or D,
--- A stays. A mark of a member never added (its send's add was lost) adds it.
+-- A stays; an add sends D and C back to P (the member sent again). A mark of a member never added (its send's add was lost) adds it.
 -- ARGV: 1 the op, then its arguments:
---   open <ret> <cb:s> <cb:c> <cb:d> <parent>   creates the set ('' for a callback or parent it has none of); a set
---                                              that exists is kept as it is (a create sent again)
---   add <member>...                            adds members as pending (one there keeps its state); fails with
---                                              'ERR no such set' or 'ERR set complete' (its complete callback sent)
+--   open <ret> <cb:s> <cb:c> <cb:d> <parent> <until>  creates the set ('' for a callback or parent it has none of);
+--                                              a set that exists is kept as it is (a create sent again). <until>:
+--                                              the latest due time of its members (ms since the epoch, or ''): the
+--                                              keys are kept until the retention after it, if that is later
+--   add <until> <member>...                    adds members as pending: a new one, or one dead or cancelled (sent
+--                                              again); one pending or acknowledged keeps its state. Fails with
+--                                              'ERR no such set', or 'ERR set complete' when it would add or reopen
+--                                              a member of a set whose complete callback was sent
 --   seal                                       the set's first members are all added: its callbacks may become due
 --   marks <kind><member>...                    outcomes: kind A, D or C
 --   fired <token>...                           callbacks sent (tokens as returned below)
@@ -31,7 +35,7 @@
 -- DEATHS per call: a sweep or the next mark returns the rest). A callback is due once its condition holds and stays
 -- due until 'fired' names it: whoever sends it sends it under an id of its own and a dedup window, so that two
 -- senders make one message.
--- Only commands of the documented ACL rule set: HSET, HGET, HMGET, HINCRBY, ZADD, ZREM, ZRANGE, ZCARD, PEXPIRE.
+-- Only commands of the documented ACL rule set: HSET, HGET, HMGET, HINCRBY, ZADD, ZREM, ZRANGE, ZSCORE, PEXPIRE.
 --- @include "clock"
 
 local DEATHS = 100
@@ -42,13 +46,24 @@ local function exists()
   return redis.call('HGET', state, '!at') ~= false
 end
 
+-- The keys expire the retention after the set's last change, or after its latest member's due time if later
 local function keep_alive()
-  local ret = redis.call('HGET', state, '!ret')
-  if ret then
-    redis.call('HSET', state, '!last', now_ms())
-    redis.call('PEXPIRE', state, ret)
-    redis.call('PEXPIRE', dead, ret)
-    redis.call('PEXPIRE', deaths, ret)
+  local f = redis.call('HMGET', state, '!ret', '!until')
+  if f[1] then
+    local now = now_ms()
+    redis.call('HSET', state, '!last', now)
+    local ttl = tonumber(f[1]) + math.max(0, (tonumber(f[2]) or 0) - now)
+    redis.call('PEXPIRE', state, ttl)
+    redis.call('PEXPIRE', dead, ttl)
+    redis.call('PEXPIRE', deaths, ttl)
+  end
+end
+
+-- Notes a member due as late as `at` (ms since the epoch, the sender's clock): the set is kept past it
+local function due_until(at)
+  local ms = tonumber(at)
+  if ms and ms > (tonumber(redis.call('HGET', state, '!until')) or 0) then
+    redis.call('HSET', state, '!until', string.format('%d', ms))
   end
 end
 
@@ -116,13 +131,15 @@ local function apply_marks(from)
 end
 
 if op == 'read' then
-  -- {exists, total, acked, dead, cancelled, sealed, created ms, retention ms, last change ms, parent, fired flags "s,c",
+  -- {exists, total, acked, dead, cancelled, sealed, created ms, retention ms, what the retention counts from (the last
+  --  change, or the latest member's due time if later), parent, fired flags "s,c",
   --  how many callbacks are due and not yet sent, the dead members (at most <limit>, the first to die first)}
   if not exists() then return { 0 } end
   local f = redis.call('HMGET', state, '!total', '!acked', '!dead', '!cancelled', '!sealed', '!at', '!ret', '!parent',
-    '!fired:s', '!fired:c', '!last')
+    '!fired:s', '!fired:c', '!last', '!until')
+  local kept_from = math.max(tonumber(f[11] or f[6] or '0'), tonumber(f[12] or '0'))
   local out = { 1, f[1] or '0', f[2] or '0', f[3] or '0', f[4] or '0', f[5] or '0', f[6] or '0', f[7] or '0',
-    f[11] or f[6] or '0', f[8] or '', (f[9] and 's' or '') .. (f[10] and 'c' or ''), #due({}) / 2 }
+    string.format('%d', kept_from), f[8] or '', (f[9] and 's' or '') .. (f[10] and 'c' or ''), #due({}) / 2 }
   local limit = tonumber(ARGV[2])
   if limit > 0 then
     for _, member in ipairs(redis.call('ZRANGE', dead, 0, limit - 1)) do out[#out + 1] = member end
@@ -135,26 +152,40 @@ if op == 'open' then
     redis.call('HSET', state, '!at', now_ms(), '!ret', ARGV[2], '!total', 0, '!acked', 0, '!dead', 0, '!cancelled', 0,
       '!cb:s', ARGV[3], '!cb:c', ARGV[4], '!cb:d', ARGV[5], '!parent', ARGV[6])
   end
+  due_until(ARGV[7])
 elseif not exists() then
   if op == 'add' then return redis.error_reply('ERR no such set') end
   return { 0 } -- marks of a set past its retention (or never opened): nothing to count them in
 elseif op == 'add' then
-  if redis.call('HGET', state, '!fired:c') then return redis.error_reply('ERR set complete') end
   local members = {}
-  for i = 2, #ARGV do members[#members + 1] = ARGV[i] end
+  for i = 3, #ARGV do members[#members + 1] = ARGV[i] end
   local current = redis.call('HMGET', state, unpack(members))
-  local writes = {}
+  local writes, deltas = {}, { ['!total'] = 0 }
   for i, member in ipairs(members) do
-    if not current[i] then
+    local was = current[i]
+    if not was or was == 'D' or was == 'C' then -- new, or sent again after it died or was cancelled
       writes[#writes + 1] = member
       writes[#writes + 1] = 'P'
       current[i] = 'P'
+      if not was then
+        deltas['!total'] = deltas['!total'] + 1
+      else
+        deltas[COUNT[was]] = (deltas[COUNT[was]] or 0) - 1
+        if was == 'D' then
+          redis.call('ZREM', dead, member)
+          redis.call('ZREM', deaths, member)
+        end
+      end
     end
   end
   if #writes > 0 then
+    if redis.call('HGET', state, '!fired:c') then return redis.error_reply('ERR set complete') end
     redis.call('HSET', state, unpack(writes))
-    redis.call('HINCRBY', state, '!total', #writes / 2)
+    for field, delta in pairs(deltas) do
+      if delta ~= 0 then redis.call('HINCRBY', state, field, delta) end
+    end
   end
+  due_until(ARGV[2])
 elseif op == 'seal' then
   redis.call('HSET', state, '!sealed', '1')
 elseif op == 'marks' then
