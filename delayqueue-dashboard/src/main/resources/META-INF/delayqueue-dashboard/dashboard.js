@@ -106,10 +106,18 @@
 
     const q = code => '/api/queues/' + encodeURIComponent(code);
 
-    // ---- routing: #/ (overview), #/queues/<code>/<tab>?offset=<n>
+    // ---- routing: #/ (overview), #/queues/<code>/<tab>?offset=<n>, #/sets/<set id> (the id encoded whole: it may
+    // hold '/' and '?')
 
     function route() {
-        const hash = decodeURIComponent(location.hash.replace(/^#/, '') || '/');
+        const raw = location.hash.replace(/^#/, '') || '/';
+        if (raw === '/sets' || raw.startsWith('/sets/')) {
+            const rest = raw.substring('/sets/'.length);
+            let id = rest;
+            try { id = decodeURIComponent(rest); } catch (e) { /* a hand-typed '%': the id as typed */ }
+            return { view: 'sets', id: id || null };
+        }
+        const hash = decodeURIComponent(raw);
         const [path, query] = hash.split('?');
         const params = new URLSearchParams(query || '');
         const parts = path.split('/').filter(Boolean);
@@ -117,6 +125,10 @@
             return { view: 'queue', code: parts[1], tab: parts[2] || 'pending', offset: params.get('offset') || '0' };
         }
         return { view: 'overview' };
+    }
+
+    function setLink(id) {
+        return '#/sets/' + encodeURIComponent(id);
     }
 
     function link(code, tab, offset) {
@@ -133,12 +145,14 @@
         const r = route();
         try {
             if (r.view === 'queue') await renderQueue(r);
+            else if (r.view === 'sets') await renderSet(r);
             else await renderOverview();
             lookupFor(r);
         } catch (e) {
             lookupAfterError(r);
             const view = document.getElementById('view');
-            view.replaceChildren(el('h1', { id: 'view-title' }, r.view === 'queue' ? 'Queue ' + r.code : 'Overview'),
+            view.replaceChildren(el('h1', { id: 'view-title' }, r.view === 'queue' ? 'Queue ' + r.code
+                : (r.view === 'sets' ? 'Job sets' : 'Overview')),
                 el('p', { id: 'view-error', className: 'muted' }, 'Could not load this page.'),
                 el('p', {}, el('a', { href: '#/' }, 'Back to the overview')));
             flash('error', e.message);
@@ -409,6 +423,11 @@
     // shown; it is built again only when the page moves to another queue, and emptied off the queue pages.
     function lookupFor(r) {
         const box = document.getElementById('lookup');
+        if (r.view === 'sets') {
+            setLookup(box, r);
+            return;
+        }
+        delete box.dataset.sets;
         if (r.view !== 'queue') {
             box.replaceChildren();
             delete box.dataset.queue;
@@ -423,6 +442,28 @@
             el('button', { type: 'button', id: 'lookup-clear', onclick: () => { input.value = ''; result.replaceChildren(); } }, 'Clear'));
         form.addEventListener('submit', e => { e.preventDefault(); lookUp(r.code, input.value, result); });
         box.replaceChildren(el('div', { className: 'panel' }, form, result));
+    }
+
+    // The set search: built once on the Sets page (a refresh keeps what is typed); looking up goes to #/sets/<id>, whose
+    // view (in #view) refreshes with the page. Following a link to another set puts its id in the box.
+    function setLookup(box, r) {
+        delete box.dataset.queue;
+        if (!box.dataset.sets) {
+            box.dataset.sets = 'yes';
+            const input = el('input', { type: 'text', id: 'set-id', placeholder: 'set id', 'aria-label': 'set id' });
+            const form = el('form', { id: 'set-form', className: 'toolbar' }, el('b', {}, 'Find a job set by id'), input,
+                el('button', { type: 'submit', id: 'set-submit' }, 'Look up'));
+            form.addEventListener('submit', e => {
+                e.preventDefault();
+                const target = setLink(input.value.trim());
+                if (location.hash === target) render(); else location.hash = target;
+            });
+            box.replaceChildren(el('div', { className: 'panel' }, form));
+        }
+        if (box.dataset.setId !== (r.id || '')) {
+            box.dataset.setId = r.id || '';
+            document.getElementById('set-id').value = r.id || '';
+        }
     }
 
     // A page that failed to load keeps the search of its own queue (a refresh during a Redis outage must not lose the
@@ -491,6 +532,73 @@
                 fields.map(([col, label, value]) => el('tr', { 'data-col': col }, el('th', {}, label), td(col, value, 'wrap')))))
                 : null,
             el('p', { className: 'muted' }, 'Read at Redis time ' + when(s.serverTime) + '; look it up again for a newer answer.'));
+    }
+
+    // ---- job sets: one set by id, its counts, state and first dead members (each linked to its queue's dead letters)
+
+    const SET_STATES = { running: 'Running', succeeded: 'Succeeded', 'completed-with-failures': 'Completed with failures',
+        unsealed: 'Unsealed' };
+    const SET_SUMMARIES = {
+        running: 'Members are still pending: waiting, in flight or being retried.',
+        succeeded: 'Every member was acknowledged.',
+        'completed-with-failures': 'Every member is settled, some dead or cancelled. A dead member requeued and then '
+            + 'acknowledged counts as acknowledged, so the set may still succeed.',
+        unsealed: 'Its first send did not finish, so it sends no callback. Sending the same set again under this id '
+            + 'completes it.'
+    };
+
+    async function renderSet(r) {
+        const o = await get('/api/overview');
+        applySettings(o);
+        const view = document.getElementById('view');
+        const title = el('h1', { id: 'view-title' }, 'Job sets');
+        if (!r.id) {
+            view.replaceChildren(title, el('p', { className: 'muted', id: 'set-help' }, 'A job set is a group of messages '
+                + 'sent together, across queues, whose callbacks are sent once every member is acknowledged, settled, or '
+                + 'for each member that dies. Type a set\'s id above (DelayQueueTemplate.sendSet returns it; a member\'s '
+                + 'handler finds it with JobSet.setOf) to see where it stands.'));
+            return;
+        }
+        let s;
+        try {
+            s = await get('/api/sets?id=' + encodeURIComponent(r.id));
+        } catch (e) {
+            if (e.status !== 400 && e.status !== 404) throw e;
+            view.replaceChildren(title, el('p', { id: 'set-error', className: 'bad', 'data-status': e.status }, e.message));
+            return;
+        }
+        const stat = (id, label, value, className) => el('div', { className: 'stat', id: 'set-stat-' + id },
+            el('b', { className: className }, value), el('span', {}, label));
+        const yes = v => v ? 'yes' : 'no';
+        const fields = [['sealed', 'Sealed', yes(s.sealed)], ['createdAt', 'Created', when(s.createdAt)],
+            ['expiresAt', 'Kept until', when(s.expiresAt) + ' (unless it changes before)'],
+            ['parent', 'Parent set', s.parent ? el('a', { href: setLink(s.parent) }, s.parent) : null],
+            ['successSent', 'Success callback sent', yes(s.successSent)],
+            ['completeSent', 'Complete callback sent', yes(s.completeSent)]];
+        const rows = s.deadMembers.map(m => el('tr', { 'data-id': m.id, 'data-queue': m.queue || '' },
+            td('queue', m.queue === null || m.queue === undefined ? 'a child set'
+                : (m.declared ? el('a', { href: link(m.queue, 'dead') }, m.queue) : m.queue)),
+            td('id', m.queue === null || m.queue === undefined ? el('a', { href: setLink(m.id) }, m.id) : m.id)));
+        const more = s.dead > s.deadMembers.length
+            ? el('p', { className: 'muted', id: 'set-dead-more' }, 'The first ' + s.deadMembers.length + ' of ' + s.dead
+                + ' dead members.') : null;
+        view.replaceChildren(...[
+            el('h1', { id: 'view-title' }, 'Job set ', el('code', {}, s.id), ' ',
+                el('span', { className: 'badge set-' + s.state, id: 'set-state', 'data-state': s.state },
+                    SET_STATES[s.state] || s.state)),
+            el('p', { id: 'set-summary' }, SET_SUMMARIES[s.state] || ''),
+            el('div', { className: 'stats' }, stat('total', 'members', s.total), stat('pending', 'pending', s.pending),
+                stat('acknowledged', 'acknowledged', s.acknowledged), stat('dead', 'dead', s.dead, s.dead > 0 ? 'bad' : null),
+                stat('cancelled', 'cancelled', s.cancelled)),
+            el('table', { id: 'set-fields', className: 'fields' }, el('tbody', {},
+                fields.map(([col, label, value]) => el('tr', { 'data-col': col }, el('th', {}, label), td(col, value, 'wrap'))))),
+            el('h2', {}, 'Dead members'),
+            el('p', { className: 'muted' }, 'Each is in its queue\'s dead letters (unless it expired rather than failed): '
+                + 'requeue it there, and once it is acknowledged the set counts it so.'),
+            el('div', { className: 'card' }, el('table', { id: 'set-dead' },
+                el('thead', {}, el('tr', {}, ['Queue', 'Id'].map(h => el('th', {}, h)))),
+                el('tbody', {}, rows.length ? rows : el('tr', { className: 'empty' }, el('td', { colspan: 2 }, 'No dead members'))))),
+            more].filter(child => child !== null));
     }
 
     // The history: messages the consumers acknowledged or dead-lettered, the latest first, while the queue keeps one

@@ -18,6 +18,7 @@ import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.history.HistoryPage;
 import io.github.delayqueue.core.history.MessageStatus;
+import io.github.delayqueue.core.sets.SetStatus;
 import io.github.delayqueue.dashboard.DashboardViews.ActionRequest;
 import io.github.delayqueue.dashboard.DashboardViews.ActionResult;
 import io.github.delayqueue.dashboard.DashboardViews.DeadLetterPageView;
@@ -26,6 +27,7 @@ import io.github.delayqueue.dashboard.DashboardViews.ErrorView;
 import io.github.delayqueue.dashboard.DashboardViews.GroupPageView;
 import io.github.delayqueue.dashboard.DashboardViews.GroupRow;
 import io.github.delayqueue.dashboard.DashboardViews.HistoryPageView;
+import io.github.delayqueue.dashboard.DashboardViews.SetView;
 import io.github.delayqueue.dashboard.DashboardViews.SettledRow;
 import io.github.delayqueue.dashboard.DashboardViews.StatusView;
 import io.github.delayqueue.dashboard.DashboardViews.SchedulePageView;
@@ -283,6 +285,21 @@ final class DashboardController {
         MessageStatus status = this.admin.status(queue, messageId);
         Instant now = this.admin.stats(queue).serverTime();
         return StatusView.of(queue.code(), status, now);
+    }
+
+    /**
+     * A job set by its id (the Sets page): counts, state, callbacks sent, and its first dead members. A missing or
+     * invalid id is a 400; a set that does not exist (never sent, or past its retention) a 404.
+     */
+    @GetMapping("/api/sets")
+    SetView set(@RequestParam(required = false) @Nullable String id) {
+        if (id == null || id.isBlank()) {
+            throw new DashboardException(HttpStatus.BAD_REQUEST, "a set id is required");
+        }
+        SetStatus status = this.admin.setStatus(id).orElseThrow(() -> new DashboardException(HttpStatus.NOT_FOUND,
+                "no job set '" + id + "': never sent, or past its retention (a set is kept for its retention after "
+                        + "its last change, 7 days unless it was sent with another)"));
+        return SetView.of(status, queue -> this.admin.find(queue).isPresent());
     }
 
     /** A page of the queue's history, the latest settled first (empty for a queue that keeps none). */

@@ -15,6 +15,7 @@ import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.history.RunningMessage;
 import io.github.delayqueue.core.history.SettledMessage;
+import io.github.delayqueue.core.sets.SetStatus;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry.ConsumerStatus;
 import org.jspecify.annotations.Nullable;
 
@@ -156,6 +157,33 @@ final class DashboardViews {
                             Duration.between(running.claimedAt(), now).toMillis(), running.progress()),
                     settled == null ? null : SettledRow.of(settled, now));
         }
+    }
+
+    /**
+     * A job set ({@code DelayQueueAdmin.setStatus}): {@code state} is {@code running} (members pending),
+     * {@code succeeded} (every member acknowledged), {@code completed-with-failures} (every member settled, some dead
+     * or cancelled) or {@code unsealed} (its first send did not finish: no callback until it is sent again).
+     * {@code deadMembers} are the first dead ones, the first to die first.
+     */
+    record SetView(String id, String state, long total, long pending, long acknowledged, long dead, long cancelled,
+            boolean sealed, boolean complete, Instant createdAt, Instant expiresAt, @Nullable String parent,
+            boolean successSent, boolean completeSent, List<SetMemberRow> deadMembers) {
+
+        static SetView of(SetStatus s, java.util.function.Predicate<String> declared) {
+            String state = !s.sealed() ? "unsealed" : !s.complete() ? "running"
+                    : s.acknowledged() == s.total() ? "succeeded" : "completed-with-failures";
+            return new SetView(s.id(), state, s.total(), s.pending(), s.acknowledged(), s.dead(), s.cancelled(),
+                    s.sealed(), s.complete(), s.createdAt(), s.expiresAt(), s.parent(), s.successSent(), s.completeSent(),
+                    s.deadMembers().stream().map(m -> new SetMemberRow(m.queue(), m.id(),
+                            m.queue() != null && declared.test(m.queue()))).toList());
+        }
+    }
+
+    /**
+     * A dead member of a set: a message on {@code queue} (whose dead letters hold it, unless it expired), or a child
+     * set ({@code queue} null); {@code declared} whether this application declares the queue (the page links to it).
+     */
+    record SetMemberRow(@Nullable String queue, String id, boolean declared) {
     }
 
     /** Where a message in flight runs: its instance, its claim and how long ago, its progress (JSON) or null. */

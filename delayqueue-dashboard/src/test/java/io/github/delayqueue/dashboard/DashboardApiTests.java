@@ -14,8 +14,10 @@ import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.core.SendRequest;
 import io.github.delayqueue.core.SlowDownException;
 import io.github.delayqueue.core.history.MessageStatus;
+import io.github.delayqueue.core.sets.JobSet;
 import io.github.delayqueue.dashboard.app.DashApp.Email;
 import io.github.delayqueue.dashboard.app.DashQueues;
 import org.junit.jupiter.api.Test;
@@ -400,6 +402,42 @@ class DashboardApiTests extends DashboardTestSupport {
         assertThat(unknown.path("state").asString()).isEqualTo("unknown");
         assertThat(unknown.hasNonNull("live")).isFalse();
         assertThat(unknown.hasNonNull("settled")).isFalse();
+    }
+
+    @Test
+    void aJobSetReadsWithItsCountsStateAndDeadMembersAndBadInputIsRefused() {
+        this.emails.failFor.add("full@example.com");
+        String set = this.template.sendSet(JobSet.builder().id("dash-set-" + System.nanoTime())
+                .add(DashQueues.EMAILS.code(), List.of(
+                        SendRequest.of(new Email("ann@example.com", "s-1"), Duration.ZERO, SendOptions.id("set-ann")),
+                        SendRequest.of(new Email("full@example.com", "s-2"), Duration.ZERO, SendOptions.id("set-full"))))
+                .onComplete(DashQueues.REPORTS.code(), SendRequest.of(Map.of("report", "campaign"), Duration.ofHours(1)))
+                .build());
+        await().atMost(DEADLINE).until(() -> this.admin.setStatus(set).orElseThrow().completeSent());
+
+        JsonNode view = json(http().get("/api/sets?id=" + set));
+        assertThat(view.path("id").asString()).isEqualTo(set);
+        assertThat(view.path("state").asString()).isEqualTo("completed-with-failures");
+        assertThat(view.path("total").asLong()).isEqualTo(2);
+        assertThat(view.path("pending").asLong()).isZero();
+        assertThat(view.path("acknowledged").asLong()).isEqualTo(1);
+        assertThat(view.path("dead").asLong()).isEqualTo(1);
+        assertThat(view.path("sealed").asBoolean()).isTrue();
+        assertThat(view.path("complete").asBoolean()).isTrue();
+        assertThat(view.path("successSent").asBoolean()).isFalse();
+        assertThat(view.path("completeSent").asBoolean()).isTrue();
+        assertThat(Instant.parse(view.path("expiresAt").asString())).isAfter(Instant.parse(view.path("createdAt").asString()));
+        assertThat(view.path("deadMembers").size()).isEqualTo(1);
+        JsonNode member = view.path("deadMembers").get(0);
+        assertThat(member.path("queue").asString()).isEqualTo("EMAILS");
+        assertThat(member.path("id").asString()).isEqualTo("set-full");
+        assertThat(member.path("declared").asBoolean()).isTrue();
+
+        assertRefused(http().get("/api/sets"), 400, "a set id is required");
+        assertRefused(http().get("/api/sets?id=%20"), 400, "a set id is required");
+        assertRefused(http().get("/api/sets?id=bad%7Bid%7D"), 400, "set id must be printable ASCII");
+        assertRefused(http().get("/api/sets?id=" + "x".repeat(101)), 400, "set id must be at most 100 characters");
+        assertRefused(http().get("/api/sets?id=never-sent"), 404, "no job set 'never-sent'");
     }
 
     @Test

@@ -10,8 +10,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.core.SendRequest;
 import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.schedule.ScheduleSpec;
+import io.github.delayqueue.core.sets.JobSet;
 import io.github.delayqueue.dashboard.app.DashApp.Email;
 import io.github.delayqueue.dashboard.app.DashQueues;
 import io.github.delayqueue.spring.schedule.DelayQueueSchedules;
@@ -359,6 +361,57 @@ class DashboardBrowserTests extends DashboardTestSupport {
         browser.open(base() + "#/");
         browser.waitForText(By.id("view-title"), "Queues");
         assertThat(browser.driver.findElements(By.id("lookup-id"))).as("no search on the overview").isEmpty();
+    }
+
+    /** Types {@code id} in the Sets page's search and submits it. */
+    private static void lookUpSet(String id) {
+        WebElement input = browser.wait.until(d -> d.findElement(By.cssSelector("#lookup[data-sets] #set-id")));
+        input.clear();
+        input.sendKeys(id);
+        browser.click(By.id("set-submit"));
+    }
+
+    @Test
+    void theSetsPageShowsASetsCountsStateAndDeadMembersLinkedToTheirDeadLetters() {
+        this.emails.failFor.add("full@example.com");
+        String set = this.template.sendSet(JobSet.builder().id("campaign/spring " + System.nanoTime())
+                .add(DashQueues.EMAILS.code(), List.of(
+                        SendRequest.of(new Email("ann@example.com", "s-1"), Duration.ZERO, SendOptions.id("camp-ann")),
+                        SendRequest.of(new Email("bob@example.com", "s-2"), Duration.ZERO, SendOptions.id("camp-bob")),
+                        SendRequest.of(new Email("full@example.com", "s-3"), Duration.ZERO, SendOptions.id("camp-full"))))
+                .build());
+        await().atMost(DEADLINE).until(() -> this.admin.setStatus(set).orElseThrow().complete());
+
+        browser.open(base() + "#/");
+        browser.waitForText(By.id("view-title"), "Queues");
+        browser.click(By.id("nav-sets"));
+        browser.waitForTextContaining(By.id("set-help"), "Type a set's id above");
+        lookUpSet(set); // an id with '/' and ' ': the address keeps it whole
+        browser.waitForText(By.id("set-state"), "Completed with failures");
+        assertThat(browser.textOf(By.id("view-title"))).startsWith("Job set " + set);
+        assertThat(browser.textOf(By.cssSelector("#set-stat-total b"))).isEqualTo("3");
+        assertThat(browser.textOf(By.cssSelector("#set-stat-acknowledged b"))).isEqualTo("2");
+        assertThat(browser.textOf(By.cssSelector("#set-stat-dead b"))).isEqualTo("1");
+        assertThat(browser.textOf(By.cssSelector("#set-stat-pending b"))).isEqualTo("0");
+        assertThat(browser.textOf(By.cssSelector("#set-fields td[data-col='sealed']"))).isEqualTo("yes");
+        assertThat(browser.textOf(By.cssSelector("#set-fields td[data-col='successSent']"))).isEqualTo("no");
+        assertThat(rowIds("set-dead")).containsExactly("camp-full");
+        browser.screenshot("dashboard-set");
+        // the typed id outlives the page's refresh (every second here)
+        WebElement title = browser.driver.findElement(By.id("view-title"));
+        browser.wait.until(ExpectedConditions.stalenessOf(title));
+        assertThat(browser.driver.findElement(By.id("set-id")).getDomProperty("value")).isEqualTo(set);
+
+        browser.click(By.cssSelector("#set-dead tr[data-id='camp-full'] td[data-col='queue'] a"));
+        browser.waitForText(By.id("view-title"), "Queue EMAILS");
+        assertThat(rowIds("dead-letters")).contains("camp-full");
+
+        browser.click(By.id("nav-sets"));
+        lookUpSet("never-sent");
+        browser.waitForTextContaining(By.id("set-error"), "404 Not Found: no job set 'never-sent'");
+        lookUpSet("bad{id}");
+        browser.waitForTextContaining(By.id("set-error"), "400 Bad Request: set id must be printable ASCII");
+        browser.screenshot("dashboard-set-error");
     }
 
     @Test

@@ -19,6 +19,8 @@ import io.github.delayqueue.core.activity.ActivityMinute;
 import io.github.delayqueue.core.history.MessageStatus;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueuedMessage;
+import io.github.delayqueue.core.sets.JobSet;
+import io.github.delayqueue.core.sets.SetStatus;
 
 /**
  * Statistics and dead-letter management of the application's declared queues, for dashboards,
@@ -114,6 +116,30 @@ public interface DelayQueueAdmin {
      */
     default List<ActivityMinute> activity(DelayQueueCode code) {
         return client(code).activity(code.code());
+    }
+
+    /**
+     * Where a job set stands ({@code DelayQueueTemplate.sendSet}): its counts, whether it is sealed, its callbacks
+     * sent, and up to 100 of its dead members, the first to die first. Empty for a set that does not exist (never
+     * sent, or past its retention). A set's keys are under the key prefix of its queues: with queues under several
+     * prefixes, each is looked in, in the order of {@link #codes()}. A default method, so that implementations
+     * written before job sets still compile: it reads with the engine clients of the declared queues.
+     *
+     * @throws IllegalArgumentException on an invalid set id ({@link JobSet#checkId})
+     */
+    default Optional<SetStatus> setStatus(String setId) {
+        JobSet.checkId(setId);
+        java.util.Set<String> prefixes = new java.util.HashSet<>();
+        for (DelayQueueCode code : codes()) {
+            DelayQueueClient client = client(code);
+            if (prefixes.add(client.options().keyPrefix())) {
+                Optional<SetStatus> status = client.setStatus(setId);
+                if (status.isPresent()) {
+                    return status;
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     /**

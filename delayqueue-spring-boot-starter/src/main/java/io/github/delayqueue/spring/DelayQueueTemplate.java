@@ -7,6 +7,8 @@ import java.util.List;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.SendRequest;
+import io.github.delayqueue.core.sets.Chain;
+import io.github.delayqueue.core.sets.JobSet;
 
 /**
  * Sends, cancels and reschedules messages of the application's queues. Thread-safe; inject the
@@ -41,6 +43,16 @@ import io.github.delayqueue.core.SendRequest;
  * transaction of its own), so that per message id the newest of these intents wins even when an older send
  * reaches Redis later through the outbox's relay; if Redis fails, such a cancel or reschedule throws and the
  * relay applies it once Redis is back.
+ *
+ * <p><b>Job sets and chains.</b> {@link #sendSet}, {@link #addToSet} and {@link #sendChain} send messages as one
+ * {@link JobSet} or {@link Chain} (package {@code io.github.delayqueue.core.sets}). A set names its queues by their
+ * codes: {@code JobSet.builder().add(Queues.SEND_EMAIL.code(), requests)}. Every queue of a set or chain (members,
+ * callbacks, steps) must be declared, and all must share one key prefix (its keys and its members' are under it).
+ * Inside a transaction these are deferred as sends are: checked at the call, written after the commit, dropped on
+ * rollback, with the set id (and the ids of the members added or steps sent) final at the call. They are never
+ * written to the outbox, not even with {@code delayqueue.producer.outbox.enabled}: a set or chain deferred by a
+ * transaction is written after the commit, as a send outside the outbox's database is (if Redis fails then, the error
+ * is logged: send the set again under the same id, and nothing counts twice).
  */
 public interface DelayQueueTemplate {
 
@@ -80,4 +92,49 @@ public interface DelayQueueTemplate {
 
     /** Like {@link #reschedule(DelayQueueCode, String, Duration)} with an absolute due instant. */
     boolean rescheduleAt(DelayQueueCode code, String id, Instant dueAt);
+
+    /**
+     * Sends a job set: its members on their queues, each carrying the set's id
+     * ({@link JobSet#SET_HEADER}, read back in a handler with {@link JobSet#setOf}), and its callbacks once their
+     * condition holds. Returns the set's id: the one the set was built with, or a generated one. Sending the same set
+     * again under the same id (and the same member ids) after a failure completes it; nothing counts twice.
+     *
+     * <p>A default method, so that implementations written before job sets still compile: it throws
+     * {@link UnsupportedOperationException}.
+     *
+     * @throws IllegalArgumentException on an undeclared queue, queues under different key prefixes, an invalid
+     *                                  member or callback, two members with one id on one queue, or a parent set that
+     *                                  does not exist; nothing is written
+     * @throws IllegalStateException    if its parent set is complete
+     */
+    default String sendSet(JobSet set) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not send job sets");
+    }
+
+    /**
+     * Adds members on {@code code}'s queue to a job set that exists: what a running member does to grow its own set
+     * ({@code JobSet.setOf(context)}) before it returns. Returns their ids. Give them ids derived from the running
+     * member's, so that a retried handler adds the same members again rather than new ones. A default method that
+     * throws {@link UnsupportedOperationException}, as {@link #sendSet}.
+     *
+     * @throws IllegalArgumentException on an undeclared code, an invalid request, or a set that does not exist under
+     *                                  the key prefix of {@code code}'s queue (never sent, or past its retention);
+     *                                  nothing is written
+     * @throws IllegalStateException    if the set is complete (its complete callback was sent)
+     */
+    default List<String> addToSet(String setId, DelayQueueCode code, List<SendRequest> requests) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not send job sets");
+    }
+
+    /**
+     * Sends a chain: its first step now, each next one once the one before is acknowledged, exactly once. Returns the
+     * steps' message ids, in order (a step's {@code SendOptions.id}, or {@code <chain id>:<n>}). A default method
+     * that throws {@link UnsupportedOperationException}, as {@link #sendSet}.
+     *
+     * @throws IllegalArgumentException on an undeclared queue, queues under different key prefixes, an invalid step,
+     *                                  or two steps with one id; nothing is written
+     */
+    default List<String> sendChain(Chain chain) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not send job sets");
+    }
 }

@@ -16,5 +16,11 @@ public enum SampleQueues implements DelayQueueCode {
     MEETING_REMINDER,
 
     /** The ticks of the recurring report job ({@code delayqueue.schedules.nightly-report} in application.yml). */
-    NIGHTLY_REPORT
+    NIGHTLY_REPORT,
+
+    /** One e-mail of a campaign: each is a member of its campaign's job set. */
+    CAMPAIGN_EMAIL,
+
+    /** A campaign's report: the success callback of its job set, sent once every e-mail of it went out. */
+    CAMPAIGN_REPORT
 }

@@ -26,6 +26,7 @@ import org.springframework.web.client.RestClient;
 
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.sample.campaigns.CampaignReport;
 import io.github.delayqueue.sample.meetings.Meeting;
 import io.github.delayqueue.sample.meetings.MeetingReminder;
 import io.github.delayqueue.sample.orders.Order;
@@ -57,6 +58,9 @@ class SampleApplicationIntegrationTest {
 
     @Autowired
     DelayQueueTester delayQueue;
+
+    @Autowired
+    CampaignReport reports;
 
     RestClient http;
 
@@ -165,11 +169,45 @@ class SampleApplicationIntegrationTest {
     }
 
     @Test
+    void aCampaignsEmailsGoOutAsOneJobSetAndItsReportRunsOnceAllAreSent() {
+        Map<?, ?> created = this.http.post().uri("/campaigns").contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of("name", "spring-sale", "recipients", List.of("ann@example.com", "bob@example.com",
+                        "cyd@example.com")))
+                .retrieve().body(Map.class);
+        String id = (String) created.get("id");
+        assertThat(created.get("emails")).isEqualTo(3);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> this.reports.reported().contains(id));
+        Map<?, ?> status = this.http.get().uri("/campaigns/{id}", id).retrieve().body(Map.class);
+        assertThat(status.get("emails")).isEqualTo(3);
+        assertThat(status.get("sent")).isEqualTo(3);
+        assertThat(status.get("reported")).isEqualTo(true);
+
+        // a recipient without a mailbox: that e-mail dies at once, the campaign completes without its report
+        String bounced = (String) this.http.post().uri("/campaigns").contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of("name", "autumn-sale", "recipients", List.of("ann@example.com", "nobody@bounce.example")))
+                .retrieve().body(Map.class).get("id");
+        await().atMost(Duration.ofSeconds(30)).until(() -> Boolean.TRUE.equals(
+                this.http.get().uri("/campaigns/{id}", bounced).retrieve().body(Map.class).get("complete")));
+        Map<?, ?> done = this.http.get().uri("/campaigns/{id}", bounced).retrieve().body(Map.class);
+        assertThat(done.get("dead")).isEqualTo(1);
+        assertThat(done.get("sent")).isEqualTo(1);
+        assertThat(done.get("reported")).isEqualTo(false);
+        assertThat((List<?>) done.get("deadEmails")).hasSize(1);
+        assertThat(this.reports.reported()).doesNotContain(bounced);
+
+        assertThatThrownBy(() -> this.http.get().uri("/campaigns/{id}", "never-sent").retrieve().body(Map.class))
+                .isInstanceOf(HttpClientErrorException.NotFound.class);
+        assertThatThrownBy(() -> this.http.get().uri("/campaigns/{id}", "bad{id}").retrieve().body(Map.class))
+                .isInstanceOf(HttpClientErrorException.BadRequest.class);
+    }
+
+    @Test
     void queuesEndpointListsEveryDeclaredQueue() {
         List<QueueStats> stats = this.http.get().uri("/queues").retrieve()
                 .body(new ParameterizedTypeReference<List<QueueStats>>() { });
-        assertThat(stats).extracting(QueueStats::queue).containsExactly("MEETING_REMINDER", "NIGHTLY_REPORT",
-                "ORDER_PAYMENT_TIMEOUT");
+        assertThat(stats).extracting(QueueStats::queue).containsExactly("CAMPAIGN_EMAIL", "CAMPAIGN_REPORT",
+                "MEETING_REMINDER", "NIGHTLY_REPORT", "ORDER_PAYMENT_TIMEOUT");
         assertThat(this.http.get().uri("/queues/ORDER_PAYMENT_TIMEOUT/dead-letters").retrieve().body(List.class)).isEmpty();
         assertThatThrownBy(() -> this.http.get().uri("/queues/NOPE/dead-letters").retrieve().body(List.class))
                 .isInstanceOf(HttpClientErrorException.NotFound.class);

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import io.github.delayqueue.core.ConsumerOptions;
@@ -23,6 +24,7 @@ import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.history.RunningMessage;
 import io.github.delayqueue.core.history.SettledMessage;
+import io.github.delayqueue.core.sets.SetStatus;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
@@ -65,6 +67,7 @@ import tools.jackson.databind.json.JsonMapper;
  * POST   /actuator/delayqueue/{queue}/schedules/{id}/resume    resume it (by its misfire policy)
  * POST   /actuator/delayqueue/{queue}/schedules/{id}/trigger   run one tick now, outside the series
  * DELETE /actuator/delayqueue/{queue}/schedules/{id}          remove a schedule and its pending tick
+ * GET    /actuator/delayqueue/sets/{id}?limit=100               where a job set stands, with its first dead members
  * </pre>
  *
  * Read-only unless {@code management.endpoint.delayqueue.access=unrestricted}: the writes act on every
@@ -73,8 +76,9 @@ import tools.jackson.databind.json.JsonMapper;
  * only, and a page on another origin cannot send JSON (nor a DELETE) without the browser's CORS preflight, so an
  * HTML form or a {@code no-cors} fetch in an operator's browser gets a 415 and changes nothing.
  *
- * <p>An unknown queue reads as 404; bad input (an unknown queue or action in a write, a malformed id or key, a
- * limit out of range) is a 400 and changes nothing. Payloads and headers of dead letters are shown only with
+ * <p>An unknown queue, or a job set that does not exist (never sent, or past its retention), reads as 404; bad
+ * input (an unknown queue or action in a write, a malformed id or key, a limit out of range, a set id no set can
+ * have) is a 400 and changes nothing. Payloads and headers of dead letters are shown only with
  * {@code delayqueue.endpoint.show-payloads=true}: they may hold personal data.
  *
  * <p>Internal to the starter: public only so that the auto-configuration can create it.
@@ -89,6 +93,12 @@ public class DelayQueueEndpoint {
 
     /** Most dead letters one read shows. */
     static final int MAX_DEAD_LETTERS = 100;
+
+    /** The first selector under which job sets are read ({@code sets/{id}}). */
+    static final String SETS = "sets";
+
+    /** The sections of a queue, which a queue declared as {@value #SETS} keeps. */
+    private static final Set<String> QUEUE_SECTIONS = Set.of("history", "activity", "schedules");
 
     /** Longest note logged with a write. */
     static final int MAX_NOTE = 200;
@@ -147,18 +157,24 @@ public class DelayQueueEndpoint {
     /**
      * A page of a queue's recurring schedules ({@code schedules}), next tick first: spec, zone, next and last tick,
      * paused or not; or of its history ({@code history}), the latest settled message first; or the queue's last hour
-     * minute by minute ({@code activity}, see {@link #activitySection}).
+     * minute by minute ({@code activity}, see {@link #activitySection}). Under {@code sets}, a job set by its id
+     * ({@code sets/{id}}, see {@link #set}).
      *
-     * @param queue   the queue's code
-     * @param section {@code schedules}, {@code history} or {@code activity}
+     * @param queue   the queue's code, or {@code sets}
+     * @param section {@code schedules}, {@code history} or {@code activity}; or a job set's id
      * @param offset  the first schedule's or record's offset (default 0)
-     * @param limit   how many, 1 to {@value #MAX_DEAD_LETTERS} (default {@value #DEFAULT_DEAD_LETTERS})
-     * @return the page ({@link SchedulesDescriptor}, {@link HistoryDescriptor} or {@link ActivityDescriptor}), or
-     *         {@code null} (404) for a code no {@code DelayQueueCode} declares
+     * @param limit   how many, 1 to {@value #MAX_DEAD_LETTERS} (default {@value #DEFAULT_DEAD_LETTERS}; a set's dead
+     *                members: default {@value #MAX_DEAD_LETTERS})
+     * @return the page ({@link SchedulesDescriptor}, {@link HistoryDescriptor} or {@link ActivityDescriptor}) or the
+     *         set ({@link SetDescriptor}), or {@code null} (404) for a code no {@code DelayQueueCode} declares or a set
+     *         that does not exist; an invalid set id is a 400
      */
     @ReadOperation
     public @Nullable OperationResponseBody queueSection(@Selector String queue, @Selector String section,
             @Nullable Long offset, @Nullable Integer limit) {
+        if (queue.equals(SETS) && !(QUEUE_SECTIONS.contains(section) && this.admin.find(SETS).isPresent())) {
+            return set(section, limit);
+        }
         if (section.equals("history")) {
             return history(queue, offset, limit);
         }
@@ -176,6 +192,28 @@ public class DelayQueueEndpoint {
         SchedulePage page = badInputAs400(() -> schedules.list(queue, offset == null ? 0 : offset, count));
         return new SchedulesDescriptor(queue, page.total(), page.offset(), page.serverTime(),
                 page.schedules().stream().map(DelayQueueEndpoint::schedule).toList());
+    }
+
+    /**
+     * Where a job set stands ({@code sets/{id}}): its counts, whether it is sealed and complete, its callbacks sent,
+     * and its first dead members (at most {@code limit}, 1 to {@value #MAX_DEAD_LETTERS}, default
+     * {@value #MAX_DEAD_LETTERS}). A queue declared as {@code sets} keeps its own sections: for it, {@code history},
+     * {@code activity} and {@code schedules} are the queue's, not sets of those ids.
+     *
+     * @return the set, or {@code null} (404) for a set that does not exist (never sent, or past its retention)
+     */
+    private @Nullable SetDescriptor set(String id, @Nullable Integer limit) {
+        int count = limit == null ? MAX_DEAD_LETTERS : pageLimit(limit);
+        Optional<SetStatus> found = badInputAs400(() -> this.admin.setStatus(id));
+        if (found.isEmpty()) {
+            return null;
+        }
+        SetStatus status = found.get();
+        List<SetMemberDescriptor> dead = status.deadMembers().stream().limit(count)
+                .map(m -> new SetMemberDescriptor(m.queue(), m.id())).toList();
+        return new SetDescriptor(status.id(), status.total(), status.pending(), status.acknowledged(), status.dead(),
+                status.cancelled(), status.sealed(), status.complete(), status.createdAt(), status.expiresAt(),
+                status.parent(), status.successSent(), status.completeSent(), dead);
     }
 
     /** A page of a queue's history ({@code history}), newest first: bad bounds a 400, an undeclared code a 404. */
@@ -695,6 +733,39 @@ public class DelayQueueEndpoint {
     public record SettledDescriptor(String id, String outcome, Instant settledAt, Instant dueAt, Instant claimedAt,
             int attempts, String instance, long tookMillis, @Nullable String group, @Nullable String reason,
             @Nullable Object progress, @Nullable Object result) {
+    }
+
+    /**
+     * Where a job set stands ({@link DelayQueueAdmin#setStatus}). Times on the Redis clock.
+     *
+     * @param id           the set's id
+     * @param total        its members so far
+     * @param pending      members not yet settled (waiting, in flight, or being retried)
+     * @param acknowledged members acknowledged
+     * @param dead         members dead (dead-lettered, or dropped at their expiry) and not acknowledged since
+     * @param cancelled    members cancelled
+     * @param sealed       whether every member of its first send was added (an unsealed set sends no callback)
+     * @param complete     whether it is sealed and no member is pending
+     * @param createdAt    when it was created
+     * @param expiresAt    when it is deleted unless it changes before then
+     * @param parent       the set it is a member of, or {@code null}
+     * @param successSent  whether its success callback was sent
+     * @param completeSent whether its complete callback was sent
+     * @param deadMembers  its first dead members, the first to die first
+     */
+    public record SetDescriptor(String id, long total, long pending, long acknowledged, long dead, long cancelled,
+            boolean sealed, boolean complete, Instant createdAt, Instant expiresAt, @Nullable String parent,
+            boolean successSent, boolean completeSent, List<SetMemberDescriptor> deadMembers)
+            implements OperationResponseBody {
+    }
+
+    /**
+     * A member of a job set.
+     *
+     * @param queue its queue's code, or {@code null} for a child set
+     * @param id    the message id (its dead letter's id on that queue), or the child set's id
+     */
+    public record SetMemberDescriptor(@Nullable String queue, String id) {
     }
 
     /**

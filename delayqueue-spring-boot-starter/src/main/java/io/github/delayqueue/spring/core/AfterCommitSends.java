@@ -28,23 +28,42 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * (from another synchronization's {@code afterCommit}) gets its row in a transaction of its own before its write.
  * A failed write to Redis after the commit is logged, never thrown: thrown from {@code afterCommit} it would skip
  * the application's later after-commit work (other synchronizations, {@code @TransactionalEventListener}s), and
- * the caller's data is committed anyway.
+ * the caller's data is committed anyway. Job sets, members added to them and chains are deferred here too, in call
+ * order with the sends, but never through the outbox.
  */
 final class AfterCommitSends implements TransactionSynchronization {
 
     private static final Logger log = LoggerFactory.getLogger(AfterCommitSends.class);
 
-    /** Sends of one call; {@code rows} are their outbox rows once written before the commit. */
+    /**
+     * Sends of one call; {@code rows} are their outbox rows once written before the commit. Or, with {@code write}, a
+     * job set's send of one call (checked at the call, never through the outbox), {@code what} naming it in logs.
+     */
     private static final class Pending {
-        final QueueCatalog.Queue queue;
-        final PreparedSend sends;
+        final QueueCatalog.@Nullable Queue queue;
+        final @Nullable PreparedSend sends;
         final @Nullable SendOutbox outbox;
+        final @Nullable Runnable write;
+        final String what;
+        final List<String> ids;
         @Nullable List<Long> rows;
 
         Pending(QueueCatalog.Queue queue, PreparedSend sends, @Nullable SendOutbox outbox) {
             this.queue = queue;
             this.sends = sends;
             this.outbox = outbox;
+            this.write = null;
+            this.what = "sending to queue '" + queue.name() + "'";
+            this.ids = sends.ids();
+        }
+
+        Pending(String what, List<String> ids, Runnable write) {
+            this.queue = null;
+            this.sends = null;
+            this.outbox = null;
+            this.write = write;
+            this.what = what;
+            this.ids = List.copyOf(ids);
         }
     }
 
@@ -64,6 +83,19 @@ final class AfterCommitSends implements TransactionSynchronization {
      * with an {@code outbox}, they are also written to it before the commit.
      */
     static void defer(QueueCatalog.Queue queue, PreparedSend prepared, @Nullable SendOutbox outbox) {
+        current().pending.add(new Pending(queue, prepared, outbox));
+    }
+
+    /**
+     * Defers a job set's write (a set, members added to one, or a chain), checked by the caller, to after the current
+     * transaction commits, in call order with the sends; {@code what} names it and {@code ids} are the ids it writes,
+     * for the logs. Never through the outbox: a failure after the commit is logged.
+     */
+    static void defer(String what, List<String> ids, Runnable write) {
+        current().pending.add(new Pending(what, ids, write));
+    }
+
+    private static AfterCommitSends current() {
         AfterCommitSends sends = null;
         for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
             if (synchronization instanceof AfterCommitSends existing && !existing.sent) {
@@ -75,7 +107,7 @@ final class AfterCommitSends implements TransactionSynchronization {
             sends = new AfterCommitSends();
             TransactionSynchronizationManager.registerSynchronization(sends);
         }
-        sends.pending.add(new Pending(queue, prepared, outbox));
+        return sends;
     }
 
     @Override
@@ -91,7 +123,7 @@ final class AfterCommitSends implements TransactionSynchronization {
         if (keep < this.pending.size()) {
             List<Pending> dropped = this.pending.subList(keep, this.pending.size());
             log.debug("Nested transaction rolled back: dropped {} delay queue send(s)",
-                    dropped.stream().mapToInt(p -> p.sends.ids().size()).sum());
+                    dropped.stream().mapToInt(p -> p.ids.size()).sum());
             dropped.clear();
         }
     }
@@ -101,7 +133,7 @@ final class AfterCommitSends implements TransactionSynchronization {
     public void beforeCommit(boolean readOnly) {
         Map<SendOutbox, List<Pending>> byOutbox = new IdentityHashMap<>();
         for (Pending p : this.pending) {
-            if (p.outbox != null && p.rows == null) {
+            if (p.outbox != null && p.rows == null && p.sends != null) {
                 byOutbox.computeIfAbsent(p.outbox, o -> new ArrayList<>()).add(p);
             }
         }
@@ -109,7 +141,7 @@ final class AfterCommitSends implements TransactionSynchronization {
             List<Long> rows = outbox.write(sends.stream().map(p -> p.sends).toList());
             int from = 0;
             for (Pending p : sends) {
-                int to = from + p.sends.ids().size();
+                int to = from + p.ids.size();
                 p.rows = List.copyOf(rows.subList(from, to));
                 from = to;
             }
@@ -147,23 +179,24 @@ final class AfterCommitSends implements TransactionSynchronization {
     private void sendAll() {
         this.sent = true;
         for (Pending p : this.pending) {
-            if (p.outbox != null && p.rows == null) {
+            if (p.outbox != null && p.rows == null && p.queue != null && p.sends != null) {
                 p.rows = writeAlone(p.queue, p.sends, p.outbox);
             }
-            List<String> ids = p.sends.ids();
+            List<String> ids = p.ids;
             try {
-                if (p.rows != null && p.outbox != null) {
+                if (p.write != null) {
+                    p.write.run();
+                } else if (p.rows != null && p.outbox != null) {
                     apply(p.queue, p.sends, p.rows, p.outbox);
                 } else {
                     p.queue.client().send(p.sends);
                 }
             } catch (RuntimeException e) {
                 if (p.rows != null) {
-                    log.warn("Transaction committed but sending to queue '{}' failed; message ids {} stay in the outbox "
-                            + "and its relay will send them", p.queue.name(), ids, e);
+                    log.warn("Transaction committed but {} failed; message ids {} stay in the outbox and its relay "
+                            + "will send them", p.what, ids, e);
                 } else {
-                    log.error("Transaction committed but sending to queue '{}' failed; message ids {} were not sent",
-                            p.queue.name(), ids, e);
+                    log.error("Transaction committed but {} failed; ids {} were not sent", p.what, ids, e);
                 }
             }
         }
@@ -203,10 +236,10 @@ final class AfterCommitSends implements TransactionSynchronization {
     }
 
     private int count() {
-        return this.pending.stream().mapToInt(p -> p.sends.ids().size()).sum();
+        return this.pending.stream().mapToInt(p -> p.ids.size()).sum();
     }
 
     private List<String> ids() {
-        return this.pending.stream().flatMap(p -> p.sends.ids().stream()).toList();
+        return this.pending.stream().flatMap(p -> p.ids.stream()).toList();
     }
 }

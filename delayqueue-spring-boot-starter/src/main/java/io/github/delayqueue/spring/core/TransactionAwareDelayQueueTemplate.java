@@ -2,14 +2,26 @@ package io.github.delayqueue.spring.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.PreparedSend;
 import io.github.delayqueue.core.SendRequest;
 import io.github.delayqueue.core.VersionedIntent;
+import io.github.delayqueue.core.sets.Chain;
+import io.github.delayqueue.core.sets.JobSet;
+import io.github.delayqueue.core.sets.SetStatus;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +41,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * row could not be written); one inside a transaction on another resource is written after the commit
  * without the outbox, and logged once.
  *
+ * <p>Job sets, members added to them and chains made inside a transaction are checked at the call (every member,
+ * step and callback encoded on its queue's client, a parent or target set read), given their final ids, and written
+ * after the commit, dropped on rollback; never through the outbox.
+ *
  * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
 public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueTemplate {
@@ -37,6 +53,7 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
 
     private final @Nullable SendOutbox outbox;
     private final AtomicBoolean warnedOutsideOutbox = new AtomicBoolean();
+    private final AtomicBoolean warnedSetsOutsideOutbox = new AtomicBoolean();
 
     public TransactionAwareDelayQueueTemplate(QueueCatalog catalog) {
         this(catalog, null, SendObserver.NONE);
@@ -63,6 +80,121 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
             return sendAfterCompletion(queue, requests, outbox);
         }
         return super.send(queue, requests);
+    }
+
+    @Override
+    String sendSet(DelayQueueClient client, JobSet set) {
+        if (!AfterCommitSends.inTransaction()) {
+            return super.sendSet(client, set);
+        }
+        for (Map.Entry<String, List<SendRequest>> e : set.members().entrySet()) {
+            check(client, e.getKey(), e.getValue(), "a set");
+        }
+        for (JobSet.Callback callback : new JobSet.Callback[] {set.onSuccess(), set.onComplete(), set.onDeath()}) {
+            if (callback != null) {
+                client.prepare(callback.queue(), List.of(callback.message()));
+            }
+        }
+        String parent = set.parent();
+        if (parent != null) {
+            requireOpen(client, parent);
+        }
+        String id = set.id() != null ? set.id() : newId();
+        JobSet final_ = set.id() != null ? set : withId(set, id, set.members());
+        warnOutsideOutbox("A job set");
+        AfterCommitSends.defer("sending job set '" + id + "'", List.of(id), () -> client.sendSet(final_));
+        return id;
+    }
+
+    @Override
+    List<String> addToSet(QueueCatalog.Queue queue, String setId, List<SendRequest> requests) {
+        if (!AfterCommitSends.inTransaction()) {
+            return super.addToSet(queue, setId, requests);
+        }
+        JobSet.checkId(setId);
+        if (requests == null || requests.isEmpty()) {
+            throw new IllegalArgumentException("requests must not be null or empty");
+        }
+        List<String> ids = check(queue.client(), queue.name(), requests, "an add to a set");
+        requireOpen(queue.client(), setId);
+        List<SendRequest> withIds = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            SendRequest request = requests.get(i);
+            withIds.add(request.withOptions(request.options().withId(ids.get(i))));
+        }
+        warnOutsideOutbox("An add to a job set");
+        AfterCommitSends.defer("adding to job set '" + setId + "' on queue '" + queue.name() + "'", ids,
+                () -> queue.client().addToSet(setId, queue.name(), withIds));
+        return ids;
+    }
+
+    @Override
+    List<String> sendChain(DelayQueueClient client, Chain chain) {
+        if (!AfterCommitSends.inTransaction()) {
+            return super.sendChain(client, chain);
+        }
+        Chain withId = chain.id() != null ? chain : chain.id(newId());
+        List<String> ids = new ArrayList<>();
+        for (int k = 0; k < withId.steps().size(); k++) {
+            Chain.Step step = withId.steps().get(k);
+            client.prepare(step.queue(), List.of(step.message())); // checked and encoded now
+            String given = step.message().options().id();
+            ids.add(given != null ? given : withId.id() + ":" + k);
+        }
+        if (new HashSet<>(ids).size() != ids.size()) {
+            throw new IllegalArgumentException("two steps of a chain have the same id");
+        }
+        warnOutsideOutbox("A chain");
+        AfterCommitSends.defer("sending chain '" + withId.id() + "'", ids, () -> client.sendChain(withId));
+        return ids;
+    }
+
+    /**
+     * Checks (and encodes) a set's requests on one queue in batches the client takes, as its send will; returns their
+     * ids, generated where none was given.
+     */
+    private static List<String> check(DelayQueueClient client, String queue, List<SendRequest> requests, String what) {
+        List<String> ids = new ArrayList<>(requests.size());
+        int batch = client.options().maxBatchSize();
+        for (int from = 0; from < requests.size(); from += batch) {
+            ids.addAll(client.prepare(queue, requests.subList(from, Math.min(requests.size(), from + batch))).ids());
+        }
+        Set<String> seen = new HashSet<>();
+        for (String id : ids) {
+            if (!seen.add(id)) {
+                throw new IllegalArgumentException(what + " holds message id '" + id + "' twice on queue '" + queue + "'");
+            }
+        }
+        return ids;
+    }
+
+    /** A set that exists and takes members: read at the call, so that a deferred write fails where the send would. */
+    private static void requireOpen(DelayQueueClient client, String setId) {
+        Optional<SetStatus> status = client.setStatus(setId, 0);
+        if (status.isEmpty()) {
+            throw new IllegalArgumentException("no job set '" + setId + "' (never sent, or past its retention)");
+        }
+        if (status.get().completeSent()) {
+            throw new IllegalStateException("job set '" + setId + "' is complete (its complete callback was sent): "
+                    + "it takes no more members");
+        }
+    }
+
+    /** A set id as the engine generates one: 12 random bytes, base64url. */
+    private static String newId() {
+        byte[] bytes = new byte[12];
+        ByteBuffer.wrap(bytes).putLong(ThreadLocalRandom.current().nextLong())
+                .putInt(ThreadLocalRandom.current().nextInt());
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /** With an outbox, a set deferred by a transaction is written after the commit without it: logged once. */
+    private void warnOutsideOutbox(String what) {
+        if (this.outbox != null && this.warnedSetsOutsideOutbox.compareAndSet(false, true)) {
+            log.warn("{} was sent in a transaction with the outbox on: job sets and chains are not written to the "
+                    + "outbox but to Redis after the commit (a crash or a Redis failure right after the commit loses "
+                    + "them; sending a set again under the same id completes it). Logged once.", what);
+        }
     }
 
     /**

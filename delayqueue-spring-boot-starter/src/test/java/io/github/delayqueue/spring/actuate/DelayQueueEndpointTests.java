@@ -13,7 +13,10 @@ import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.QueueFlow;
 import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.history.HistoryPage;
+import io.github.delayqueue.core.sets.SetStatus;
 import io.github.delayqueue.spring.DelayQueueAdmin;
+import io.github.delayqueue.spring.DelayQueueCode;
 import io.github.delayqueue.spring.DelayQueueConsumerRegistry;
 import io.github.delayqueue.core.schedule.ScheduleInfo;
 import io.github.delayqueue.core.schedule.SchedulePage;
@@ -213,6 +216,51 @@ class DelayQueueEndpointTests {
         assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint(false).queue("WORK", 101));
         given(this.admin.deadLetters(Queues.WORK, 100)).willReturn(List.of());
         assertThat(endpoint(false).queue("WORK", 100).deadLetters()).isEmpty();
+    }
+
+    @Test
+    void aJobSetReadsWithItsDeadMembersAnUnknownOneAsNullAndABadIdAsA400() {
+        given(this.admin.setStatus("campaign-1")).willReturn(Optional.of(new SetStatus("campaign-1", 5, 1, 2, 2, 0, true,
+                NOW.minusSeconds(60), NOW.plusSeconds(3600), "parent-1", false, false,
+                List.of(new SetStatus.Member("WORK", "m-3"), new SetStatus.Member(null, "child-1")))));
+        given(this.admin.setStatus("bad{id}")).willThrow(new IllegalArgumentException("set id must be printable ASCII"));
+        given(this.admin.setStatus("gone")).willReturn(Optional.empty());
+        DelayQueueEndpoint endpoint = endpoint(false);
+
+        DelayQueueEndpoint.SetDescriptor set = (DelayQueueEndpoint.SetDescriptor) endpoint.queueSection("sets",
+                "campaign-1", null, null);
+        assertThat(set.total()).isEqualTo(5);
+        assertThat(set.pending()).isEqualTo(1);
+        assertThat(set.acknowledged()).isEqualTo(2);
+        assertThat(set.dead()).isEqualTo(2);
+        assertThat(set.sealed()).isTrue();
+        assertThat(set.complete()).isFalse();
+        assertThat(set.parent()).isEqualTo("parent-1");
+        assertThat(set.expiresAt()).isEqualTo(NOW.plusSeconds(3600));
+        assertThat(set.deadMembers()).containsExactly(new DelayQueueEndpoint.SetMemberDescriptor("WORK", "m-3"),
+                new DelayQueueEndpoint.SetMemberDescriptor(null, "child-1"));
+        assertThat(((DelayQueueEndpoint.SetDescriptor) endpoint.queueSection("sets", "campaign-1", null, 1))
+                .deadMembers()).hasSize(1);
+        assertThat(endpoint.queueSection("sets", "gone", null, null)).isNull();
+        assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> endpoint.queueSection("sets", "bad{id}", null, null))
+                .withMessageContaining("printable ASCII");
+        assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> endpoint.queueSection("sets", "campaign-1", null, 101));
+    }
+
+    /** A queue declared as "sets" keeps its history and activity; its other second selectors name sets. */
+    @Test
+    void aQueueNamedSetsKeepsItsSections() {
+        DelayQueueCode sets = () -> "sets";
+        given(this.admin.find("sets")).willReturn(Optional.of(sets));
+        given(this.admin.history(sets, 0, 20)).willReturn(new HistoryPage("sets", 0, 0, NOW, List.of()));
+        given(this.admin.setStatus("campaign-1")).willReturn(Optional.empty());
+        DelayQueueEndpoint endpoint = endpoint(false);
+        assertThat(endpoint.queueSection("sets", "history", null, null))
+                .isInstanceOf(DelayQueueEndpoint.HistoryDescriptor.class);
+        assertThat(endpoint.queueSection("sets", "campaign-1", null, null)).isNull();
+        verify(this.admin).setStatus("campaign-1");
     }
 
     @Test

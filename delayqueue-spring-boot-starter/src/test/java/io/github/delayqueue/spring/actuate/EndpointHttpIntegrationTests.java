@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.SendOptions;
+import io.github.delayqueue.core.SendRequest;
+import io.github.delayqueue.core.sets.JobSet;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.actuate.EndpointApp.Queues;
@@ -225,6 +227,52 @@ class EndpointHttpIntegrationTests {
         String base = PREFIX + ":{" + Queues.CHARGES.code() + "}:";
         redis.getMap(base + "messages", StringCodec.INSTANCE).put(id, stored.replace("%s", seq));
         redis.getScoredSortedSet(base + "delayed", StringCodec.INSTANCE).add(0, seq + id);
+    }
+
+    /**
+     * A job set over HTTP: its counts, state, callbacks sent and dead members (each naming its queue, whose dead
+     * letters hold it); a set never sent a 404, an id no set can have a 400. The dead member's dead letter is deleted
+     * at the end, and its complete callback cancelled: other tests count FAILING's dead letters and OUTBOX's pending.
+     */
+    @Test
+    void aJobSetsStatusReadsOverHttpWithItsDeadMembers() throws Exception {
+        String id = "campaign-" + System.nanoTime();
+        this.template.sendSet(JobSet.builder().id(id)
+                .add(Queues.WORK.code(), List.of(SendRequest.of("set-a", Duration.ZERO, SendOptions.id(id + "-a")),
+                        SendRequest.of("set-b", Duration.ZERO, SendOptions.id(id + "-b"))))
+                .add(Queues.FAILING.code(), SendRequest.of("set-c", Duration.ZERO, SendOptions.id(id + "-c")))
+                .onComplete(Queues.OUTBOX.code(), SendRequest.of("report", Duration.ofHours(1), SendOptions.id(id + "-report")))
+                .build());
+        await().atMost(DEADLINE).until(() -> get("/actuator/delayqueue/sets/" + id).body().get("complete").asBoolean());
+        Response response = get("/actuator/delayqueue/sets/" + id);
+        assertThat(response.status()).isEqualTo(200);
+        JsonNode set = response.body();
+        assertThat(set.get("id").asString()).isEqualTo(id);
+        assertThat(set.get("total").asLong()).isEqualTo(3);
+        assertThat(set.get("pending").asLong()).isZero();
+        assertThat(set.get("acknowledged").asLong()).isEqualTo(2);
+        assertThat(set.get("dead").asLong()).isEqualTo(1);
+        assertThat(set.get("cancelled").asLong()).isZero();
+        assertThat(set.get("sealed").asBoolean()).isTrue();
+        assertThat(set.get("successSent").asBoolean()).isFalse();
+        assertThat(set.get("completeSent").asBoolean()).isTrue();
+        assertThat(set.get("createdAt").asString()).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
+        assertThat(Instant.parse(set.get("expiresAt").asString()))
+                .isAfter(Instant.parse(set.get("createdAt").asString()).plus(Duration.ofDays(6)));
+        assertThat(set.has("parent")).isFalse(); // the actuator leaves out null values
+        assertThat(set.get("deadMembers")).hasSize(1);
+        assertThat(set.get("deadMembers").get(0).get("queue").asString()).isEqualTo("FAILING");
+        assertThat(set.get("deadMembers").get(0).get("id").asString()).isEqualTo(id + "-c");
+        assertThat(get("/actuator/delayqueue/sets/" + id + "?limit=0").status()).isEqualTo(400);
+
+        assertThat(get("/actuator/delayqueue/sets/never-sent-" + System.nanoTime()).status()).isEqualTo(404);
+        assertThat(get("/actuator/delayqueue/sets/bad%7Bid%7D").status()).isEqualTo(400);
+        assertThat(get("/actuator/delayqueue/sets/" + "x".repeat(101)).status()).isEqualTo(400);
+
+        DeadLetter dead = this.admin.deadLetters(Queues.FAILING, 100).stream().filter(d -> d.id().equals(id + "-c"))
+                .findFirst().orElseThrow();
+        assertThat(this.admin.purge(Queues.FAILING, List.of(dead.key()))).isEqualTo(1);
+        assertThat(this.admin.cancel(Queues.OUTBOX, id + "-report")).isTrue(); // another test counts OUTBOX's pending
     }
 
     @Test

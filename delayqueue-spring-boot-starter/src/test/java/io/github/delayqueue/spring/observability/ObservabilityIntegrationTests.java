@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.SendRequest;
+import io.github.delayqueue.core.sets.JobSet;
 import io.github.delayqueue.spring.DelayQueueAdmin;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.observability.ObservabilityApp.Job;
@@ -196,7 +197,7 @@ class ObservabilityIntegrationTests {
 
         await().atMost(DEADLINE).until(() -> processSpans(failing).size() == 2 && processSpans(ok).size() == 1);
         List<FinishedSpan> sends = ObservabilityApp.SPANS.stream()
-                .filter(s -> s.getName().equals("TRACED send")).toList();
+                .filter(s -> s.getName().equals("TRACED send") && s.getTraceId().equals(trace[0])).toList();
         assertThat(sends).hasSize(2).allSatisfy(s -> {
             assertThat(s.getTraceId()).isEqualTo(trace[0]);
             assertThat(s.getTags()).containsEntry("queue", "TRACED").containsEntry("outcome", "success");
@@ -210,6 +211,27 @@ class ObservabilityIntegrationTests {
         // the process span is a child of a send span, not of the request directly
         List<String> sendSpanIds = sends.stream().map(FinishedSpan::getSpanId).toList();
         assertThat(processSpans(ok).get(0).getParentId()).isIn(sendSpanIds);
+    }
+
+    @Test
+    void aJobSetsMembersRunInTheTraceOfTheRequestThatSentTheSet() {
+        String[] trace = new String[1];
+        String[] set = new String[1];
+        Observation.createNotStarted("test.request", this.observations).observe(() -> {
+            trace[0] = this.tracer.currentSpan().context().traceId();
+            set[0] = this.template.sendSet(JobSet.builder()
+                    .add(Queues.TRACED.code(), List.of(SendRequest.of(new Job("set-1"), Duration.ZERO, SendOptions.id("set-1")),
+                            SendRequest.of(new Job("set-2"), Duration.ZERO, SendOptions.id("set-2"))))
+                    .build());
+        });
+
+        await().atMost(DEADLINE).until(() -> ObservabilityApp.HANDLER_TRACES.containsKey("set-1#1")
+                && ObservabilityApp.HANDLER_TRACES.containsKey("set-2#1"));
+        assertThat(ObservabilityApp.HANDLER_TRACES).containsEntry("set-1#1", trace[0]).containsEntry("set-2#1", trace[0]);
+        assertThat(ObservabilityApp.SPANS).filteredOn(s -> s.getName().equals("TRACED send")
+                && s.getTraceId().equals(trace[0])).singleElement()
+                .satisfies(s -> assertThat(s.getTags()).containsEntry("queue", "TRACED").containsEntry("outcome", "success"));
+        assertThat(this.admin.setStatus(set[0])).isPresent();
     }
 
     private static List<FinishedSpan> processSpans(String id) {
