@@ -221,7 +221,7 @@ class DelayQueueEndpointTests {
     @Test
     void aJobSetReadsWithItsDeadMembersAnUnknownOneAsNullAndABadIdAsA400() {
         given(this.admin.setStatus("campaign-1")).willReturn(Optional.of(new SetStatus("campaign-1", 5, 1, 2, 2, 0, true,
-                NOW.minusSeconds(60), NOW.plusSeconds(3600), "parent-1", false, false,
+                NOW.minusSeconds(60), NOW.plusSeconds(3600), "parent-1", false, false, 0,
                 List.of(new SetStatus.Member("WORK", "m-3"), new SetStatus.Member(null, "child-1")))));
         given(this.admin.setStatus("bad{id}")).willThrow(new IllegalArgumentException("set id must be printable ASCII"));
         given(this.admin.setStatus("gone")).willReturn(Optional.empty());
