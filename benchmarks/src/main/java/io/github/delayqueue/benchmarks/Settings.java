@@ -190,6 +190,10 @@ final class Settings {
         }
         traceSampling = fraction("trace-sampling");
         beforeJar = beforeJar(values.get("before-jar"));
+        if (Long.parseLong(values.get("set-sets")) > Long.parseLong(values.get("set-count"))) {
+            throw new IllegalArgumentException("--set-sets must be at most --set-count (sets of at least one member), was "
+                    + values.get("set-sets") + " sets of " + values.get("set-count"));
+        }
         try {
             IdleQueueCost.parseInstances(values.get("idle-instances"));
         } catch (IllegalArgumentException e) { // NumberFormatException too
