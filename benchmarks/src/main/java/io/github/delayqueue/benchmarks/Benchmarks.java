@@ -210,6 +210,16 @@ public final class Benchmarks {
                         historyLine(scenario);
                         break;
                     }
+                    case "set-completion": {
+                        int n = settings.integer("set-count");
+                        int sets = settings.integer("set-sets"); // Settings checked it: 1 to --set-count
+                        setSamples.clear();
+                        // set and plain rounds alternate (set first), so the ratio is of medians taken under the same load
+                        results.add(compare(scenario, "redis_us/msg", true, () -> ours.setCompletion(n, sets, setSamples),
+                                "plain", () -> ours.setPlain(n)));
+                        setLine(scenario);
+                        break;
+                    }
                     case "observed-path-cost": {
                         results.add(observedPathCost(scenario, settings.integer("rounds"),
                                 settings.integer("path-cost-batches")));
@@ -387,6 +397,108 @@ public final class Benchmarks {
                 + " bytes_per_kept_entry=" + format(medianOfDetail(r.first().measures(), "bytes_per_kept_entry")));
     }
 
+    /** set-completion's callback latencies of every round's sets, ms: {return → start, return → sent, sent → start}. */
+    final List<double[]> setSamples = java.util.Collections.synchronizedList(new ArrayList<>()); // tests set them
+
+    /** set-completion's median Redis CPU per member over per message without a set; NaN without them. */
+    private double setShare = Double.NaN;
+
+    /** set-completion's p50 and p99 (ms) of last member's return → callback's handler start, over every round's sets. */
+    private double setP50 = Double.NaN;
+    private double setP99 = Double.NaN;
+
+    /** The bound on set-completion's ratio: Redis CPU per member ≤ 1.3× per message of the same messages without a set. */
+    static final double SET_CPU_BOUND = 1.3;
+
+    /**
+     * {@code DETAIL scenario=set-completion set=<median µs> plain=<median µs> set_vs_plain=<ratio> within_1.3x=PASS|MISS
+     * set_vs_plain_by_round=… jvm_us_set=… jvm_us_plain=… return_to_callback_p50_ms=… return_to_callback_p99_ms=…
+     * return_to_callback_max_ms=… return_to_sent_p50_ms=… return_to_sent_p99_ms=… sent_to_start_p50_ms=…
+     * sent_to_start_p99_ms=… sets=<n>}: Redis CPU per member of the set over per message of the same messages sent
+     * without one (medians of the alternating rounds; each round's own ratio too), and the callbacks' latency over every
+     * round's sets (nearest rank); then {@code DETAIL scenario=set-completion commands=usec_per_msg …}: per command, the
+     * median over the rounds of its Redis microseconds per message, set and plain, and the difference.
+     */
+    void setLine(String scenario) { // package-private: BenchmarksFiguresTest judges figures it sets
+        Rounds r = rounds.get(scenario);
+        if (r == null || r.second() == null) {
+            return;
+        }
+        setShare = r.first().median() / r.second().median();
+        StringBuilder byRound = new StringBuilder();
+        for (int i = 0; i < Math.min(r.first().measures().size(), r.second().measures().size()); i++) {
+            byRound.append(i == 0 ? "" : ",").append(format(r.first().measures().get(i).value()
+                    / r.second().measures().get(i).value()));
+        }
+        int n = setSamples.size();
+        double[][] sorted = new double[3][n];
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < 3; k++) {
+                sorted[k][i] = setSamples.get(i)[k];
+            }
+        }
+        for (double[] s : sorted) {
+            java.util.Arrays.sort(s);
+        }
+        setP50 = Side.percentile(sorted[0], n, 50);
+        setP99 = Side.percentile(sorted[0], n, 99);
+        out.println("DETAIL scenario=" + scenario + " set=" + format(r.first().median()) + " plain="
+                + format(r.second().median()) + " set_vs_plain=" + format(setShare) + " within_" + format(SET_CPU_BOUND)
+                + "x=" + (!Double.isFinite(setShare) ? "NaN" : setShare <= SET_CPU_BOUND ? "PASS" : "MISS")
+                + " set_vs_plain_by_round=" + byRound + " jvm_us_set=" + format(cpuOf(scenario, "ours", 1))
+                + " jvm_us_plain=" + format(cpuOf(scenario, "plain", 1)) + " return_to_callback_p50_ms=" + format(setP50)
+                + " return_to_callback_p99_ms=" + format(setP99) + " return_to_callback_max_ms="
+                + format(n == 0 ? Double.NaN : sorted[0][n - 1]) + " return_to_sent_p50_ms="
+                + format(Side.percentile(sorted[1], n, 50)) + " return_to_sent_p99_ms="
+                + format(Side.percentile(sorted[1], n, 99)) + " sent_to_start_p50_ms="
+                + format(Side.percentile(sorted[2], n, 50)) + " sent_to_start_p99_ms="
+                + format(Side.percentile(sorted[2], n, 99)) + " sets=" + n);
+        Map<String, double[]> set = commandMedians(r.first().measures());
+        Map<String, double[]> plain = commandMedians(r.second().measures());
+        java.util.Set<String> commands = new java.util.LinkedHashSet<>(set.keySet());
+        commands.addAll(plain.keySet());
+        StringBuilder sb = new StringBuilder("DETAIL scenario=" + scenario + " commands=usec_per_msg(set/plain/set-plain)");
+        for (String c : commands) {
+            double a = set.containsKey(c) ? set.get(c)[0] : 0;
+            double b = plain.containsKey(c) ? plain.get(c)[0] : 0;
+            sb.append(' ').append(c).append('=').append(format(a)).append('/').append(format(b)).append('/')
+                    .append(format(a - b));
+        }
+        out.println(sb);
+    }
+
+    /** Per command, the median over the rounds of its {@code cmd_usec_per_msg} (absent in a round: 0), largest first. */
+    private static Map<String, double[]> commandMedians(List<Side.Measure> measures) {
+        Map<String, List<Double>> by = new java.util.LinkedHashMap<>();
+        int i = 0;
+        for (Side.Measure m : measures) {
+            String costs = m.detail().get("cmd_usec_per_msg");
+            if (costs != null && !costs.isEmpty()) {
+                for (String part : costs.split(",")) {
+                    int colon = part.lastIndexOf(':');
+                    List<Double> values = by.computeIfAbsent(part.substring(0, colon), k -> new ArrayList<>());
+                    while (values.size() < i) {
+                        values.add(0.0);
+                    }
+                    values.add(Double.parseDouble(part.substring(colon + 1)));
+                }
+            }
+            i++;
+        }
+        Map<String, double[]> medians = new java.util.LinkedHashMap<>();
+        by.forEach((c, values) -> {
+            while (values.size() < measures.size()) {
+                values.add(0.0);
+            }
+            medians.put(c, new double[] {median(values.stream().mapToDouble(Double::doubleValue).toArray(), true)});
+        });
+        List<Map.Entry<String, double[]>> entries = new ArrayList<>(medians.entrySet());
+        entries.sort((x, y) -> Double.compare(y.getValue()[0], x.getValue()[0]));
+        Map<String, double[]> ordered = new java.util.LinkedHashMap<>();
+        entries.forEach(e -> ordered.put(e.getKey(), e.getValue()));
+        return ordered;
+    }
+
     /**
      * The issue's target for a scenario: a description and whether the result meets it; {@code measured} false when
      * the run did not take the figures it is judged on (then never met: the table says "not measured").
@@ -526,6 +638,11 @@ public final class Benchmarks {
                 return new Target("history on ≥ 0.85× off, end to end (" + (Double.isFinite(historyShare)
                         ? format(historyShare) + "×" : "not measured") + ")", historyShare >= 0.85,
                         Double.isFinite(historyShare));
+            case "set-completion":
+                return new Target("Redis CPU per member ≤ " + format(SET_CPU_BOUND) + "× per message of the same messages "
+                        + "without a set (" + (Double.isFinite(setShare) ? format(setShare) + "×" : "not measured")
+                        + "); last member's handler return → callback's handler start p50 " + format(setP50) + " ms, p99 "
+                        + format(setP99) + " ms (no target)", setShare <= SET_CPU_BOUND, Double.isFinite(setShare));
             case "end-to-end-batch":
                 return new Target("none yet (batch handlers against single-message handlers; CPU in DETAIL)", true);
             case "schedules-100k": {

@@ -5,8 +5,10 @@ import io.github.delayqueue.core.schedule.Schedules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +29,7 @@ import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.SendRequest;
+import io.github.delayqueue.core.sets.JobSet;
 import org.jspecify.annotations.Nullable;
 
 /** Our engine: {@link DelayQueueClient} sends on the producer client, consumers run on the consumer client. */
@@ -129,9 +132,14 @@ final class OursSide extends Side {
 
         /** Waits until nothing of the queue is pending or in flight (every handled message acked); returns the Redis time then. */
         Instant awaitSettled(long timeoutMs) throws InterruptedException {
+            return awaitSettled(QUEUE, timeoutMs);
+        }
+
+        /** {@link #awaitSettled(long)} for another queue of the run. */
+        Instant awaitSettled(String queue, long timeoutMs) throws InterruptedException {
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
             while (true) {
-                QueueStats stats = sender.stats(QUEUE);
+                QueueStats stats = sender.stats(queue);
                 if (stats.pending() == 0 && stats.inFlight() == 0) {
                     return stats.serverTime();
                 }
@@ -427,19 +435,7 @@ final class OursSide extends Side {
     }
 
     private static long[] evalsha(Map<String, String> stats) {
-        String stat = stats.get("cmdstat_evalsha"); // calls=N,usec=N,usec_per_call=...
-        long calls = 0;
-        long usec = 0;
-        if (stat != null) {
-            for (String part : stat.split(",")) {
-                if (part.startsWith("calls=")) {
-                    calls = Long.parseLong(part.substring(6));
-                } else if (part.startsWith("usec=")) {
-                    usec = Long.parseLong(part.substring(5));
-                }
-            }
-        }
-        return new long[] {calls, usec};
+        return stat(stats.get("cmdstat_evalsha")); // calls=N,usec=N,usec_per_call=...
     }
 
     /**
@@ -753,6 +749,252 @@ final class OursSide extends Side {
         }
     }
 
+    /** set-completion's callback queue; its plain rounds consume it too (it stays idle there), so both pay its polling. */
+    private static final String CALLBACKS = "callbacks";
+
+    /**
+     * {@code set-completion} (only when named), the set side of a round: two consumers (the usual options), one on the
+     * members' queue (a no-op handler) and one on the callbacks' queue. First {@code count} messages (100-char
+     * payloads, due at once, generated ids) sent as one job set with an onSuccess callback ({@code sendSet}, from this
+     * thread; its members go in script calls of 500, as {@code sendAll}'s). Value: Redis CPU microseconds per member
+     * from before the send until the callback is handled, both queues are settled and the queue's set marks are gone:
+     * everything the set's messages cost, sent, claimed and settled, with the set's own script calls and the
+     * callback's. Then the same count as {@code sets} sets of {@code count / sets}, sent back to back from this thread,
+     * for the latency of each set's callback: from its last member's handler return (the latest return among its
+     * members, this JVM's clock: the instant the application has acknowledged every member) to the start of its
+     * callback's handler; split at the callback's send ({@code enqueuedAt}, Redis clock) into return → sent (the
+     * settle, the forward of the marks to the set, the callback's send) and sent → start (the callback's delivery).
+     * Each set's three figures (ms) are added to {@code samples} unless it is null; the details carry the round's
+     * p50, p99 and max, and the Redis CPU per member of this second part too.
+     */
+    Measure setCompletion(int count, int sets, @Nullable List<double[]> samples) throws Exception {
+        try (Run run = new Run("sets")) {
+            Map<String, AtomicLong> lastReturn = new ConcurrentHashMap<>();
+            Map<String, double[]> callbacks = new ConcurrentHashMap<>();
+            LongAdder handled = new LongAdder();
+            LongAdder twice = new LongAdder();
+            RedisClock clock = bench.clock;
+            run.start(QUEUE, (payload, ctx) -> {
+                handled.increment();
+                String set = JobSet.setOf(ctx);
+                AtomicLong last = set == null ? null : lastReturn.get(set);
+                if (last != null) {
+                    last.accumulateAndGet(System.nanoTime(), Math::max); // the handler's last act: its return
+                }
+            });
+            run.start(CALLBACKS, (payload, ctx) -> {
+                long start = System.nanoTime();
+                String set = ctx.headers().get(JobSet.SET_ID_HEADER);
+                long last = lastReturn.get(set).get();
+                double sent = ctx.enqueuedAt() == null ? Double.NaN : ctx.enqueuedAt().toEpochMilli();
+                if (callbacks.putIfAbsent(set, new double[] {(start - last) / 1e6, sent - clock.redisMs(last),
+                        clock.redisMs(start) - sent}) != null) {
+                    twice.increment();
+                }
+            });
+            Thread.sleep(200); // let the consumers subscribe
+
+            // one set of count: the cost per member
+            String big = "big";
+            lastReturn.put(big, new AtomicLong());
+            JobSet one = JobSet.builder().id(big).add(QUEUE, setMessages(count, "m-"))
+                    .onSuccess(CALLBACKS, SendRequest.of(payload("done-big"), Duration.ZERO)).build();
+            Map<String, String> stats0 = bench.resp.info("commandstats");
+            Bench.CpuMeter cpu = bench.cpu();
+            long t0 = System.nanoTime();
+            run.sender.sendSet(one);
+            double sendSecs = (System.nanoTime() - t0) / 1e9;
+            if (!awaitCallbacks(callbacks, 1, 120)) {
+                return Measure.of(Double.NaN).with("error", "no callback of the set of " + count + " after 120 s, "
+                        + handled.sum() + " members handled");
+            }
+            run.awaitSettled(60_000);
+            run.awaitSettled(CALLBACKS, 60_000);
+            awaitNoMarks(run, 60_000);
+            double secs = (System.nanoTime() - t0) / 1e9;
+            Measure window = cpu.addTo(Measure.of(0), "window_");
+            Map<String, String> stats1 = bench.resp.info("commandstats");
+            long acked = run.sender.setStatus(big).map(io.github.delayqueue.core.sets.SetStatus::acknowledged).orElse(-1L);
+            double redisUs = Double.parseDouble(window.detail().get("window_redis_cpu_s")) * 1e6 / count;
+            Measure m = Measure.of(redisUs);
+            m.detail().putAll(window.detail());
+            m.with("messages", count).with("set_acked", acked).with("send_s", sendSecs).with("total_s", secs)
+                    .with("big_set_return_to_callback_ms", callbacks.get(big)[0])
+                    .with("cmd_usec_per_msg", commandCost(stats0, stats1, count, false))
+                    .with("cmd_calls_per_1000_msg", commandCost(stats0, stats1, count, true));
+            if (acked != count) {
+                return Measure.of(Double.NaN).with("error", "the set counts " + acked + " of " + count + " acknowledged");
+            }
+
+            // sets of count / sets, back to back: the latency of each one's callback
+            int per = count / sets;
+            List<JobSet> small = new ArrayList<>(sets);
+            for (int i = 0; i < sets; i++) {
+                String id = "s-" + i;
+                lastReturn.put(id, new AtomicLong());
+                small.add(JobSet.builder().id(id).add(QUEUE, setMessages(per, "s" + i + "-"))
+                        .onSuccess(CALLBACKS, SendRequest.of(payload("done-" + i), Duration.ZERO)).build());
+            }
+            Bench.CpuMeter cpu2 = bench.cpu();
+            for (JobSet s : small) {
+                run.sender.sendSet(s);
+            }
+            if (!awaitCallbacks(callbacks, 1 + sets, 120)) {
+                return Measure.of(Double.NaN).with("error", "only " + (callbacks.size() - 1) + " of " + sets
+                        + " callbacks after 120 s");
+            }
+            run.awaitSettled(60_000);
+            run.awaitSettled(CALLBACKS, 60_000);
+            awaitNoMarks(run, 60_000);
+            Measure window2 = cpu2.addTo(Measure.of(0), "");
+            double[] toStart = new double[sets];
+            double[] toSent = new double[sets];
+            double[] sentToStart = new double[sets];
+            for (int i = 0; i < sets; i++) {
+                double[] c = callbacks.get("s-" + i);
+                toStart[i] = c[0];
+                toSent[i] = c[1];
+                sentToStart[i] = c[2];
+                if (samples != null) {
+                    samples.add(c.clone());
+                }
+            }
+            Arrays.sort(toStart);
+            Arrays.sort(toSent);
+            Arrays.sort(sentToStart);
+            return m.with("sets", sets).with("members_per_set", per)
+                    .with("return_to_callback_p50_ms", percentile(toStart, sets, 50))
+                    .with("return_to_callback_p99_ms", percentile(toStart, sets, 99))
+                    .with("return_to_callback_max_ms", toStart[sets - 1])
+                    .with("return_to_sent_p50_ms", percentile(toSent, sets, 50))
+                    .with("return_to_sent_p99_ms", percentile(toSent, sets, 99))
+                    .with("sent_to_start_p50_ms", percentile(sentToStart, sets, 50))
+                    .with("sent_to_start_p99_ms", percentile(sentToStart, sets, 99))
+                    .with("sets_redis_us_per_member", Double.parseDouble(window2.detail().get("redis_cpu_s")) * 1e6
+                            / (per * (double) sets))
+                    .with("sets_jvm_us_per_member", Double.parseDouble(window2.detail().get("jvm_cpu_s")) * 1e6
+                            / (per * (double) sets))
+                    .with("callbacks_twice", twice.sum())
+                    .with("consumer", "concurrency=" + consumerOptions().concurrency() + ",batchSize="
+                            + consumerOptions().batchSize());
+        }
+    }
+
+    /**
+     * {@code set-completion}'s plain side: the same {@code count} messages as the set side's set, sent with one
+     * {@code sendAll} (script calls of 500) from this thread to the same two consumers (the callbacks' queue idle).
+     * Value: Redis CPU microseconds per message from before the send until every message is handled and the queues are
+     * settled.
+     */
+    Measure setPlain(int count) throws Exception {
+        try (Run run = new Run("setplain")) {
+            LongAdder handled = new LongAdder();
+            run.start(QUEUE, (payload, ctx) -> handled.increment());
+            run.start(CALLBACKS, (payload, ctx) -> { });
+            Thread.sleep(200);
+            List<SendRequest> messages = setMessages(count, "m-");
+            Map<String, String> stats0 = bench.resp.info("commandstats");
+            Bench.CpuMeter cpu = bench.cpu();
+            long t0 = System.nanoTime();
+            run.sender.sendAll(QUEUE, messages);
+            double sendSecs = (System.nanoTime() - t0) / 1e9;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (handled.sum() < count && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            if (handled.sum() < count) {
+                return Measure.of(Double.NaN).with("error", "only " + handled.sum() + " of " + count + " handled");
+            }
+            run.awaitSettled(60_000);
+            run.awaitSettled(CALLBACKS, 60_000);
+            awaitNoMarks(run, 60_000);
+            double secs = (System.nanoTime() - t0) / 1e9;
+            Measure window = cpu.addTo(Measure.of(0), "window_");
+            Map<String, String> stats1 = bench.resp.info("commandstats");
+            Measure m = Measure.of(Double.parseDouble(window.detail().get("window_redis_cpu_s")) * 1e6 / count);
+            m.detail().putAll(window.detail());
+            return m.with("messages", count).with("send_s", sendSecs).with("total_s", secs)
+                    .with("cmd_usec_per_msg", commandCost(stats0, stats1, count, false))
+                    .with("cmd_calls_per_1000_msg", commandCost(stats0, stats1, count, true))
+                    .with("consumer", "concurrency=" + consumerOptions().concurrency() + ",batchSize="
+                            + consumerOptions().batchSize());
+        }
+    }
+
+    /** {@code n} messages of set-completion: 100-char payloads tagged {@code tag<i>}, due at once, ids generated. */
+    private static List<SendRequest> setMessages(int n, String tag) {
+        List<SendRequest> list = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            list.add(SendRequest.of(payload(tag + i + "-"), Duration.ZERO));
+        }
+        return list;
+    }
+
+    private static boolean awaitCallbacks(Map<String, double[]> callbacks, int n, int seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (callbacks.size() < n) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(1);
+        }
+        return true;
+    }
+
+    /** Waits until the queue's job-set marks are all forwarded and deleted (the settler deletes them after the forward). */
+    private void awaitNoMarks(Run run, long timeoutMs) throws InterruptedException {
+        String key = run.prefix + ":{" + QUEUE + "}:set-marks";
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (!(bench.resp.call("ZCARD", key) instanceof Long n && n == 0)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("set marks left after " + timeoutMs + " ms: " + bench.resp.call("ZCARD", key));
+            }
+            Thread.sleep(2);
+        }
+    }
+
+    /**
+     * Per command, from two readings of {@code INFO commandstats}: Redis microseconds per message ({@code calls} false)
+     * or calls per 1,000 messages, as {@code cmd:value,...}, the largest first, commands that moved only. A command a
+     * script runs is counted both on its own line and in the script's {@code evalsha}.
+     */
+    static String commandCost(Map<String, String> before, Map<String, String> after, int messages, boolean calls) {
+        List<Map.Entry<String, Double>> moved = new ArrayList<>();
+        for (Map.Entry<String, String> e : after.entrySet()) {
+            if (!e.getKey().startsWith("cmdstat_")) {
+                continue;
+            }
+            long[] a = stat(e.getValue());
+            long[] b = stat(before.get(e.getKey()));
+            double v = calls ? (a[0] - b[0]) * 1000.0 / messages : (a[1] - b[1]) / (double) messages;
+            if (a[0] - b[0] > 0) {
+                moved.add(Map.entry(e.getKey().substring("cmdstat_".length()), v));
+            }
+        }
+        moved.sort((x, y) -> Double.compare(y.getValue(), x.getValue()));
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, Double> e : moved) {
+            sb.append(sb.length() == 0 ? "" : ",").append(e.getKey()).append(':').append(Benchmarks.format(e.getValue()));
+        }
+        return sb.toString();
+    }
+
+    /** {calls, usec} of one {@code cmdstat_} line ({@code calls=N,usec=N,...}); zeros for none. */
+    private static long[] stat(@Nullable String line) {
+        long calls = 0;
+        long usec = 0;
+        if (line != null) {
+            for (String part : line.split(",")) {
+                if (part.startsWith("calls=")) {
+                    calls = Long.parseLong(part.substring(6));
+                } else if (part.startsWith("usec=")) {
+                    usec = Long.parseLong(part.substring(5));
+                }
+            }
+        }
+        return new long[] {calls, usec};
+    }
+
     @Override
     Measure bytesPerMessage(int count) throws Exception {
         try (Run run = new Run("memory")) {
@@ -858,6 +1100,14 @@ final class OursSide extends Side {
             burstDrain(50_000, 60);
             enqueueRate(20_000, threads);
             enqueueBatchRate(100_000, threads, 1_000);
+        }
+        // job sets' paths (set.lua's calls, the marks' forward, the callbacks), or set-completion's first round
+        // measures their compilation
+        if (bench.settings.scenarios.contains("set-completion")) {
+            for (int i = 0; i < 2; i++) {
+                setCompletion(20_000, 20, null);
+                setPlain(20_000);
+            }
         }
         // the observed path (Micrometer, Brave) too, or end-to-end-rate-observed measures its compilation
         if (bench.settings.scenarios.contains("end-to-end-rate-observed")) {

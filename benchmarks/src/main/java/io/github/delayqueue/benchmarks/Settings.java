@@ -30,7 +30,8 @@ final class Settings {
      * burst-drain-1m's rate in the same run.)
      */
     static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate", "end-to-end-rate-cluster",
-            "schedules-100k", "rate-limited-drain", "end-to-end-batch", "groups-fairness", "idle-cost", "history");
+            "schedules-100k", "rate-limited-drain", "end-to-end-batch", "groups-fairness", "idle-cost", "history",
+            "set-completion");
 
     /**
      * The scenarios the {@code before} side ({@code --before-jar}) runs in: issue 43 part 4's figures (single and batch
@@ -83,6 +84,11 @@ final class Settings {
                 + "rounds alternating the history on and off");
         flag("history-max-count", "10000", "history: the count bound of the history on (keepHistory's maxCount)");
         flag("history-max-age-s", "3600", "history: the age bound of the history on, seconds (keepHistory's maxAge)");
+        flag("set-count", "100000", "set-completion (only when named): members of the one set whose Redis CPU per "
+                + "member is compared with the same messages sent without a set (rounds alternating), and members of the "
+                + "--set-sets sets of the latency part");
+        flag("set-sets", "100", "set-completion: sets of --set-count / --set-sets members, sent back to back, whose "
+                + "callbacks' latency is measured (last member's handler return to the callback's handler start)");
         flag("memory-count", "100000", "redis-bytes-per-message: pending messages");
         flag("schedules-count", "100000", "schedules-100k (only when named): fixed-rate schedules on one queue (Redisson: cron tasks of RScheduledExecutorService)");
         flag("schedules-period-ms", "60000", "schedules-100k: their period (all tick at the same instants)");
@@ -184,6 +190,10 @@ final class Settings {
         }
         traceSampling = fraction("trace-sampling");
         beforeJar = beforeJar(values.get("before-jar"));
+        if (Long.parseLong(values.get("set-sets")) > Long.parseLong(values.get("set-count"))) {
+            throw new IllegalArgumentException("--set-sets must be at most --set-count (sets of at least one member), was "
+                    + values.get("set-sets") + " sets of " + values.get("set-count"));
+        }
         try {
             IdleQueueCost.parseInstances(values.get("idle-instances"));
         } catch (IllegalArgumentException e) { // NumberFormatException too

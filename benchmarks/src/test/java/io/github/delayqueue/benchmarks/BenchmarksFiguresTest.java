@@ -177,4 +177,45 @@ class BenchmarksFiguresTest {
         assertFalse(below.met().met(), below.toString());
         assertEquals("n/a (not measured)", below.before());
     }
+
+    /** set-completion judged on set and plain rounds of these Redis µs per message, and its sets' latencies (ms). */
+    private static Benchmarks.Target setCompletion(double[] set, double[] plain, double... returnToStart) {
+        Benchmarks b = judge();
+        b.rounds.put("set-completion", new Benchmarks.Rounds(rounds("ours", true, set), rounds("plain", true, plain), null));
+        for (double ms : returnToStart) {
+            b.setSamples.add(new double[] { ms, ms - 1, 1 });
+        }
+        b.setLine("set-completion");
+        return b.target(new Benchmarks.Result("set-completion", Benchmarks.median(set, true), Double.NaN,
+                "redis_us/msg", Double.NaN));
+    }
+
+    @Test
+    void setCompletionIsMetAtMostOnePointThreeTimesThePlainMediansAndNotWithoutThem() {
+        double[] plain = { 9, 10, 11 };
+        Benchmarks.Target at = setCompletion(new double[] { 12, 13, 14 }, plain, 5, 10, 50);
+        assertTrue(at.met(), at.text());
+        assertTrue(at.text().contains("(1.3×)") && at.text().contains("p50 10 ms, p99 50 ms"), at.text());
+        assertFalse(setCompletion(new double[] { 12, 13.1, 14 }, plain, 5).met());
+        Benchmarks.Target failed = setCompletion(new double[] { Double.NaN, Double.NaN, 12 }, plain, 5);
+        assertFalse(failed.met());
+        assertFalse(failed.measured(), failed.text());
+        Benchmarks b = judge();
+        Benchmarks.Target notRun = b.target(new Benchmarks.Result("set-completion", 12, Double.NaN, "redis_us/msg",
+                Double.NaN));
+        assertFalse(notRun.measured());
+    }
+
+    @Test
+    void commandCostIsPerMessageOrPerThousandLargestFirstMovedCommandsOnly() {
+        Map<String, String> before = Map.of("cmdstat_evalsha", "calls=10,usec=1000,usec_per_call=100.00",
+                "cmdstat_zadd", "calls=5,usec=50,usec_per_call=10.00", "cmdstat_get", "calls=3,usec=3");
+        Map<String, String> after = new LinkedHashMap<>();
+        after.put("cmdstat_get", "calls=3,usec=3");
+        after.put("cmdstat_zadd", "calls=7,usec=250,usec_per_call=35.71");
+        after.put("cmdstat_evalsha", "calls=30,usec=3000,usec_per_call=100.00");
+        after.put("cmdstat_zrem", "calls=1,usec=10,usec_per_call=10.00");
+        assertEquals("evalsha:20,zadd:2,zrem:0.1", OursSide.commandCost(before, after, 100, false));
+        assertEquals("evalsha:200,zadd:20,zrem:10", OursSide.commandCost(before, after, 100, true));
+    }
 }

@@ -32,7 +32,7 @@ class BenchmarksSmokeTest {
 
     /**
      * Every scenario: the default run's (burst-drain-10m and observed-path-cost among them), schedules-100k,
-     * rate-limited-drain, end-to-end-batch, groups-fairness and history (outbox-tx-rate has its own test: it needs a PostgreSQL).
+     * rate-limited-drain, end-to-end-batch, groups-fairness, history and set-completion (outbox-tx-rate has its own test: it needs a PostgreSQL).
      */
     private static final List<String> ALL = new ArrayList<>(Settings.ALL_SCENARIOS);
 
@@ -42,6 +42,7 @@ class BenchmarksSmokeTest {
         ALL.add("end-to-end-batch");
         ALL.add("groups-fairness");
         ALL.add("history");
+        ALL.add("set-completion");
     }
 
     private static final String SCENARIOS = String.join(",", ALL);
@@ -60,7 +61,7 @@ class BenchmarksSmokeTest {
                     "--under-burst-size=500", "--consumers4-size=1000", "--redisson-consumers4=true",
                     "--burst10m-size=2000", "--path-cost-batches=10", "--schedules-count=200", "--schedules-period-ms=1000", "--schedules-ticks=2",
                     "--ratelimit-size=30", "--ratelimit-rate=50/1s", "--groups-big=20", "--groups-small=3",
-                    "--history-count=500", "--history-max-count=100");
+                    "--history-count=500", "--history-max-count=100", "--set-count=500", "--set-sets=5");
         }
         String output = bytes.toString(StandardCharsets.UTF_8);
         System.out.println(output); // kept in the surefire report
@@ -130,6 +131,12 @@ class BenchmarksSmokeTest {
         assertTrue(Pattern.compile("\n\\| `burst-drain-10m` \\|.*drain rate ≥ 0.8× the 1m drain's \\(\\S+ / \\S+ msg/s = "
                 + "[0-9.]+×\\)").matcher(output).find(), output);
         assertTrue(output.contains("\nDETAIL scenario=end-to-end-batch rounds=single:"), output);
+        // set-completion: the set's Redis CPU per member over plain sends', and every set's callback
+        assertTrue(output.contains("\nDETAIL scenario=set-completion rounds=plain:"), output);
+        assertTrue(Pattern.compile("\nDETAIL scenario=set-completion set=\\S+ plain=\\S+ set_vs_plain=[0-9.]+ within_1.3x=(PASS|MISS) "
+                + ".* sets=5\n").matcher(output).find(), output);
+        assertEquals(500, oursDetail(output, "set-completion", "set_acked"), output);
+        assertEquals(0, oursDetail(output, "set-completion", "callbacks_twice"), output);
         // ours, the total of both drains (" handled_twice=", not the per-drain "{...;handled_twice=")
         assertEquals(0, oursDetail(output, "consumers-4", "handled_twice"), "four consumers handled a message twice\n"
                 + output);

@@ -102,4 +102,15 @@ class SettingsTest {
             assertEquals("--idle-instances must list positive integers, was '" + bad + "'", e.getMessage());
         }
     }
+
+    @Test
+    void setCompletionIsNamedOnlyAndHasAtLeastOneMemberPerSet() {
+        assertFalse(new Settings().scenarios.contains("set-completion"));
+        assertTrue(new Settings("--scenarios=set-completion").scenarios.contains("set-completion"));
+        new Settings("--set-count=10", "--set-sets=10");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new Settings("--set-count=10", "--set-sets=11"));
+        assertEquals("--set-sets must be at most --set-count (sets of at least one member), was 11 sets of 10",
+                e.getMessage());
+    }
 }
