@@ -326,7 +326,7 @@ public final class DelayQueueClient {
 
     /** A cancelled member's mark, forwarded to its set ({@link JobSets#forward}; never throws). */
     void forwardCancel(QueueOps part, String set, String id) {
-        sets.forward(part.keys(), List.of(new io.github.delayqueue.core.engine.SetForwarding.Mark('C', set, id)));
+        sets.forward(part.keys(), List.of(SetScript.mark('C', set, id)));
     }
 
     /** A job set's status, with up to 100 of its dead members; empty for a set that does not exist (or expired). */

@@ -422,32 +422,37 @@ final class JobSets implements SetForwarding {
     // ---- forwarding (the engine's side)
 
     @Override
-    public void forward(QueueKeys keys, List<Mark> marks) {
-        forwardCounted(keys, marks);
+    public void forward(QueueKeys keys, List<String> entries) {
+        forwardCounted(keys, entries);
     }
 
-    /** {@link #forward}; returns how many marks stay (their set's forward or callbacks failed). */
-    private int forwardCounted(QueueKeys keys, List<Mark> marks) {
-        Map<String, List<Mark>> bySet = new LinkedHashMap<>();
-        for (Mark mark : marks) {
-            bySet.computeIfAbsent(mark.set(), s -> new ArrayList<>()).add(mark);
-        }
-        List<String> done = new ArrayList<>(marks.size());
-        for (Map.Entry<String, List<Mark>> e : bySet.entrySet()) {
-            String set = e.getKey();
-            List<String> args = new ArrayList<>(e.getValue().size());
-            for (Mark mark : e.getValue()) {
-                args.add(mark.kind() + keys.queue() + ":" + mark.id());
+    /** {@link #forward}; returns how many marks stay (their set's forward or callbacks failed, or they are unreadable). */
+    private int forwardCounted(QueueKeys keys, Collection<String> entries) {
+        Map<String, List<String>> entriesBySet = new LinkedHashMap<>();
+        Map<String, List<String>> outcomesBySet = new LinkedHashMap<>();
+        List<String> done = new ArrayList<>(entries.size());
+        for (String entry : entries) {
+            List<Mark> marks = SetScript.readMarks(entry);
+            if (marks.isEmpty()) {
+                done.add(entry); // written by something other than delayqueue: nothing to forward
+                continue;
             }
+            String set = marks.get(0).set();
+            entriesBySet.computeIfAbsent(set, s -> new ArrayList<>()).add(entry);
+            List<String> outcomes = outcomesBySet.computeIfAbsent(set, s -> new ArrayList<>());
+            for (Mark mark : marks) {
+                outcomes.add(mark.kind() + keys.queue() + ":" + mark.id());
+            }
+        }
+        for (Map.Entry<String, List<String>> e : outcomesBySet.entrySet()) {
+            String set = e.getKey();
             try {
-                if (fire(set, script.run(set, "marks", args))) {
-                    for (Mark mark : e.getValue()) {
-                        done.add(SetScript.mark(mark.kind(), set, mark.id()));
-                    }
+                if (fire(set, script.run(set, "marks", e.getValue()))) {
+                    done.addAll(entriesBySet.get(set));
                 }
             } catch (RuntimeException ex) {
                 log.warn("Queue '{}': {} outcomes of job set '{}' could not be forwarded now; the queue's periodic pass "
-                        + "forwards them later: {}", keys.label(), args.size(), set, ex.toString());
+                        + "forwards them later: {}", keys.label(), e.getValue().size(), set, ex.toString());
             }
         }
         if (!done.isEmpty()) {
@@ -458,7 +463,7 @@ final class JobSets implements SetForwarding {
                         keys.label(), ex.toString());
             }
         }
-        return marks.size() - done.size();
+        return entries.size() - done.size();
     }
 
     @Override
@@ -467,20 +472,7 @@ final class JobSets implements SetForwarding {
             int skip = 0; // marks whose forward failed stay, oldest first: read past them, so newer ones get their turn
             for (int round = 0; round < 20; round++) {
                 Collection<String> oldest = marks(keys).valueRange(skip, skip + SWEEP_BATCH - 1);
-                List<Mark> parsed = new ArrayList<>(oldest.size());
-                List<String> unreadable = new ArrayList<>();
-                for (String entry : oldest) {
-                    Mark mark = SetScript.readMark(entry);
-                    if (mark == null) {
-                        unreadable.add(entry);
-                    } else {
-                        parsed.add(mark);
-                    }
-                }
-                if (!unreadable.isEmpty()) {
-                    marks(keys).removeAll(unreadable); // written by something other than delayqueue
-                }
-                skip += forwardCounted(keys, parsed);
+                skip += forwardCounted(keys, oldest);
                 if (oldest.size() < SWEEP_BATCH) {
                     return;
                 }

@@ -16,7 +16,7 @@ public interface SetForwarding {
     /** No sets: nothing forwarded (a client's engines always get the client's). */
     SetForwarding NONE = new SetForwarding() {
         @Override
-        public void forward(QueueKeys keys, List<Mark> marks) {
+        public void forward(QueueKeys keys, List<String> entries) {
         }
 
         @Override
@@ -35,10 +35,10 @@ public interface SetForwarding {
     }
 
     /**
-     * Forwards the marks a settle of partition {@code keys} just wrote, then deletes them there; never throws (a mark
-     * that could not be forwarded stays for a sweep).
+     * Forwards the marks a settle of partition {@code keys} just wrote (as {@code SetScript.entriesOf} names them),
+     * then deletes them there; never throws (a mark that could not be forwarded stays for a sweep).
      */
-    void forward(QueueKeys keys, List<Mark> marks);
+    void forward(QueueKeys keys, List<String> entries);
 
     /** Forwards the marks waiting in partition {@code keys} (the periodic pass found old ones); never throws. */
     void sweep(QueueKeys keys);

@@ -19,6 +19,7 @@ import io.github.delayqueue.core.DelayQueueListener;
 import io.github.delayqueue.core.history.HistoryTrim;
 import io.github.delayqueue.core.protocol.Envelope;
 import io.github.delayqueue.core.protocol.QueueOps;
+import io.github.delayqueue.core.protocol.SetScript;
 
 /**
  * Settles one consumer's finished deliveries (acks, retries, dead letters) in batches of up to
@@ -196,7 +197,7 @@ public final class Settler {
             }
         }
         if (marks != null) {
-            List<SetForwarding.Mark> forwarded = marks;
+            List<String> forwarded = SetScript.entriesOf(marks);
             try {
                 forwarder.execute(() -> sets.forward(ops.keys(), forwarded));
             } catch (RejectedExecutionException e) {

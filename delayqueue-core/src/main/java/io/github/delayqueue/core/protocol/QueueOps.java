@@ -498,12 +498,14 @@ public final class QueueOps {
     public Settled settleCounted(List<Settlement> settlements) {
         List<Object> args = new ArrayList<>(1 + settlements.size());
         args.add(keys.wakeChannel());
+        String set = null;
         for (Settlement s : settlements) {
             // see settle.lua: an ack is one argument; the member goes last because an id may hold ':'
             char code = s.op().code;
             String record = s.record();
-            if (s.set() != null && s.op() == SettleOp.ACK) {
-                args.add("S" + s.set()); // its mark: settle.lua
+            if (s.op() == SettleOp.ACK && !java.util.Objects.equals(s.set(), set)) {
+                set = s.set(); // the job set of this ack and the next ones, for their mark: settle.lua
+                args.add(set == null ? "S" : "S" + set);
             }
             if (record != null && (s.op() == SettleOp.ACK || s.op() == SettleOp.DEAD || s.op() == SettleOp.UNDECODABLE)) {
                 // K (ack) and E (dead) keep the record in the history: settle.lua

@@ -3,6 +3,8 @@ package io.github.delayqueue.core.protocol;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.delayqueue.core.engine.SetForwarding;
+
 /**
  * Runs set.lua, the script of a job set's own keys ({@code io.github.delayqueue.core.sets}):
  * {@code <prefix>:set:{<set id>}:state}, {@code :dead} and {@code :deaths}, under the set's hash tag. Its ops and
@@ -15,20 +17,56 @@ public final class SetScript {
         return keys.sibling("set-marks");
     }
 
-    /** A mark as includes/sets.lua writes it: {@code <kind><set id>\u001f<id>}. */
+    /** A mark as includes/sets.lua writes it for one member: {@code <kind><set id>\u001f<id>}. */
     public static String mark(char kind, String set, String id) {
         return kind + set + '\u001f' + id;
     }
 
-    /** Reads {@link #mark}; null for a value of another shape (written by something other than delayqueue). */
-    public static io.github.delayqueue.core.engine.SetForwarding.@org.jspecify.annotations.Nullable Mark readMark(
-            String entry) {
-        int sep = entry.indexOf('\u001f');
-        if (sep < 2 || "ADC".indexOf(entry.charAt(0)) < 0) {
-            return null;
+    /**
+     * The marks a settle wrote for {@code marks} (in its ops' order), as includes/sets.lua writes them: the acks of one
+     * set in one mark, {@code A<set id>\u001f<id>\u001f<id>...}, in the order of their sets' first acks; a dead letter
+     * one of its own.
+     */
+    public static List<String> entriesOf(List<SetForwarding.Mark> marks) {
+        java.util.Map<String, StringBuilder> acks = new java.util.LinkedHashMap<>();
+        List<String> entries = new ArrayList<>();
+        for (SetForwarding.Mark m : marks) {
+            if (m.kind() == 'A') {
+                StringBuilder entry = acks.get(m.set());
+                if (entry == null) {
+                    acks.put(m.set(), new StringBuilder(mark('A', m.set(), m.id())));
+                } else {
+                    entry.append('\u001f').append(m.id());
+                }
+            } else {
+                entries.add(mark(m.kind(), m.set(), m.id()));
+            }
         }
-        return new io.github.delayqueue.core.engine.SetForwarding.Mark(entry.charAt(0), entry.substring(1, sep),
-                entry.substring(sep + 1));
+        List<String> all = new ArrayList<>(acks.size() + entries.size());
+        acks.values().forEach(entry -> all.add(entry.toString()));
+        all.addAll(entries);
+        return all;
+    }
+
+    /**
+     * The members' outcomes a mark holds ({@link #entriesOf}); empty for a value of another shape (written by
+     * something other than delayqueue).
+     */
+    public static List<SetForwarding.Mark> readMarks(String entry) {
+        int sep = entry.indexOf('\u001f');
+        if (sep < 2 || "ADC".indexOf(entry.charAt(0)) < 0 || sep == entry.length() - 1) {
+            return List.of();
+        }
+        char kind = entry.charAt(0);
+        String set = entry.substring(1, sep);
+        List<SetForwarding.Mark> marks = new ArrayList<>();
+        for (String id : entry.substring(sep + 1).split("\u001f", -1)) {
+            if (id.isEmpty()) {
+                return List.of();
+            }
+            marks.add(new SetForwarding.Mark(kind, set, id));
+        }
+        return marks;
     }
 
     private final Scripts scripts;

@@ -14,9 +14,10 @@
 --   "K<attempt>:<keep>:<member>", record    ack, and the record kept in the queue's history (includes/history.lua),
 --                                           which keeps the latest <keep> records (0: no count bound)
 --   "E<attempt>:<keep>:<member>", text, record  dead, with text as the reason, and the record kept likewise
---   "S<set id>" before an op                 the op's message is a member of that job set: an ack that applies
---                                           leaves its mark (includes/sets.lua; a dead letter's bury reads the set
---                                           from the envelope and leaves its own)
+--   "S<set id>" between ops                  the messages of the ops after it are members of that job set ("S"
+--                                           alone: of none): the acks that apply leave one mark per set
+--                                           (includes/sets.lua; a dead letter's bury reads the set from the envelope
+--                                           and leaves its own)
 --   H and L give the attempt back, so the next claim is attempt <attempt> again: they put the message back under a
 --   new sequence number (its envelope rewritten, includes/format.lua's renumbered), so that the next delivery's
 --   member is not this one, and this op sent again (its reply lost: the Settler resends a failed batch, Redisson a

@@ -3,8 +3,9 @@
 -- the script that settles it writes a mark in the queue's (partition's) own slot, in the same script as the outcome,
 -- so that an outcome is never without its mark whatever crashes:
 --   base .. 'set-marks'  ZSET  "<kind><set id>\31<id>" -> when it was written (ms, Redis clock); kind A acknowledged
---                              (settle.lua's S before an ack), D dead-lettered (dead_letters.lua's bury) or dropped
---                              at its expiry (admit.lua), C cancelled (cancelling.lua)
+--                              (settle.lua's S before acks: one mark per set and call, "A<set id>\31<id>\31<id>..."),
+--                              D dead-lettered (dead_letters.lua's bury) or dropped at its expiry (admit.lua), C
+--                              cancelled (cancelling.lua)
 -- The engine forwards the marks of its own settles to their sets (set.lua's marks) at once, then deletes them; marks
 -- left by an instance that died between the two are found by the periodic pass (hold.lua counts marks older than
 -- SET_MARK_SWEEP_MS) and forwarded by whichever instance runs it. Forwarding is idempotent: a mark forwarded twice

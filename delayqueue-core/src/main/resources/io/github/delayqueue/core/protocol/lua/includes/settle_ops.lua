@@ -2,8 +2,8 @@
 -- An op is one argument, its member last (the only part that may hold ':'): "A<attempt>:<member>",
 -- "a<attempt>:<member>", "H<attempt>:<due ms>:<member>", "L<attempt>:<delay ms>:<member>", or more for those that
 -- carry texts: "R<attempt>:<delay ms>:<member>", text; "D<attempt>:<member>", text; "K<attempt>:<keep>:<member>",
--- record; "E<attempt>:<keep>:<member>", text, record (settle.lua's header says what each does); an op may follow
--- "S<set id>", which names the job set of its message. A batch holds at most one current delivery per id and every op touches only its own id, so the fences of the
+-- record; "E<attempt>:<keep>:<member>", text, record (settle.lua's header says what each does); "S<set id>" between
+-- ops names the job set of the messages of the ops after it, "S" alone none. A batch holds at most one current delivery per id and every op touches only its own id, so the fences of the
 -- whole batch are read up front with two variadic commands (ZMSCORE, HMGET), the same as one by one.
 --- @include "clock"
 --- @include "keys"
@@ -17,19 +17,23 @@ local function settle_open(keys, argv)
     texts = {}, records = {}, members = {}, ids = {}, backs = {}, acks = {}, result = {}, earliest = nil, old_head = nil,
     head_read = false, keep = nil, sets = {} }
   local j = 2
+  local set = nil
   while j <= #argv do
     local entry = argv[j]
     local op = string.sub(entry, 1, 1)
-    if op == 'S' then -- "S<set id>": the next op's message is a member of that job set (includes/sets.lua)
-      s.sets[#s.ops + 1] = string.sub(entry, 2)
+    while op == 'S' do -- "S<set id>": the ops from here on are members of that job set ("S": of none; sets.lua)
+      set = string.sub(entry, 2)
+      if set == '' then set = nil end
       j = j + 1
       entry = argv[j]
+      if not entry then return s end -- QueueOps ends with an op, never with an S
       op = string.sub(entry, 1, 1)
     end
     if not string.find('AaRDHLKE', op, 1, true) then error('settle.lua: unknown op ' .. op) end -- QueueOps sends none
     local colon = string.find(entry, ':', 2, true)
     local n = #s.ops + 1
     s.ops[n] = op
+    s.sets[n] = set
     s.attempts_sent[n] = string.sub(entry, 2, colon - 1)
     local rest = colon + 1
     if op == 'R' or op == 'H' or op == 'L' or op == 'K' or op == 'E' then

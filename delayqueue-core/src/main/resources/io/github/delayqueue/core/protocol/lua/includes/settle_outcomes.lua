@@ -145,19 +145,30 @@ end
 -- The acks of the batch, at once: what lifecycle.lua's forget() does, but for the delayed set (an acked delivery was
 -- current, so its member is in flight, and no script leaves a member in both sets). Ids sent with a dedup window stay
 -- taken for it ('A' acks only: one HMGET); a last error exists only after a retry, so only for attempt 2 or later.
--- An ack of a job set's member ("S<set id>" before it) leaves its mark (includes/sets.lua), all in one ZADD.
+-- The acks of a job set's members ("S<set id>" before them) leave one mark per set (includes/sets.lua), in one ZADD.
 local function finish_acks(s)
   if #s.acks == 0 then return end
-  local members, ids, windowed, retried, marks = {}, {}, {}, {}, {}
+  local members, ids, windowed, retried, in_set, sets = {}, {}, {}, {}, {}, {}
   for _, i in ipairs(s.acks) do
     members[#members + 1] = s.members[i]
     ids[#ids + 1] = s.ids[i]
-    if s.sets[i] then marks[#marks + 1] = 'A' .. s.sets[i] .. '\31' .. s.ids[i] end
+    local set = s.sets[i]
+    if set then
+      if not in_set[set] then
+        in_set[set] = {}
+        sets[#sets + 1] = set
+      end
+      in_set[set][#in_set[set] + 1] = s.ids[i]
+    end
     if s.ops[i] == 'A' or s.ops[i] == 'K' then windowed[#windowed + 1] = s.ids[i] end
     if s.attempts_sent[i] ~= '1' then retried[#retried + 1] = s.ids[i] end
   end
   remember(s.keys, windowed)
-  set_marks(s.keys, s.now, marks)
+  if #sets > 0 then
+    local marks = {}
+    for k, set in ipairs(sets) do marks[k] = 'A' .. set .. '\31' .. table.concat(in_set[set], '\31') end
+    set_marks(s.keys, s.now, marks)
+  end
   redis.call('ZREM', s.keys.inflight, unpack(members))
   redis.call('HDEL', s.keys.messages, unpack(ids))
   redis.call('HDEL', s.keys.attempts, unpack(ids))
