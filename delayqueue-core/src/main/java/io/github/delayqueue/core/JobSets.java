@@ -144,8 +144,9 @@ final class JobSets implements SetForwarding {
         if (parent != null) {
             run(parent, "add", List.of("", new SetStatus.Member(null, id).key()));
         }
-        open(id, retention, f[3], f[4], f[5], parent, until);
-        add(id, until, members);
+        if (!open(id, retention, f[3], f[4], f[5], parent, until, members.size())) {
+            add(id, "reopen", until, members); // sent again: those dead or cancelled are pending again
+        }
         return id;
     }
 
@@ -186,7 +187,7 @@ final class JobSets implements SetForwarding {
                 members.add(queue + ":" + member);
             }
         }
-        add(set, latestDue(batches), members);
+        add(set, "add", latestDue(batches), members);
         List<String> ids = new ArrayList<>(members.size());
         for (PreparedSend prepared : batches) {
             ids.addAll(client.send(prepared));
@@ -216,8 +217,9 @@ final class JobSets implements SetForwarding {
             // the step's set is kept until the retention after the step is due at the earliest (the delays before it
             // added up): a chain whose steps run later than that is told by its status, and by the docs
             long until = System.currentTimeMillis() + delaysUpTo(steps, k);
-            open(id + ":" + k, chain.retention(), success, "", "", null, until);
-            add(id + ":" + k, until, List.of(steps.get(k).queue() + ":" + ids.get(k)));
+            if (!open(id + ":" + k, chain.retention(), success, "", "", null, until, 1)) {
+                add(id + ":" + k, "reopen", until, List.of(steps.get(k).queue() + ":" + ids.get(k)));
+            }
             fire(id + ":" + k, run(id + ":" + k, "seal", List.of()));
         }
         Chain.Step first = steps.get(0);
@@ -256,18 +258,24 @@ final class JobSets implements SetForwarding {
         return value.isEmpty() ? 0 : Long.parseLong(value);
     }
 
-    private void open(String set, Duration retention, String success, String complete, String death,
-            @Nullable String parent, long until) {
-        run(set, "open", List.of(Long.toString(retention.toMillis()), success, complete, death,
-                parent == null ? "" : parent, Long.toString(until)));
+    /**
+     * Creates the set with its {@code count} first members counted pending (their fields are written at their
+     * outcomes: no per-member write at the send). Returns false if it existed (a send repeated).
+     */
+    private boolean open(String set, Duration retention, String success, String complete, String death,
+            @Nullable String parent, long until, int count) {
+        List<Object> reply = run(set, "open", List.of(Long.toString(retention.toMillis()), success, complete, death,
+                parent == null ? "" : parent, Long.toString(until), Integer.toString(count)));
+        return "2".equals(reply.get(0).toString());
     }
 
-    private void add(String set, long until, List<String> members) {
+    /** set.lua's add (new members) or reopen (the first members sent again), in calls of {@link #ADD_BATCH}. */
+    private void add(String set, String op, long until, List<String> members) {
         for (int from = 0; from < members.size(); from += ADD_BATCH) {
             List<String> args = new ArrayList<>(ADD_BATCH + 1);
             args.add(Long.toString(until));
             args.addAll(members.subList(from, Math.min(members.size(), from + ADD_BATCH)));
-            run(set, "add", args);
+            run(set, op, args);
         }
     }
 

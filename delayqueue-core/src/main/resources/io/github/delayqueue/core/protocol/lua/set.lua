@@ -14,12 +14,17 @@
 -- A member's outcome reaches the set as a mark (includes/sets.lua) forwarded by the engine, at least once: a mark is
 -- applied once per member (a member acknowledged twice counts once), and in the order the outcomes allow: P becomes
 -- anything, D may become A or C (a dead letter requeued by hand, then handled or cancelled), C may become A or D,
--- A stays; an add sends D and C back to P (the member sent again). A mark of a member never added (its send's add was lost) adds it.
+-- A stays; an add sends D and C back to P (the member sent again). A member without a field is pending: one of the
+-- first members, counted by open.
 -- ARGV: 1 the op, then its arguments:
---   open <ret> <cb:s> <cb:c> <cb:d> <parent> <until>  creates the set ('' for a callback or parent it has none of);
---                                              a set that exists is kept as it is (a create sent again). <until>:
---                                              the latest due time of its members (ms since the epoch, or ''): the
---                                              keys are kept until the retention after it, if that is later
+--   open <ret> <cb:s> <cb:c> <cb:d> <parent> <until> <count>  creates the set with its <count> first members
+--                                              counted pending, without a field each (a member's field is written
+--                                              at its first outcome); '' for a callback or parent it has none of. A
+--                                              set that exists is kept as it is (a create sent again: reopen
+--                                              follows). <until>: the latest due time of its members (ms since the
+--                                              epoch, or ''): the keys are kept until the retention after it, if later
+--   reopen <until> <member>...                 the first members sent again: those dead or cancelled are pending
+--                                              again; fails with 'ERR set complete' as add does
 --   add <until> <member>...                    adds members as pending: a new one, or one dead or cancelled (sent
 --                                              again); one pending or acknowledged keeps its state. Fails with
 --                                              'ERR no such set', or 'ERR set complete' when it would add or reopen
@@ -29,7 +34,7 @@
 --   fired <token>...                           callbacks sent (tokens as returned below)
 --   due                                        only the due callbacks (a sweep)
 --   read <limit>                               the status: see the end of this script
--- Returns: (all ops but read) 1 if the set exists (0: gone, past its retention), then the callbacks due and not yet
+-- Returns: (all ops but read) 1 if the set exists (0: gone, past its retention; 2: open created it), then the callbacks due and not yet
 -- sent, each as a token and what it needs: 's' <cb:s>, 'c' <cb:c>, 'ps' <parent>, 'pd' <parent> (the set as a
 -- member of its parent: acknowledged, or completed with members not acknowledged), 'd<member>' <cb:d> (at most
 -- DEATHS per call: a sweep or the next mark returns the rest). A callback is due once its condition holds and stays
@@ -101,11 +106,10 @@ local function apply_marks(from)
     kinds[#kinds + 1] = string.sub(ARGV[i], 1, 1)
   end
   local current = redis.call('HMGET', state, unpack(members))
-  local writes, deltas, seen, now, cb_death = {}, { ['!total'] = 0 }, {}, nil, nil
+  local writes, deltas, seen, now, cb_death = {}, {}, {}, nil, nil
   for i, member in ipairs(members) do
     local was, kind = seen[member] or current[i], kinds[i]
     if COUNT[kind] ~= nil and was ~= kind and was ~= 'A' then
-      if not was then deltas['!total'] = deltas['!total'] + 1 end
       if was and was ~= 'P' then deltas[COUNT[was]] = (deltas[COUNT[was]] or 0) - 1 end
       deltas[COUNT[kind]] = (deltas[COUNT[kind]] or 0) + 1
       writes[#writes + 1] = member
@@ -147,10 +151,12 @@ if op == 'read' then
   return out
 end
 
+local created = false
 if op == 'open' then
   if not exists() then
-    redis.call('HSET', state, '!at', now_ms(), '!ret', ARGV[2], '!total', 0, '!acked', 0, '!dead', 0, '!cancelled', 0,
-      '!cb:s', ARGV[3], '!cb:c', ARGV[4], '!cb:d', ARGV[5], '!parent', ARGV[6])
+    redis.call('HSET', state, '!at', now_ms(), '!ret', ARGV[2], '!total', ARGV[8], '!acked', 0, '!dead', 0,
+      '!cancelled', 0, '!cb:s', ARGV[3], '!cb:c', ARGV[4], '!cb:d', ARGV[5], '!parent', ARGV[6])
+    created = true
   end
   due_until(ARGV[7])
 elseif not exists() then
@@ -186,6 +192,31 @@ elseif op == 'add' then
     end
   end
   due_until(ARGV[2])
+elseif op == 'reopen' then
+  -- the first members sent again (a send of the set repeated): counted when the set was opened, they keep their
+  -- state, but for those dead or cancelled, which are sent again and so pending again
+  local members = {}
+  for i = 3, #ARGV do members[#members + 1] = ARGV[i] end
+  local current = redis.call('HMGET', state, unpack(members))
+  local writes, deltas = {}, {}
+  for i, member in ipairs(members) do
+    local was = current[i]
+    if was == 'D' or was == 'C' then
+      writes[#writes + 1] = member
+      writes[#writes + 1] = 'P'
+      deltas[COUNT[was]] = (deltas[COUNT[was]] or 0) - 1
+      if was == 'D' then
+        redis.call('ZREM', dead, member)
+        redis.call('ZREM', deaths, member)
+      end
+    end
+  end
+  if #writes > 0 then
+    if redis.call('HGET', state, '!fired:c') then return redis.error_reply('ERR set complete') end
+    redis.call('HSET', state, unpack(writes))
+    for field, delta in pairs(deltas) do redis.call('HINCRBY', state, field, delta) end
+  end
+  due_until(ARGV[2])
 elseif op == 'seal' then
   redis.call('HSET', state, '!sealed', '1')
 elseif op == 'marks' then
@@ -201,4 +232,4 @@ elseif op == 'fired' then
   end
 end
 keep_alive()
-return due({ 1 })
+return due({ created and 2 or 1 })
