@@ -103,20 +103,27 @@ final class JobSets implements SetForwarding {
         opening.add(callback(set.onDeath(), id, "death", set.retention(), null, false));
         opening.add(set.parent() == null ? "" : set.parent());
         opening.add(Long.toString(latestDue(batches)));
-        opening.addAll(members);
-        return new PreparedSet(client, id, String.join(String.valueOf(RS), opening), batches);
+        opening.add(Integer.toString(members.size()));
+        return new PreparedSet(client, id, String.join(String.valueOf(RS), opening), members, batches);
     }
 
     /** The first field of an opening text: its format, so that a later release reads what an outbox kept. */
     private static final String OPENING_VERSION = "set1";
     /** Separates the fields of an opening: a control character, never in an id, a queue name or JSON. */
-    private static final char RS = '\u001e';
+    static final char RS = '\u001e';
 
     /** The set created, its parent told, and its members added, from a {@link PreparedSet#opening()} text. */
     String open(String opening) {
         Checks.require(opening != null, "opening must not be null");
         String[] f = opening.split(String.valueOf(RS), -1);
         Checks.require(f.length >= 9 && OPENING_VERSION.equals(f[0]), "not the opening of a job set this release writes");
+        int count;
+        try {
+            count = Integer.parseInt(f[8]);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("the opening of a job set holds no member count", e);
+        }
+        Checks.require(count > 0, "the opening of a job set counts no member");
         String id = JobSet.checkId(f[1]);
         Duration retention;
         try {
@@ -135,7 +142,8 @@ final class JobSets implements SetForwarding {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("the opening of job set '" + id + "' holds no latest due time", e);
         }
-        List<String> members = List.of(f).subList(8, f.length);
+        List<String> members = List.of(f).subList(9, f.length);
+        Checks.require(members.size() <= count, "the opening of job set '" + id + "' lists more members than it counts");
         for (String member : members) {
             int colon = member.indexOf(':');
             Checks.require(colon > 0 && colon < member.length() - 1, "the opening of job set '" + id
@@ -144,7 +152,7 @@ final class JobSets implements SetForwarding {
         if (parent != null) {
             run(parent, "add", List.of("", new SetStatus.Member(null, id).key()));
         }
-        if (!open(id, retention, f[3], f[4], f[5], parent, until, members.size())) {
+        if (!open(id, retention, f[3], f[4], f[5], parent, until, count)) {
             add(id, "reopen", until, members); // sent again: those dead or cancelled are pending again
         }
         return id;
@@ -304,7 +312,10 @@ final class JobSets implements SetForwarding {
         return total;
     }
 
-    /** set.lua's errors as the exceptions of the API: an unknown or complete set is the caller's mistake. */
+    /**
+     * set.lua's errors as the exceptions of the API: an unknown or complete set is the caller's mistake; Redis failing
+     * is a {@link DelayQueueException}, as for sends.
+     */
     private List<Object> run(String set, String op, List<String> args) {
         try {
             return script.run(set, op, args);
@@ -317,7 +328,11 @@ final class JobSets implements SetForwarding {
                 throw new IllegalStateException("job set '" + set + "' is complete (its complete callback was sent): "
                         + "it takes no more members", e);
             }
+            throw new DelayQueueException("could not " + op + " job set '" + set + "': " + e, e);
+        } catch (DelayQueueException e) {
             throw e;
+        } catch (RuntimeException e) {
+            throw new DelayQueueException("could not " + op + " job set '" + set + "': " + e, e);
         }
     }
 

@@ -17,13 +17,16 @@ public final class PreparedSet {
 
     final DelayQueueClient client;
     private final String id;
-    private final String opening;
+    /** The opening's fields before its members: the set, its callbacks, and how many members it counts. */
+    private final String header;
+    private final List<String> members;
     private final List<PreparedSend> sends;
 
-    PreparedSet(DelayQueueClient client, String id, String opening, List<PreparedSend> sends) {
+    PreparedSet(DelayQueueClient client, String id, String header, List<String> members, List<PreparedSend> sends) {
         this.client = client;
         this.id = id;
-        this.opening = opening;
+        this.header = header;
+        this.members = List.copyOf(members);
         this.sends = List.copyOf(sends);
     }
 
@@ -38,7 +41,35 @@ public final class PreparedSet {
      * parent, and each member's queue and id. Nothing in it names a class.
      */
     public String opening() {
-        return opening;
+        return header + JobSets.RS + String.join(String.valueOf(JobSets.RS), members);
+    }
+
+    /**
+     * {@link #opening()} in parts of at most {@code maxChars} characters each (but a part holds at least one member):
+     * each is an opening of the same set, which counts all its members, with a share of them listed. Opening the set
+     * with any part creates it whole; the others, in any order and as often as wanted, only list their members again
+     * (those that died or were cancelled meanwhile are pending again). For a store whose values are bounded (an
+     * outbox row).
+     *
+     * @throws IllegalArgumentException if {@code maxChars} is below 1,024
+     */
+    public List<String> openings(int maxChars) {
+        io.github.delayqueue.core.internal.Checks.require(maxChars >= 1_024, "maxChars must be at least 1024, was "
+                + maxChars);
+        List<String> parts = new java.util.ArrayList<>();
+        StringBuilder part = new StringBuilder(header);
+        int listed = 0;
+        for (String member : members) {
+            if (listed > 0 && part.length() + 1 + member.length() > maxChars) {
+                parts.add(part.toString());
+                part = new StringBuilder(header);
+                listed = 0;
+            }
+            part.append(JobSets.RS).append(member);
+            listed++;
+        }
+        parts.add(part.toString());
+        return parts;
     }
 
     /** The members, per queue, in batches of at most the client's {@code maxBatchSize}. */

@@ -547,4 +547,31 @@ class JobSetTest {
         Thread.sleep(500);
         assertThat(order).containsExactly("A", "B");
     }
+
+    @Test
+    void anOpeningInPartsOpensTheWholeSetFromAnyPartInAnyOrder() throws Exception {
+        List<Map<String, String>> done = callbackQueue("p-done");
+        consume("p-work", (payload, context) -> { });
+        List<SendRequest> members = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            members.add(SendRequest.of("x", Duration.ZERO, SendOptions.id("member-with-a-long-id-" + "x".repeat(40) + i)));
+        }
+        PreparedSet prepared = client.prepareSet(JobSet.builder().add("p-work", members)
+                .onSuccess("p-done", SendRequest.of("ok", Duration.ZERO)).build());
+        List<String> parts = prepared.openings(1_024);
+        assertThat(parts).hasSizeGreaterThan(3).allSatisfy(part -> assertThat(part.length()).isLessThanOrEqualTo(1_024));
+        // the last part first: it creates the set with all 60 counted, so that no callback can come early
+        for (int i = parts.size() - 1; i >= 0; i--) {
+            client.openSet(parts.get(i));
+        }
+        client.openSet(parts.get(0));
+        assertThat(client.setStatus(prepared.id()).orElseThrow().total()).isEqualTo(60);
+        for (PreparedSend batch : prepared.sends()) {
+            client.send(batch);
+        }
+        client.sealSet(prepared.id());
+        await().atMost(BOUND).until(() -> done.size() == 1);
+        assertThat(client.setStatus(prepared.id()).orElseThrow().acknowledged()).isEqualTo(60);
+        assertThatThrownBy(() -> prepared.openings(10)).isInstanceOf(IllegalArgumentException.class);
+    }
 }
