@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.core.PreparedSend;
+import io.github.delayqueue.core.PreparedSet;
 import io.github.delayqueue.core.VersionedIntent;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -29,22 +30,49 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * A failed write to Redis after the commit is logged, never thrown: thrown from {@code afterCommit} it would skip
  * the application's later after-commit work (other synchronizations, {@code @TransactionalEventListener}s), and
  * the caller's data is committed anyway.
+ *
+ * <p>A job set is held the same way, as one unit: with an outbox, its rows (openings, members, seal:
+ * {@link SendOutbox#writeSet}) are written before the commit, and after it the set is opened, its members sent and
+ * the set sealed ({@link #applySet}); without one, it is sent after the commit as {@code DelayQueueClient.send} sends
+ * a prepared set.
  */
 final class AfterCommitSends implements TransactionSynchronization {
 
     private static final Logger log = LoggerFactory.getLogger(AfterCommitSends.class);
 
-    /** Sends of one call; {@code rows} are their outbox rows once written before the commit. */
+    /**
+     * Sends of one call, or one job set ({@code set}, then {@code sends} is null); {@code rows} (or {@code setRows})
+     * are their outbox rows once written before the commit.
+     */
     private static final class Pending {
         final QueueCatalog.Queue queue;
-        final PreparedSend sends;
+        final @Nullable PreparedSend sends;
+        final @Nullable PreparedSet set;
         final @Nullable SendOutbox outbox;
         @Nullable List<Long> rows;
+        SendOutbox.@Nullable SetRows setRows;
 
-        Pending(QueueCatalog.Queue queue, PreparedSend sends, @Nullable SendOutbox outbox) {
+        Pending(QueueCatalog.Queue queue, @Nullable PreparedSend sends, @Nullable PreparedSet set,
+                @Nullable SendOutbox outbox) {
             this.queue = queue;
             this.sends = sends;
+            this.set = set;
             this.outbox = outbox;
+        }
+
+        boolean written() {
+            return this.rows != null || this.setRows != null;
+        }
+
+        List<String> ids() {
+            return this.sends != null ? this.sends.ids()
+                    : this.set.sends().stream().flatMap(s -> s.ids().stream()).toList();
+        }
+
+        /** For a log line: the message ids, or the set and its size. */
+        String what() {
+            return this.sends != null ? "message ids " + this.sends.ids()
+                    : "job set '" + this.set.id() + "' (" + ids().size() + " members)";
         }
     }
 
@@ -64,6 +92,18 @@ final class AfterCommitSends implements TransactionSynchronization {
      * with an {@code outbox}, they are also written to it before the commit.
      */
     static void defer(QueueCatalog.Queue queue, PreparedSend prepared, @Nullable SendOutbox outbox) {
+        current().pending.add(new Pending(queue, prepared, null, outbox));
+    }
+
+    /**
+     * Defers a prepared job set to after the current transaction commits, sent through {@code queue}'s client (the one
+     * that prepared it); with an {@code outbox}, its rows are also written to it before the commit.
+     */
+    static void deferSet(QueueCatalog.Queue queue, PreparedSet prepared, @Nullable SendOutbox outbox) {
+        current().pending.add(new Pending(queue, null, prepared, outbox));
+    }
+
+    private static AfterCommitSends current() {
         AfterCommitSends sends = null;
         for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
             if (synchronization instanceof AfterCommitSends existing && !existing.sent) {
@@ -75,7 +115,7 @@ final class AfterCommitSends implements TransactionSynchronization {
             sends = new AfterCommitSends();
             TransactionSynchronizationManager.registerSynchronization(sends);
         }
-        sends.pending.add(new Pending(queue, prepared, outbox));
+        return sends;
     }
 
     @Override
@@ -91,29 +131,50 @@ final class AfterCommitSends implements TransactionSynchronization {
         if (keep < this.pending.size()) {
             List<Pending> dropped = this.pending.subList(keep, this.pending.size());
             log.debug("Nested transaction rolled back: dropped {} delay queue send(s)",
-                    dropped.stream().mapToInt(p -> p.sends.ids().size()).sum());
+                    dropped.stream().mapToInt(p -> p.ids().size()).sum());
             dropped.clear();
         }
     }
 
-    /** Writes the outbox rows of this transaction's sends, in it: they commit, or roll back, with its data. */
+    /**
+     * Writes the outbox rows of this transaction's sends, in it: they commit, or roll back, with its data. Rows are
+     * written in call order (consecutive sends in one batch, each job set in one of its own), so their keys, the
+     * versions Redis compares, follow the calls.
+     */
     @Override
     public void beforeCommit(boolean readOnly) {
         Map<SendOutbox, List<Pending>> byOutbox = new IdentityHashMap<>();
         for (Pending p : this.pending) {
-            if (p.outbox != null && p.rows == null) {
+            if (p.outbox != null && !p.written()) {
                 byOutbox.computeIfAbsent(p.outbox, o -> new ArrayList<>()).add(p);
             }
         }
-        byOutbox.forEach((outbox, sends) -> {
-            List<Long> rows = outbox.write(sends.stream().map(p -> p.sends).toList());
-            int from = 0;
-            for (Pending p : sends) {
-                int to = from + p.sends.ids().size();
-                p.rows = List.copyOf(rows.subList(from, to));
-                from = to;
+        byOutbox.forEach((outbox, all) -> {
+            List<Pending> sends = new ArrayList<>();
+            for (Pending p : all) {
+                if (p.set == null) {
+                    sends.add(p);
+                    continue;
+                }
+                write(outbox, sends);
+                sends.clear();
+                p.setRows = outbox.writeSet(p.queue.name(), p.set);
             }
+            write(outbox, sends);
         });
+    }
+
+    private static void write(SendOutbox outbox, List<Pending> sends) {
+        if (sends.isEmpty()) {
+            return;
+        }
+        List<Long> rows = outbox.write(sends.stream().map(p -> p.sends).toList());
+        int from = 0;
+        for (Pending p : sends) {
+            int to = from + p.sends.ids().size();
+            p.rows = List.copyOf(rows.subList(from, to));
+            from = to;
+        }
     }
 
     @Override
@@ -147,6 +208,10 @@ final class AfterCommitSends implements TransactionSynchronization {
     private void sendAll() {
         this.sent = true;
         for (Pending p : this.pending) {
+            if (p.set != null) {
+                sendSet(p);
+                continue;
+            }
             if (p.outbox != null && p.rows == null) {
                 p.rows = writeAlone(p.queue, p.sends, p.outbox);
             }
@@ -170,6 +235,29 @@ final class AfterCommitSends implements TransactionSynchronization {
         this.pending.clear();
     }
 
+    /** {@link #sendAll} for a job set: through its outbox rows if it has some (written now if not yet), else directly. */
+    private static void sendSet(Pending p) {
+        PreparedSet set = p.set;
+        if (p.outbox != null && p.setRows == null) {
+            p.setRows = writeSetAlone(p.queue, set, p.outbox);
+        }
+        try {
+            if (p.setRows != null && p.outbox != null) {
+                applySet(p.queue, set, p.setRows, p.outbox);
+            } else {
+                p.queue.client().send(set);
+            }
+        } catch (RuntimeException e) {
+            if (p.setRows != null) {
+                log.warn("Transaction committed but sending {} failed; what is not in Redis yet stays in the outbox and "
+                        + "its relay will send it (the set calls back only once it is complete)", p.what(), e);
+            } else {
+                log.error("Transaction committed but sending {} failed; it was not sent, or only in part (unsealed: it "
+                        + "calls back only if it is sent again with the same ids)", p.what(), e);
+            }
+        }
+    }
+
     /**
      * The rows of a send made after its transaction committed, in a transaction of their own; {@code null} (the send
      * then goes to Redis without them, and that is logged) if they cannot be written.
@@ -184,29 +272,75 @@ final class AfterCommitSends implements TransactionSynchronization {
         }
     }
 
+    /** The rows of a job set sent after its transaction committed; {@code null} as {@link #writeAlone}. */
+    static SendOutbox.@Nullable SetRows writeSetAlone(QueueCatalog.Queue queue, PreparedSet set, SendOutbox outbox) {
+        try {
+            return outbox.writeSetAlone(queue.name(), set);
+        } catch (RuntimeException e) {
+            log.error("Job set '{}', sent after its transaction committed, could not be written to the outbox; it is sent "
+                    + "to Redis without it", set.id(), e);
+            return null;
+        }
+    }
+
     /**
      * Writes outbox sends to Redis under their rows' keys as versions (a newer intent for an id already there wins),
      * then lets their rows go. Throws what Redis throws; the rows then stay for the relay.
      */
     static void apply(QueueCatalog.Queue queue, PreparedSend sends, List<Long> rows, SendOutbox outbox) {
+        queue.client().applyVersioned(queue.name(), intents(sends, rows), outbox.versionRetention());
+        release(outbox, rows, "message ids " + sends.ids() + " in queue '" + queue.name() + "'");
+    }
+
+    /**
+     * Writes a job set from its outbox rows' steps, in their order: opens it (every opening row at once), sends its
+     * members under their rows' keys as versions, seals it; then lets go the rows of the steps that got through.
+     * Throws at the first step that fails: the rows of that step and the later ones stay for the relay, which applies
+     * them in the same order (each step is idempotent, and the set calls back only after its seal and once every
+     * member the opening registered has settled, so no replay fires a callback early or twice).
+     */
+    static void applySet(QueueCatalog.Queue queue, PreparedSet set, SendOutbox.SetRows rows, SendOutbox outbox) {
+        List<Long> done = new ArrayList<>();
+        try {
+            queue.client().openSet(set.opening());
+            done.addAll(rows.openings());
+            for (int i = 0; i < set.sends().size(); i++) {
+                PreparedSend batch = set.sends().get(i);
+                List<Long> batchRows = rows.members().get(i);
+                queue.client().applyVersioned(batch.queue(), intents(batch, batchRows), outbox.versionRetention());
+                done.addAll(batchRows);
+            }
+            queue.client().sealSet(set.id());
+            done.add(rows.seal());
+        } finally {
+            if (!done.isEmpty()) {
+                release(outbox, done, "job set '" + set.id() + "'");
+            }
+        }
+    }
+
+    private static List<VersionedIntent> intents(PreparedSend sends, List<Long> rows) {
         List<VersionedIntent> intents = new ArrayList<>(rows.size());
         for (int i = 0; i < rows.size(); i++) {
             intents.add(VersionedIntent.send(sends.messages().get(i), rows.get(i)));
         }
-        queue.client().applyVersioned(queue.name(), intents, outbox.versionRetention());
+        return intents;
+    }
+
+    private static void release(SendOutbox outbox, List<Long> rows, String what) {
         try {
             outbox.sent(rows);
         } catch (RuntimeException e) {
             // the relay may send them again: same versions, so a replay changes nothing
-            log.warn("Could not release the outbox rows of message ids {} in queue '{}'", sends.ids(), queue.name(), e);
+            log.warn("Could not release the outbox rows of {}", what, e);
         }
     }
 
     private int count() {
-        return this.pending.stream().mapToInt(p -> p.sends.ids().size()).sum();
+        return this.pending.stream().mapToInt(p -> p.ids().size()).sum();
     }
 
     private List<String> ids() {
-        return this.pending.stream().flatMap(p -> p.sends.ids().stream()).toList();
+        return this.pending.stream().flatMap(p -> p.ids().stream()).toList();
     }
 }

@@ -8,8 +8,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.PreparedSend;
+import io.github.delayqueue.core.PreparedSet;
 import io.github.delayqueue.core.SendRequest;
 import io.github.delayqueue.core.VersionedIntent;
+import io.github.delayqueue.core.sets.JobSet;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -94,6 +96,41 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
                     + "its relay will send them", queue.name(), prepared.ids(), e);
         }
         return prepared.ids();
+    }
+
+    /**
+     * Sends a job set through {@code queue}'s client (the client of the set's queues), following the transaction as a
+     * send does: inside one, the set is checked and encoded at the call (bad input throws there, so the transaction
+     * fails), written after the commit and dropped on rollback; with the outbox covering the transaction, its rows
+     * (opening, members, seal) are written in it, so the set exists if and only if the transaction commits, and the
+     * relay completes it if the write after the commit does not. From a transaction's completion callbacks, its rows
+     * are written in a transaction of their own first; outside a transaction it is sent at once. Returns the set's id.
+     * <p>
+     * The transactional path of {@code DelayQueueTemplate.sendSet(JobSet)}: the template's implementation calls it
+     * with the declared queue of the set's first member.
+     */
+    public String sendSet(QueueCatalog.Queue queue, JobSet set) {
+        if (AfterCommitSends.inTransaction()) {
+            PreparedSet prepared = queue.client().prepareSet(set); // checked and encoded now
+            AfterCommitSends.deferSet(queue, prepared, outboxOfCurrentTransaction(queue));
+            return prepared.id();
+        }
+        SendOutbox outbox = this.outbox;
+        if (outbox != null && afterCompletion()) {
+            PreparedSet prepared = queue.client().prepareSet(set);
+            SendOutbox.SetRows rows = AfterCommitSends.writeSetAlone(queue, prepared, outbox);
+            if (rows == null) {
+                return queue.client().send(prepared);
+            }
+            try {
+                AfterCommitSends.applySet(queue, prepared, rows, outbox);
+            } catch (RuntimeException e) {
+                log.warn("Job set '{}', sent after its transaction completed, could not be written to Redis now; its rows "
+                        + "stay in the outbox and its relay completes it", prepared.id(), e);
+            }
+            return prepared.id();
+        }
+        return queue.client().sendSet(set);
     }
 
     /** With an outbox, through a row of its own (see {@link #changeThroughOutbox}). */
