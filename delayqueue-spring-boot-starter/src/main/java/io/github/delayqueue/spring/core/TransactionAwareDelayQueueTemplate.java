@@ -37,6 +37,7 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
 
     private static final Logger log = LoggerFactory.getLogger(TransactionAwareDelayQueueTemplate.class);
 
+    private final QueueCatalog catalog;
     private final @Nullable SendOutbox outbox;
     private final AtomicBoolean warnedOutsideOutbox = new AtomicBoolean();
 
@@ -50,6 +51,7 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
      */
     public TransactionAwareDelayQueueTemplate(QueueCatalog catalog, @Nullable SendOutbox outbox, SendObserver observer) {
         super(catalog, observer);
+        this.catalog = catalog;
         this.outbox = outbox;
     }
 
@@ -112,12 +114,17 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
     public String sendSet(QueueCatalog.Queue queue, JobSet set) {
         if (AfterCommitSends.inTransaction()) {
             PreparedSet prepared = queue.client().prepareSet(set); // checked and encoded now
-            AfterCommitSends.deferSet(queue, prepared, outboxOfCurrentTransaction(queue));
+            SendOutbox outbox = outboxOfCurrentTransaction(queue);
+            if (outbox != null) {
+                requireDeclared(queue, set);
+            }
+            AfterCommitSends.deferSet(queue, prepared, outbox);
             return prepared.id();
         }
         SendOutbox outbox = this.outbox;
         if (outbox != null && afterCompletion()) {
             PreparedSet prepared = queue.client().prepareSet(set);
+            requireDeclared(queue, set);
             SendOutbox.SetRows rows = AfterCommitSends.writeSetAlone(queue, prepared, outbox);
             if (rows == null) {
                 return queue.client().send(prepared);
@@ -131,6 +138,28 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
             return prepared.id();
         }
         return queue.client().sendSet(set);
+    }
+
+    /**
+     * A set's members must be on queues this application declares, on {@code queue}'s client: the relay finds a
+     * member row's client by its queue.
+     */
+    private void requireDeclared(QueueCatalog.Queue queue, JobSet set) {
+        for (var members : set.members().entrySet()) {
+            if (members.getValue().isEmpty()) {
+                continue;
+            }
+            QueueCatalog.Queue declared = this.catalog.find(members.getKey()).orElse(null);
+            if (declared == null || declared.client() != queue.client()) {
+                throw new IllegalArgumentException("Job set " + (set.id() == null ? "" : "'" + set.id() + "' ")
+                        + "has members on queue '" + members.getKey() + "', which this application "
+                        + (declared == null ? "does not declare" : "serves with another Redis client than queue '"
+                                + queue.name() + "'")
+                        + ": with delayqueue.producer.outbox.enabled=true a set's members are kept in the outbox and "
+                        + "its relay sends each on the client of its declared queue. Declare the queue (a DelayQueueCode) "
+                        + "on the same client.");
+            }
+        }
     }
 
     /** With an outbox, through a row of its own (see {@link #changeThroughOutbox}). */

@@ -367,6 +367,12 @@ abstract class OutboxSetContractTests {
                 sendSet(context, JobSet.builder().id("bad-set").add(WORK, List.of(SendRequest.of("a", Duration.ofSeconds(-1))))
                         .build());
             }));
+            // a member on a queue this application does not declare: the relay could not send its row
+            assertThatIllegalArgumentException().isThrownBy(() -> transactions.executeWithoutResult(status -> {
+                context.getBean(JdbcTemplate.class).update("insert into orders (id) values ('bad-set')");
+                sendSet(context, JobSet.builder().id("bad-set").add(WORK, members("bad-set-", 1))
+                        .add("NOT_DECLARED", members("bad-set-x", 1)).build());
+            })).withMessageContaining("queue 'NOT_DECLARED'").withMessageContaining("does not declare");
             TransactionTemplate readOnly = new TransactionTemplate(transactions.getTransactionManager());
             readOnly.setReadOnly(true);
             readOnly.executeWithoutResult(status -> assertThatIllegalStateException()
