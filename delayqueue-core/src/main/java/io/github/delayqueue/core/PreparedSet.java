@@ -51,11 +51,10 @@ public final class PreparedSet {
      * (those that died or were cancelled meanwhile are pending again). For a store whose values are bounded (an
      * outbox row).
      *
-     * @throws IllegalArgumentException if {@code maxChars} is below 1,024
+     * @throws IllegalArgumentException if {@code maxChars} is not positive
      */
     public List<String> openings(int maxChars) {
-        io.github.delayqueue.core.internal.Checks.require(maxChars >= 1_024, "maxChars must be at least 1024, was "
-                + maxChars);
+        io.github.delayqueue.core.internal.Checks.require(maxChars > 0, "maxChars must be positive, was " + maxChars);
         List<String> parts = new java.util.ArrayList<>();
         StringBuilder part = new StringBuilder(header);
         int listed = 0;

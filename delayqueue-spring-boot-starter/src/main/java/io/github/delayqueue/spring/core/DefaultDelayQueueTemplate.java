@@ -88,8 +88,9 @@ public class DefaultDelayQueueTemplate implements DelayQueueTemplate {
                 queues.add(callback.queue());
             }
         }
-        DelayQueueClient client = clientOf(queues, "job set");
-        return observed(set.members(), members -> List.of(sendSet(client, withMembers(set, members)))).get(0);
+        clientOf(queues, "job set"); // every queue declared, on one client
+        QueueCatalog.Queue first = this.catalog.find(queues.get(0)).orElseThrow();
+        return observed(set.members(), members -> List.of(sendSet(first, withMembers(set, members)))).get(0);
     }
 
     @Override
@@ -125,9 +126,12 @@ public class DefaultDelayQueueTemplate implements DelayQueueTemplate {
         });
     }
 
-    /** Sends a set on the client of its queues; the only step of {@link #sendSet(JobSet)} a subclass changes. */
-    String sendSet(DelayQueueClient client, JobSet set) {
-        return client.sendSet(set);
+    /**
+     * Sends a set on the client of its queues ({@code queue}: the declared queue of its first members); the only step
+     * of {@link #sendSet(JobSet)} a subclass changes.
+     */
+    String sendSet(QueueCatalog.Queue queue, JobSet set) {
+        return queue.client().sendSet(set);
     }
 
     /** Adds to a set on a declared queue; a subclass may defer it. */

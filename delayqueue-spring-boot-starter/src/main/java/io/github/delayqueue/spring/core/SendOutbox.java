@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 
 import io.github.delayqueue.core.PreparedSend;
+import io.github.delayqueue.core.PreparedSet;
 import io.github.delayqueue.core.VersionedIntent;
 import org.jspecify.annotations.Nullable;
 
@@ -40,6 +41,28 @@ public interface SendOutbox {
      * {@code dueAt}) in a transaction of its own, committed when this returns; returns its key.
      */
     long writeAlone(String queue, VersionedIntent.Kind kind, String id, @Nullable Duration delay, @Nullable Instant dueAt);
+
+    /**
+     * Writes the rows of a job set ({@link SetRows}) inside the current transaction (called just before it commits);
+     * {@code queue} is a queue of the client that prepared it, whose client the relay opens and seals the set with. A
+     * failure fails the commit.
+     */
+    SetRows writeSet(String queue, PreparedSet set);
+
+    /** {@link #writeSet} in a transaction of its own, committed when this returns (a set sent after its transaction). */
+    SetRows writeSetAlone(String queue, PreparedSet set);
+
+    /**
+     * The keys of a job set's rows, in the order they were written: its opening rows, its members' rows per
+     * {@link PreparedSet#sends()} batch (one key per message, in order), and its seal row.
+     */
+    record SetRows(List<Long> openings, List<List<Long>> members, long seal) {
+
+        public SetRows {
+            openings = List.copyOf(openings);
+            members = members.stream().map(List::copyOf).toList();
+        }
+    }
 
     /** The intents of these rows reached Redis: their rows may go (at once or soon, on another thread). */
     void sent(List<Long> rows);

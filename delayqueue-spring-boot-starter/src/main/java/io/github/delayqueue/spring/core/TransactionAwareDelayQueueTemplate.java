@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.PreparedSend;
+import io.github.delayqueue.core.PreparedSet;
 import io.github.delayqueue.core.SendRequest;
 import io.github.delayqueue.core.VersionedIntent;
 import io.github.delayqueue.core.sets.Chain;
@@ -41,9 +42,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * row could not be written); one inside a transaction on another resource is written after the commit
  * without the outbox, and logged once.
  *
- * <p>Job sets, members added to them and chains made inside a transaction are checked at the call (every member,
- * step and callback encoded on its queue's client, a parent or target set read), given their final ids, and written
- * after the commit, dropped on rollback; never through the outbox.
+ * <p>A job set made inside a transaction is prepared at the call (checked and encoded, its ids final) and follows the
+ * transaction as a send does, through the outbox too ({@link #sendSet(QueueCatalog.Queue, JobSet)}). Members added to
+ * a set and chains are checked at the call (a target set read), given their final ids, and written after the commit,
+ * dropped on rollback; never through the outbox.
  *
  * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
@@ -51,6 +53,7 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
 
     private static final Logger log = LoggerFactory.getLogger(TransactionAwareDelayQueueTemplate.class);
 
+    private final QueueCatalog catalog;
     private final @Nullable SendOutbox outbox;
     private final AtomicBoolean warnedOutsideOutbox = new AtomicBoolean();
     private final AtomicBoolean warnedSetsOutsideOutbox = new AtomicBoolean();
@@ -65,6 +68,7 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
      */
     public TransactionAwareDelayQueueTemplate(QueueCatalog catalog, @Nullable SendOutbox outbox, SendObserver observer) {
         super(catalog, observer);
+        this.catalog = catalog;
         this.outbox = outbox;
     }
 
@@ -80,30 +84,6 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
             return sendAfterCompletion(queue, requests, outbox);
         }
         return super.send(queue, requests);
-    }
-
-    @Override
-    String sendSet(DelayQueueClient client, JobSet set) {
-        if (!AfterCommitSends.inTransaction()) {
-            return super.sendSet(client, set);
-        }
-        for (Map.Entry<String, List<SendRequest>> e : set.members().entrySet()) {
-            check(client, e.getKey(), e.getValue(), "a set");
-        }
-        for (JobSet.Callback callback : new JobSet.Callback[] {set.onSuccess(), set.onComplete(), set.onDeath()}) {
-            if (callback != null) {
-                client.prepare(callback.queue(), List.of(callback.message()));
-            }
-        }
-        String parent = set.parent();
-        if (parent != null) {
-            requireOpen(client, parent);
-        }
-        String id = set.id() != null ? set.id() : newId();
-        JobSet final_ = set.id() != null ? set : withId(set, id, set.members());
-        warnOutsideOutbox("A job set");
-        AfterCommitSends.defer("sending job set '" + id + "'", List.of(id), () -> client.sendSet(final_));
-        return id;
     }
 
     @Override
@@ -226,6 +206,69 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
                     + "its relay will send them", queue.name(), prepared.ids(), e);
         }
         return prepared.ids();
+    }
+
+    /**
+     * Sends a job set through {@code queue}'s client (the client of the set's queues), following the transaction as a
+     * send does: inside one, the set is checked and encoded at the call (bad input throws there, so the transaction
+     * fails), written after the commit and dropped on rollback; with the outbox covering the transaction, its rows
+     * (opening, members, seal) are written in it, so the set exists if and only if the transaction commits, and the
+     * relay completes it if the write after the commit does not. From a transaction's completion callbacks, its rows
+     * are written in a transaction of their own first; outside a transaction it is sent at once. Returns the set's id.
+     * <p>
+     * The transactional path of {@code DelayQueueTemplate.sendSet(JobSet)}: the template's implementation calls it
+     * with the declared queue of the set's first member.
+     */
+    @Override
+    public String sendSet(QueueCatalog.Queue queue, JobSet set) {
+        if (AfterCommitSends.inTransaction()) {
+            PreparedSet prepared = queue.client().prepareSet(set); // checked and encoded now
+            SendOutbox outbox = outboxOfCurrentTransaction(queue);
+            if (outbox != null) {
+                requireDeclared(queue, set);
+            }
+            AfterCommitSends.deferSet(queue, prepared, outbox);
+            return prepared.id();
+        }
+        SendOutbox outbox = this.outbox;
+        if (outbox != null && afterCompletion()) {
+            PreparedSet prepared = queue.client().prepareSet(set);
+            requireDeclared(queue, set);
+            SendOutbox.SetRows rows = AfterCommitSends.writeSetAlone(queue, prepared, outbox);
+            if (rows == null) {
+                return queue.client().send(prepared);
+            }
+            try {
+                AfterCommitSends.applySet(queue, prepared, rows, outbox);
+            } catch (RuntimeException e) {
+                log.warn("Job set '{}', sent after its transaction completed, could not be written to Redis now; its rows "
+                        + "stay in the outbox and its relay completes it", prepared.id(), e);
+            }
+            return prepared.id();
+        }
+        return queue.client().sendSet(set);
+    }
+
+    /**
+     * A set's members must be on queues this application declares, on {@code queue}'s client: the relay finds a
+     * member row's client by its queue.
+     */
+    private void requireDeclared(QueueCatalog.Queue queue, JobSet set) {
+        for (var members : set.members().entrySet()) {
+            if (members.getValue().isEmpty()) {
+                continue;
+            }
+            QueueCatalog.Queue declared = this.catalog.find(members.getKey()).orElse(null);
+            if (declared == null || declared.client() != queue.client()) {
+                throw new IllegalArgumentException("Job set " + (set.id() == null ? "" : "'" + set.id() + "' ")
+                        + "has members on queue '" + members.getKey() + "', which this application "
+                        + (declared == null ? "does not declare" : "serves with another Redis client than queue '"
+                                + queue.name() + "'")
+                        + ": with delayqueue.producer.outbox.enabled=true a set's members are kept in the outbox and "
+                        + "its relay sends each on the client of its declared queue. Declare the queue (a DelayQueueCode) "
+                        + "on the same client.");
+            }
+        }
     }
 
     /** With an outbox, through a row of its own (see {@link #changeThroughOutbox}). */

@@ -3,19 +3,29 @@ package io.github.delayqueue.spring.outbox;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
+import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.PreparedSend;
 import io.github.delayqueue.core.SendMode;
 import io.github.delayqueue.core.VersionedIntent;
+import io.github.delayqueue.core.sets.SetStatus;
 import io.github.delayqueue.spring.core.QueueCatalog;
 import org.jspecify.annotations.Nullable;
+import org.redisson.client.RedisConnectionException;
+import org.redisson.client.RedisNodeNotFoundException;
+import org.redisson.client.RedisRetryException;
+import org.redisson.client.RedisTimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +51,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * so that it is never early); a {@code sendAt} instant is kept. While Redis fails the relay tries one row per
  * interval; a row that fails otherwise (its queue is no longer declared, the row is corrupt) backs off,
  * 1 s doubling up to 5 min, and is parked after {@code maxAttempts} with its reason, kept for an operator.
+ * A job set's rows ({@link OutboxSets}) are applied in the order they were written: its openings, then its members
+ * and its seal, which wait while an opening row of the set is left.
  *
  * <p>Internal to the starter: public only so that its other packages and the auto-configuration can use it.
  */
@@ -126,7 +138,10 @@ public final class OutboxRelay implements SmartLifecycle {
         this.released.addAll(rows);
     }
 
-    /** Messages this relay sent to Redis since it was created (rows the after-commit write left). */
+    /**
+     * Messages this relay sent to Redis since it was created (rows the after-commit write left); a job set's opening
+     * and seal rows are not messages and are not counted.
+     */
     public long relayed() {
         return this.relayed.get();
     }
@@ -251,56 +266,146 @@ public final class OutboxRelay implements SmartLifecycle {
         }
     }
 
-    /** One pass in one transaction; returns whether a full batch went out without a failure (more may wait). */
+    /**
+     * One pass in one transaction; returns whether a full batch went out without a failure (more may wait). A job set's
+     * member rows and seal row wait (are deferred, not failed) while an opening row of that set is left in the table:
+     * a member sent before its set is opened would be counted nowhere, and a seal applied before would be lost.
+     */
     boolean relayOnce() {
         Boolean more = this.transactions.execute(status -> {
             List<OutboxTable.Row> rows = this.table.lockDue(this.settings.batchSize());
-            List<Long> done = new ArrayList<>(rows.size());
-            boolean failed = false;
+            List<@Nullable String> sets = new ArrayList<>(rows.size());
             for (OutboxTable.Row row : rows) {
+                sets.add(setOf(row));
+            }
+            Map<String, OutboxTable.Openings> openings = sets.stream().anyMatch(Objects::nonNull)
+                    ? new HashMap<>(this.table.openings(sets.stream().filter(Objects::nonNull).collect(Collectors.toSet())))
+                    : Map.of();
+            List<Long> done = new ArrayList<>(rows.size());
+            int messages = 0;
+            boolean failed = false;
+            for (int i = 0; i < rows.size(); i++) {
+                OutboxTable.Row row = rows.get(i);
+                String set = sets.get(i);
+                boolean opening = row.mode().equals(OutboxSets.OPEN);
+                OutboxTable.Openings left = set == null || opening ? null : openings.get(set);
+                if (left != null && left.rows() > 0) {
+                    defer(row, set, left);
+                    continue;
+                }
                 try {
                     send(row);
                     done.add(row.id());
-                } catch (DelayQueueException e) {
-                    this.table.recordFailure(row.id(), row.attempts() + 1, e.toString());
-                    if (this.failingPasses++ % 20 == 0) {
-                        log.warn("The outbox relay cannot reach Redis; rows wait, the first being row {} (message id '{}', "
-                                + "queue '{}')", row.id(), row.messageId(), row.queue(), e);
+                    if (opening) {
+                        openings.computeIfPresent(set, (s, o) -> new OutboxTable.Openings(o.rows() - 1, o.attempts()));
+                    } else if (!row.mode().equals(OutboxSets.SEAL)) {
+                        messages++;
                     }
-                    failed = true;
-                    break; // the next row would wait for the same timeout
                 } catch (RuntimeException e) {
+                    if (redisUnreachable(e)) {
+                        this.table.recordFailure(row.id(), row.attempts() + 1, e.toString());
+                        if (this.failingPasses++ % 20 == 0) {
+                            log.warn("The outbox relay cannot reach Redis; rows wait, the first being row {} (message id '{}', "
+                                    + "queue '{}')", row.id(), row.messageId(), row.queue(), e);
+                        }
+                        failed = true;
+                        break; // the next row would wait for the same timeout
+                    }
                     fail(row, e);
                     failed = true;
+                    if (opening) {
+                        openings.computeIfPresent(set, (s, o) -> new OutboxTable.Openings(o.rows(),
+                                Math.max(o.attempts(), row.attempts() + 1)));
+                    }
                 }
             }
             this.table.delete(done);
-            this.relayed.addAndGet(done.size());
+            this.relayed.addAndGet(messages);
             if (!done.isEmpty()) {
                 if (this.failingPasses > 0 && !failed) {
                     log.info("The outbox relay reaches Redis again");
                     this.failingPasses = 0;
                 }
-                log.debug("The outbox relay sent {} message(s)", done.size());
+                log.debug("The outbox relay applied {} row(s), {} of them message(s)", done.size(), messages);
             }
             return !failed && rows.size() == this.settings.batchSize();
         });
         return Boolean.TRUE.equals(more);
     }
 
+    /** The job set of a row: a set step's own, or the one a member's body names; null for any other row. */
+    private static @Nullable String setOf(OutboxTable.Row row) {
+        String mode = row.mode();
+        if (mode.equals(OutboxSets.OPEN) || mode.equals(OutboxSets.SEAL)) {
+            return row.messageId();
+        }
+        if (mode.equals(SendMode.IF_ABSENT.name()) || mode.equals(SendMode.REPLACE.name())) {
+            return OutboxSets.setOf(row.body());
+        }
+        return null;
+    }
+
+    /**
+     * A member or seal row whose set still has opening rows: due again after the opening's own backoff, no attempt
+     * counted (it has not failed; a parked opening keeps it waiting, at most {@link #MAX_BACKOFF} between looks).
+     */
+    private void defer(OutboxTable.Row row, String set, OutboxTable.Openings left) {
+        Duration delay = backoff(Math.max(1, left.attempts()));
+        this.table.defer(row.id(), "waiting for the opening row(s) of job set '" + set + "' (" + left.rows()
+                + " left in " + OutboxTable.TABLE + ", send_mode " + OutboxSets.OPEN + ")", delay);
+        log.debug("Outbox row {} (message id '{}', queue '{}') waits {} for the opening of job set '{}'", row.id(),
+                row.messageId(), row.queue(), delay, set);
+    }
+
+    /**
+     * Redis could not be reached: the core's sends say so with a {@link DelayQueueException}; a job set's steps let
+     * Redisson's own exceptions through.
+     */
+    private static boolean redisUnreachable(RuntimeException e) {
+        return e instanceof DelayQueueException || e instanceof RedisConnectionException || e instanceof RedisTimeoutException
+                || e instanceof RedisRetryException || e instanceof RedisNodeNotFoundException;
+    }
+
     /**
      * Applies the row's intent under its version (the row's id): Redis refuses it if the id has a version as high or
      * higher, so an older row never overwrites a newer intent and a retry (after a failed WAIT) writes nothing twice.
+     * A job set's opening and seal need no version: both are idempotent.
      */
     private void send(OutboxTable.Row row) {
         QueueCatalog.Queue queue = this.catalog.find(row.queue()).orElseThrow(() -> new IllegalArgumentException(
                 "queue '" + row.queue() + "' is not declared in this application"));
+        if (row.mode().equals(OutboxSets.OPEN)) {
+            open(queue.client(), row);
+            return;
+        }
+        if (row.mode().equals(OutboxSets.SEAL)) {
+            queue.client().sealSet(row.messageId());
+            return;
+        }
         if (row.elapsedMicros() / 1000 > this.settings.versionRetention().toMillis()) {
             log.warn("Outbox row {} (message id '{}', queue '{}') is older than delayqueue.producer.outbox.version-retention "
                     + "({}): Redis may have forgotten a newer intent for this id, which this row may then overwrite",
                     row.id(), row.messageId(), row.queue(), this.settings.versionRetention());
         }
         queue.client().applyVersioned(queue.name(), List.of(intent(row)), this.settings.versionRetention());
+    }
+
+    /**
+     * Opens a job set from an opening row. An opening replayed after its set was sealed (the seal comes only after
+     * every opening row of the set was applied) may be refused, the set being complete or its parent gone: it was
+     * applied, so the row is done.
+     */
+    private static void open(DelayQueueClient client, OutboxTable.Row row) {
+        try {
+            client.openSet(row.body());
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            if (client.setStatus(row.messageId(), 0).map(SetStatus::sealed).orElse(false)) {
+                log.info("Outbox row {}: job set '{}' was opened and sealed before; its opening, replayed, is done ({})",
+                        row.id(), row.messageId(), e.getMessage());
+                return;
+            }
+            throw e;
+        }
     }
 
     /** The row's intent at its version; a relative due time less the time since the insert, on the database's clock. */

@@ -7,7 +7,9 @@ import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -36,7 +38,8 @@ final class OutboxTable {
 
     /**
      * One row locked by the relay, as stored ({@code mode} is checked by the relay, so a bad row fails alone):
-     * {@code IF_ABSENT} or {@code REPLACE} for a send, {@code CANCEL} or {@code RESCHEDULE}. Its {@code id} is the
+     * {@code IF_ABSENT} or {@code REPLACE} for a send, {@code CANCEL} or {@code RESCHEDULE}, {@code SET_OPEN} or
+     * {@code SET_SEAL} for a job set's steps ({@link OutboxSets}). Its {@code id} is the
      * intent's version. {@code elapsedMicros}: database time since the row was written.
      */
     record Row(long id, String queue, String messageId, String mode, @Nullable Long delayMs, @Nullable Long dueAtMs,
@@ -143,6 +146,41 @@ final class OutboxTable {
             String marks = String.join(", ", Collections.nCopies(batch.size(), "?"));
             this.jdbc.update("DELETE FROM " + TABLE + " WHERE id IN (" + marks + ")", batch.toArray());
         }
+    }
+
+    /**
+     * Per job set among {@code sets}, its opening rows of this application left in the table (whatever their state:
+     * due, backing off, parked, or locked by another relay) and their highest attempt count.
+     */
+    Map<String, Openings> openings(Collection<String> sets) {
+        Map<String, Openings> found = new HashMap<>();
+        List<String> all = List.copyOf(sets);
+        for (int from = 0; from < all.size(); from += DELETE_BATCH) {
+            List<String> batch = all.subList(from, Math.min(all.size(), from + DELETE_BATCH));
+            List<Object> args = new ArrayList<>(batch.size() + 2);
+            args.add(this.namespace);
+            args.add(OutboxSets.OPEN);
+            args.addAll(batch);
+            this.jdbc.query("SELECT message_id, COUNT(*) AS n, MAX(attempts) AS a FROM " + TABLE + " WHERE " + this.own
+                    + " AND send_mode = ? AND message_id IN (" + String.join(", ", Collections.nCopies(batch.size(), "?"))
+                    + ") GROUP BY message_id", rs -> {
+                        found.put(rs.getString(1), new Openings(rs.getInt(2), rs.getInt(3)));
+                    }, args.toArray());
+        }
+        return found;
+    }
+
+    /** The opening rows of one job set left in the table, and the most attempts one of them has made. */
+    record Openings(int rows, int attempts) {
+    }
+
+    /**
+     * Makes the row due again after {@code delay}, with {@code reason} as its last error, without counting an attempt:
+     * a row that waits for another one has not failed.
+     */
+    void defer(long id, String reason, Duration delay) {
+        this.jdbc.update("UPDATE " + TABLE + " SET last_error = ?, next_attempt_at = " + this.dialect.nowPlusMillis
+                + " WHERE id = ?", truncate(reason), delay.toMillis(), id);
     }
 
     /** Counts a failed attempt and makes the row due again after {@code backoff}. */
