@@ -24,7 +24,6 @@ import io.github.delayqueue.spring.autoconfigure.DelayQueueRedissonConfigCustomi
 import io.github.delayqueue.spring.autoconfigure.fixtures.orders.OrderQueues;
 import io.github.delayqueue.spring.core.QueueCatalog;
 import io.github.delayqueue.spring.core.SendOutbox;
-import io.github.delayqueue.spring.core.TransactionAwareDelayQueueTemplate;
 import io.github.delayqueue.testing.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
