@@ -366,7 +366,7 @@ abstract class OutboxSetContractTests {
                 context.getBean(JdbcTemplate.class).update("insert into orders (id) values ('bad-set')");
                 sendSet(context, JobSet.builder().id("bad-set").add(WORK, members("bad-set-", 1))
                         .add("NOT_DECLARED", members("bad-set-x", 1)).build());
-            })).withMessageContaining("queue 'NOT_DECLARED'").withMessageContaining("does not declare");
+            })).withMessageContaining("queue 'NOT_DECLARED'").withMessageContaining("Unknown queue 'NOT_DECLARED'");
             TransactionTemplate readOnly = new TransactionTemplate(transactions.getTransactionManager());
             readOnly.setReadOnly(true);
             readOnly.executeWithoutResult(status -> assertThatIllegalStateException()
