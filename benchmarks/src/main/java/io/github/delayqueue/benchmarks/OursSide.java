@@ -815,11 +815,14 @@ final class OursSide extends Side {
             Measure window = cpu.addTo(Measure.of(0), "window_");
             Map<String, String> stats1 = bench.resp.info("commandstats");
             long acked = run.sender.setStatus(big).map(io.github.delayqueue.core.sets.SetStatus::acknowledged).orElse(-1L);
+            // what the set keeps in Redis once every member settled (one field each) until its retention ends
+            long setBytes = bench.resp.memoryOfKeys(run.prefix + ":set:{" + big + "}:*");
             double redisUs = Double.parseDouble(window.detail().get("window_redis_cpu_s")) * 1e6 / count;
             Measure m = Measure.of(redisUs);
             m.detail().putAll(window.detail());
             m.with("messages", count).with("set_acked", acked).with("send_s", sendSecs).with("total_s", secs)
                     .with("big_set_return_to_callback_ms", callbacks.get(big)[0])
+                    .with("set_bytes", setBytes).with("set_bytes_per_member", (double) setBytes / count)
                     .with("cmd_usec_per_msg", commandCost(stats0, stats1, count, false))
                     .with("cmd_calls_per_1000_msg", commandCost(stats0, stats1, count, true));
             if (acked != count) {
