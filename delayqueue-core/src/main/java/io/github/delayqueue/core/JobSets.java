@@ -455,7 +455,7 @@ final class JobSets implements SetForwarding {
         Map<String, List<String>> outcomesBySet = new LinkedHashMap<>();
         List<String> done = new ArrayList<>(entries.size());
         for (String entry : entries) {
-            List<Mark> marks = SetScript.readMarks(entry);
+            List<SetScript.Mark> marks = SetScript.readMarks(entry);
             if (marks.isEmpty()) {
                 done.add(entry); // written by something other than delayqueue: nothing to forward
                 continue;
@@ -463,7 +463,7 @@ final class JobSets implements SetForwarding {
             String set = marks.get(0).set();
             entriesBySet.computeIfAbsent(set, s -> new ArrayList<>()).add(entry);
             List<String> outcomes = outcomesBySet.computeIfAbsent(set, s -> new ArrayList<>());
-            for (Mark mark : marks) {
+            for (SetScript.Mark mark : marks) {
                 outcomes.add(mark.kind() + keys.queue() + ":" + mark.id());
             }
         }

@@ -25,16 +25,6 @@ public interface SetForwarding {
     };
 
     /**
-     * One member's outcome.
-     *
-     * @param kind 'A' acknowledged, 'D' dead, 'C' cancelled
-     * @param set  the set's id
-     * @param id   the message's id
-     */
-    record Mark(char kind, String set, String id) {
-    }
-
-    /**
      * Forwards the marks a settle of partition {@code keys} just wrote (as {@code SetScript.entriesOf} names them),
      * then deletes them there; never throws (a mark that could not be forwarded stays for a sweep).
      */

@@ -179,7 +179,7 @@ public final class Settler {
 
     /** The job-set members of the batch that were settled for good: their marks go to their sets. */
     private void forwardMarks(boolean[] applied) {
-        List<SetForwarding.Mark> marks = null;
+        List<SetScript.Mark> marks = null;
         for (int i = 0; i < batch.size(); i++) {
             QueueOps.Settlement s = batch.get(i);
             if (s.set() != null && applied[i]) {
@@ -192,7 +192,7 @@ public final class Settler {
                     if (marks == null) {
                         marks = new ArrayList<>();
                     }
-                    marks.add(new SetForwarding.Mark(kind, s.set(), Envelope.idOf(s.member())));
+                    marks.add(new SetScript.Mark(kind, s.set(), Envelope.idOf(s.member())));
                 }
             }
         }

@@ -3,7 +3,6 @@ package io.github.delayqueue.core.protocol;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.delayqueue.core.engine.SetForwarding;
 
 /**
  * Runs set.lua, the script of a job set's own keys ({@code io.github.delayqueue.core.sets}):
@@ -17,6 +16,16 @@ public final class SetScript {
         return keys.sibling("set-marks");
     }
 
+    /**
+     * One member's outcome.
+     *
+     * @param kind 'A' acknowledged, 'D' dead, 'C' cancelled
+     * @param set  the set's id
+     * @param id   the message's id
+     */
+    public record Mark(char kind, String set, String id) {
+    }
+
     /** A mark as includes/sets.lua writes it for one member: {@code <kind><set id>\u001f<id>}. */
     public static String mark(char kind, String set, String id) {
         return kind + set + '\u001f' + id;
@@ -27,10 +36,10 @@ public final class SetScript {
      * set in one mark, {@code A<set id>\u001f<id>\u001f<id>...}, in the order of their sets' first acks; a dead letter
      * one of its own.
      */
-    public static List<String> entriesOf(List<SetForwarding.Mark> marks) {
+    public static List<String> entriesOf(List<Mark> marks) {
         java.util.Map<String, StringBuilder> acks = new java.util.LinkedHashMap<>();
         List<String> entries = new ArrayList<>();
-        for (SetForwarding.Mark m : marks) {
+        for (Mark m : marks) {
             if (m.kind() == 'A') {
                 StringBuilder entry = acks.get(m.set());
                 if (entry == null) {
@@ -52,19 +61,19 @@ public final class SetScript {
      * The members' outcomes a mark holds ({@link #entriesOf}); empty for a value of another shape (written by
      * something other than delayqueue).
      */
-    public static List<SetForwarding.Mark> readMarks(String entry) {
+    public static List<Mark> readMarks(String entry) {
         int sep = entry.indexOf('\u001f');
         if (sep < 2 || "ADC".indexOf(entry.charAt(0)) < 0 || sep == entry.length() - 1) {
             return List.of();
         }
         char kind = entry.charAt(0);
         String set = entry.substring(1, sep);
-        List<SetForwarding.Mark> marks = new ArrayList<>();
+        List<Mark> marks = new ArrayList<>();
         for (String id : entry.substring(sep + 1).split("\u001f", -1)) {
             if (id.isEmpty()) {
                 return List.of();
             }
-            marks.add(new SetForwarding.Mark(kind, set, id));
+            marks.add(new Mark(kind, set, id));
         }
         return marks;
     }
