@@ -223,6 +223,9 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
     public String sendSet(QueueCatalog.Queue queue, JobSet set) {
         if (AfterCommitSends.inTransaction()) {
             PreparedSet prepared = queue.client().prepareSet(set); // checked and encoded now
+            if (set.parent() != null) {
+                requireOpen(queue.client(), set.parent()); // a missing parent fails the call, not the relay later
+            }
             SendOutbox outbox = outboxOfCurrentTransaction(queue);
             if (outbox != null) {
                 requireDeclared(queue, set);

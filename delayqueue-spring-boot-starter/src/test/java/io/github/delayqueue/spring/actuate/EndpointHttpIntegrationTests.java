@@ -272,7 +272,7 @@ class EndpointHttpIntegrationTests {
         DeadLetter dead = this.admin.deadLetters(Queues.FAILING, 100).stream().filter(d -> d.id().equals(id + "-c"))
                 .findFirst().orElseThrow();
         assertThat(this.admin.purge(Queues.FAILING, List.of(dead.key()))).isEqualTo(1);
-        assertThat(this.admin.cancel(Queues.OUTBOX, id + "-report")).isTrue(); // another test counts OUTBOX's pending
+        assertThat(this.admin.cancel(Queues.OUTBOX, id + ":" + id + "-report")).isTrue(); // another test counts OUTBOX's pending
     }
 
     @Test
