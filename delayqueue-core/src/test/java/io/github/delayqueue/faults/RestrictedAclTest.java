@@ -243,10 +243,7 @@ class RestrictedAclTest {
         String user = USER + "-dedup";
         String prefix = TestRedis.uniquePrefix();
         String[] rules = minimalRules(user, prefix);
-        String[] wider = Arrays.copyOf(rules, rules.length + 2);
-        wider[rules.length] = "+set";
-        wider[rules.length + 1] = "+exists";
-        command(wider);
+        command(withSetAndExists(rules));
         RedissonClient restricted = newClient(user);
         String queue = "acl-dedup";
         Duration day = Duration.ofDays(1);
@@ -364,11 +361,7 @@ class RestrictedAclTest {
     void jobSetsNeedTheRuleSetOfDedupWindows() throws IOException {
         String user = USER + "-sets";
         String prefix = TestRedis.uniquePrefix();
-        String[] rules = minimalRules(user, prefix);
-        String[] wider = Arrays.copyOf(rules, rules.length + 2);
-        wider[rules.length] = "+set";
-        wider[rules.length + 1] = "+exists";
-        command(wider);
+        command(withSetAndExists(minimalRules(user, prefix)));
         RedissonClient restricted = newClient(user);
         try {
             DelayQueueClient sets = DelayQueueClient.create(restricted, ClientOptions.builder().keyPrefix(prefix).build());
@@ -408,6 +401,14 @@ class RestrictedAclTest {
             restricted.shutdown();
             command("ACL", "DELUSER", user);
         }
+    }
+
+    /** The rules and the commands dedup windows need beyond them (docs/internals/redis-layout.md). */
+    private static String[] withSetAndExists(String[] rules) {
+        String[] wider = Arrays.copyOf(rules, rules.length + 2);
+        wider[rules.length] = "+set";
+        wider[rules.length + 1] = "+exists";
+        return wider;
     }
 
     /** Runs a consumer that acknowledges everything until {@code queue} holds no live message. */

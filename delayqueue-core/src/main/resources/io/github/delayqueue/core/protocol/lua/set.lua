@@ -134,6 +134,41 @@ local function apply_marks(from)
   end
 end
 
+-- add (new members) or reopen (the first members sent again: counted when the set was opened): a member new to the
+-- set (add only: absent means counted already on reopen), or sent again after it died or was cancelled, is pending;
+-- one pending or acknowledged keeps its state. Returns an error reply for a set whose complete callback was sent.
+local function add_members(absent_is_new)
+  local members = {}
+  for i = 3, #ARGV do members[#members + 1] = ARGV[i] end
+  local current = redis.call('HMGET', state, unpack(members))
+  local writes, deltas = {}, { ['!total'] = 0 }
+  for i, member in ipairs(members) do
+    local was = current[i]
+    if (not was and absent_is_new) or was == 'D' or was == 'C' then
+      writes[#writes + 1] = member
+      writes[#writes + 1] = 'P'
+      if not was then
+        deltas['!total'] = deltas['!total'] + 1
+      else
+        deltas[COUNT[was]] = (deltas[COUNT[was]] or 0) - 1
+        if was == 'D' then
+          redis.call('ZREM', dead, member)
+          redis.call('ZREM', deaths, member)
+        end
+      end
+    end
+  end
+  if #writes > 0 then
+    if redis.call('HGET', state, '!fired:c') then return redis.error_reply('ERR set complete') end
+    redis.call('HSET', state, unpack(writes))
+    for field, delta in pairs(deltas) do
+      if delta ~= 0 then redis.call('HINCRBY', state, field, delta) end
+    end
+  end
+  due_until(ARGV[2])
+  return nil
+end
+
 if op == 'read' then
   -- {exists, total, acked, dead, cancelled, sealed, created ms, retention ms, what the retention counts from (the last
   --  change, or the latest member's due time if later), parent, fired flags "s,c",
@@ -162,61 +197,9 @@ if op == 'open' then
 elseif not exists() then
   if op == 'add' then return redis.error_reply('ERR no such set') end
   return { 0 } -- marks of a set past its retention (or never opened): nothing to count them in
-elseif op == 'add' then
-  local members = {}
-  for i = 3, #ARGV do members[#members + 1] = ARGV[i] end
-  local current = redis.call('HMGET', state, unpack(members))
-  local writes, deltas = {}, { ['!total'] = 0 }
-  for i, member in ipairs(members) do
-    local was = current[i]
-    if not was or was == 'D' or was == 'C' then -- new, or sent again after it died or was cancelled
-      writes[#writes + 1] = member
-      writes[#writes + 1] = 'P'
-      current[i] = 'P'
-      if not was then
-        deltas['!total'] = deltas['!total'] + 1
-      else
-        deltas[COUNT[was]] = (deltas[COUNT[was]] or 0) - 1
-        if was == 'D' then
-          redis.call('ZREM', dead, member)
-          redis.call('ZREM', deaths, member)
-        end
-      end
-    end
-  end
-  if #writes > 0 then
-    if redis.call('HGET', state, '!fired:c') then return redis.error_reply('ERR set complete') end
-    redis.call('HSET', state, unpack(writes))
-    for field, delta in pairs(deltas) do
-      if delta ~= 0 then redis.call('HINCRBY', state, field, delta) end
-    end
-  end
-  due_until(ARGV[2])
-elseif op == 'reopen' then
-  -- the first members sent again (a send of the set repeated): counted when the set was opened, they keep their
-  -- state, but for those dead or cancelled, which are sent again and so pending again
-  local members = {}
-  for i = 3, #ARGV do members[#members + 1] = ARGV[i] end
-  local current = redis.call('HMGET', state, unpack(members))
-  local writes, deltas = {}, {}
-  for i, member in ipairs(members) do
-    local was = current[i]
-    if was == 'D' or was == 'C' then
-      writes[#writes + 1] = member
-      writes[#writes + 1] = 'P'
-      deltas[COUNT[was]] = (deltas[COUNT[was]] or 0) - 1
-      if was == 'D' then
-        redis.call('ZREM', dead, member)
-        redis.call('ZREM', deaths, member)
-      end
-    end
-  end
-  if #writes > 0 then
-    if redis.call('HGET', state, '!fired:c') then return redis.error_reply('ERR set complete') end
-    redis.call('HSET', state, unpack(writes))
-    for field, delta in pairs(deltas) do redis.call('HINCRBY', state, field, delta) end
-  end
-  due_until(ARGV[2])
+elseif op == 'add' or op == 'reopen' then
+  local err = add_members(op == 'add')
+  if err then return err end
 elseif op == 'seal' then
   redis.call('HSET', state, '!sealed', '1')
 elseif op == 'marks' then
