@@ -83,15 +83,7 @@ final class JobSets implements SetForwarding {
         List<PreparedSend> batches = new ArrayList<>();
         List<String> members = new ArrayList<>();
         for (Map.Entry<String, List<SendRequest>> e : set.members().entrySet()) {
-            List<SendRequest> requests = e.getValue();
-            for (int from = 0; from < requests.size(); from += options.maxBatchSize()) {
-                PreparedSend prepared = sends.prepare(e.getKey(), requests.subList(from,
-                        Math.min(requests.size(), from + options.maxBatchSize())), id);
-                batches.add(prepared);
-                for (String member : prepared.ids()) {
-                    members.add(e.getKey() + ":" + member);
-                }
-            }
+            prepareMembers(id, e.getKey(), e.getValue(), batches, members);
         }
         Checks.require(members.stream().distinct().count() == members.size(), "a set holds a message id twice on one queue");
         List<String> opening = new ArrayList<>(members.size() + 6);
@@ -105,6 +97,23 @@ final class JobSets implements SetForwarding {
         opening.add(Long.toString(latestDue(batches)));
         opening.add(Integer.toString(members.size()));
         return new PreparedSet(client, id, String.join(String.valueOf(RS), opening), members, batches);
+    }
+
+    /**
+     * Checks and encodes {@code requests} on {@code queue} as members of {@code set}, in batches the client's sends
+     * take: adds the batches to {@code batches} and each member's name in the set ({@code <queue>:<id>}) to
+     * {@code members}.
+     */
+    private void prepareMembers(String set, String queue, List<SendRequest> requests, List<PreparedSend> batches,
+            List<String> members) {
+        for (int from = 0; from < requests.size(); from += options.maxBatchSize()) {
+            PreparedSend prepared = sends.prepare(queue, requests.subList(from,
+                    Math.min(requests.size(), from + options.maxBatchSize())), set);
+            batches.add(prepared);
+            for (String member : prepared.ids()) {
+                members.add(queue + ":" + member);
+            }
+        }
     }
 
     /** The first field of an opening text: its format, so that a later release reads what an outbox kept. */
@@ -187,14 +196,7 @@ final class JobSets implements SetForwarding {
         Checks.require(requests != null && !requests.isEmpty(), "requests must not be null or empty");
         List<PreparedSend> batches = new ArrayList<>();
         List<String> members = new ArrayList<>();
-        for (int from = 0; from < requests.size(); from += options.maxBatchSize()) {
-            PreparedSend prepared = sends.prepare(queue, requests.subList(from,
-                    Math.min(requests.size(), from + options.maxBatchSize())), set);
-            batches.add(prepared);
-            for (String member : prepared.ids()) {
-                members.add(queue + ":" + member);
-            }
-        }
+        prepareMembers(set, queue, requests, batches, members);
         add(set, "add", latestDue(batches), members);
         List<String> ids = new ArrayList<>(members.size());
         for (PreparedSend prepared : batches) {

@@ -49,10 +49,10 @@ import io.github.delayqueue.core.sets.JobSet;
  * codes: {@code JobSet.builder().add(Queues.SEND_EMAIL.code(), requests)}. Every queue of a set or chain (members,
  * callbacks, steps) must be declared, and all must share one key prefix (its keys and its members' are under it).
  * Inside a transaction these are deferred as sends are: checked at the call, written after the commit, dropped on
- * rollback, with the set id (and the ids of the members added or steps sent) final at the call. They are never
- * written to the outbox, not even with {@code delayqueue.producer.outbox.enabled}: a set or chain deferred by a
- * transaction is written after the commit, as a send outside the outbox's database is (if Redis fails then, the error
- * is logged: send the set again under the same id, and nothing counts twice).
+ * rollback, with the set id (and the ids of the members added or steps sent) final at the call. With
+ * {@code delayqueue.producer.outbox.enabled}, a set sent in a transaction on the outbox's database is kept in the
+ * outbox with it, as a send is; members added to a set and chains are not: they are written after the commit (if
+ * Redis fails then, the error is logged: send them again with the same ids, and nothing counts twice).
  */
 public interface DelayQueueTemplate {
 

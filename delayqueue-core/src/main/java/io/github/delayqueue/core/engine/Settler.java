@@ -55,11 +55,6 @@ public final class Settler {
     private boolean lingered;
     private long backoffMs;
 
-    Settler(String queue, QueueOps ops, ScheduledExecutorService executor, Runnable progress,
-            DelayQueueListener listener) {
-        this(queue, ops, executor, progress, listener, SetForwarding.NONE, executor);
-    }
-
     /**
      * {@code sets}: where the marks of job-set members this settler's calls applied are forwarded, on
      * {@code forwarder}.
@@ -167,7 +162,7 @@ public final class Settler {
 
     /**
      * Forwards the job-set marks waiting in this partition (an instance died between its settle and the forward), on
-     * the settler's thread; a sweep that cannot run now runs at the next periodic pass that finds them.
+     * the forwarding thread; a sweep that cannot run now runs at the next periodic pass that finds them.
      */
     void sweepMarks() {
         try {

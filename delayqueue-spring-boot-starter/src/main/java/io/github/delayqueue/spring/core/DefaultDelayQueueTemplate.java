@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  */
 public class DefaultDelayQueueTemplate implements DelayQueueTemplate {
 
-    private final QueueCatalog catalog;
+    final QueueCatalog catalog;
     private final SendObserver observer;
 
     public DefaultDelayQueueTemplate(QueueCatalog catalog) {

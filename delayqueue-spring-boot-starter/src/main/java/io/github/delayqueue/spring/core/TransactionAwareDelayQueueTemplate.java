@@ -53,7 +53,6 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
 
     private static final Logger log = LoggerFactory.getLogger(TransactionAwareDelayQueueTemplate.class);
 
-    private final QueueCatalog catalog;
     private final @Nullable SendOutbox outbox;
     private final AtomicBoolean warnedOutsideOutbox = new AtomicBoolean();
     private final AtomicBoolean warnedSetsOutsideOutbox = new AtomicBoolean();
@@ -68,7 +67,6 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
      */
     public TransactionAwareDelayQueueTemplate(QueueCatalog catalog, @Nullable SendOutbox outbox, SendObserver observer) {
         super(catalog, observer);
-        this.catalog = catalog;
         this.outbox = outbox;
     }
 
@@ -168,12 +166,15 @@ public final class TransactionAwareDelayQueueTemplate extends DefaultDelayQueueT
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
-    /** With an outbox, a set deferred by a transaction is written after the commit without it: logged once. */
+    /**
+     * With an outbox, an add to a set or a chain deferred by a transaction is written after the commit without it
+     * (a set itself goes through the outbox): logged once.
+     */
     private void warnOutsideOutbox(String what) {
         if (this.outbox != null && this.warnedSetsOutsideOutbox.compareAndSet(false, true)) {
-            log.warn("{} was sent in a transaction with the outbox on: job sets and chains are not written to the "
-                    + "outbox but to Redis after the commit (a crash or a Redis failure right after the commit loses "
-                    + "them; sending a set again under the same id completes it). Logged once.", what);
+            log.warn("{} was made in a transaction with the outbox on: adds to job sets and chains are not written to "
+                    + "the outbox but to Redis after the commit (a crash or a Redis failure right after the commit loses "
+                    + "them; an add or a chain sent again with the same ids completes it). Logged once.", what);
         }
     }
 
