@@ -36,6 +36,8 @@ import io.github.delayqueue.core.protocol.QueueKeys;
  *       without a replica neither fails nor stalls sends); see {@link Builder#replicasRequired}.</li>
  *   <li>{@code partitions}: per queue, how many partitions it is split into (default 1); see
  *       {@link Builder#partitions}.</li>
+ *   <li>{@code defaultPriority}: per queue, the priority of a message sent without one (default
+ *       {@link SendOptions#DEFAULT_PRIORITY}); see {@link Builder#defaultPriority}.</li>
  *   <li>{@code sharedIdlePolling}: whether the instances consuming a queue take turns checking it for work whose
  *       wake-up was lost, so that an idle queue costs Redis the same however many instances consume it (default
  *       true); see {@link Builder#sharedIdlePolling}.</li>
@@ -65,6 +67,7 @@ public final class ClientOptions {
     private final Duration replicaTimeout;
     private final boolean replicasRequired;
     private final Map<String, Integer> partitions;
+    private final Map<String, Integer> defaultPriorities;
     private final int defaultPartitions;
     private final boolean sharedIdlePolling;
     private final boolean activity;
@@ -93,6 +96,7 @@ public final class ClientOptions {
         this.replicaTimeout = b.replicaTimeout;
         this.replicasRequired = b.replicasRequired;
         this.partitions = Map.copyOf(b.partitions);
+        this.defaultPriorities = Map.copyOf(b.defaultPriorities);
         this.defaultPartitions = b.defaultPartitions;
         this.sharedIdlePolling = b.sharedIdlePolling;
         this.activity = b.activity;
@@ -142,6 +146,11 @@ public final class ClientOptions {
     }
 
     /** The partitions of {@code queue}: what {@link Builder#partitions} set for it, else 1. */
+    /** The priority of {@code queue}'s messages sent without one; see {@link Builder#defaultPriority}. */
+    public int defaultPriority(String queue) {
+        return defaultPriorities.getOrDefault(queue, SendOptions.DEFAULT_PRIORITY);
+    }
+
     public int partitions(String queue) {
         Integer count = queue == null ? null : partitions.get(queue);
         return count == null ? defaultPartitions : count;
@@ -169,6 +178,7 @@ public final class ClientOptions {
         private Duration replicaTimeout = Duration.ofSeconds(1);
         private boolean replicasRequired = true;
         private final Map<String, Integer> partitions = new HashMap<>();
+        private final Map<String, Integer> defaultPriorities = new HashMap<>();
         private int defaultPartitions = 1;
         private boolean sharedIdlePolling = true;
         private boolean activity = true;
@@ -252,6 +262,21 @@ public final class ClientOptions {
             Checks.require(count >= 1 && count <= Partitions.MAX,
                     "partitions of queue '" + queue + "' must be between 1 and " + Partitions.MAX + ", was " + count);
             partitions.put(queue, count);
+            return this;
+        }
+
+        /**
+         * The priority of {@code queue}'s messages sent without one ({@link SendOptions#priority(int)}; default
+         * {@link SendOptions#DEFAULT_PRIORITY}). Applied by this client's sends; a grouped message keeps the default.
+         *
+         * @throws IllegalArgumentException if the queue name is invalid or the priority out of range
+         */
+        public Builder defaultPriority(String queue, int priority) {
+            QueueKeys.validateName(queue);
+            Checks.require(priority >= SendOptions.MIN_PRIORITY && priority <= SendOptions.MAX_PRIORITY,
+                    "default priority of queue '" + queue + "' must be from " + SendOptions.MIN_PRIORITY + " to "
+                    + SendOptions.MAX_PRIORITY + ", was " + priority);
+            defaultPriorities.put(queue, priority);
             return this;
         }
 

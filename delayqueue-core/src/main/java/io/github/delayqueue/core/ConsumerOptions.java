@@ -56,6 +56,12 @@ import io.github.delayqueue.core.internal.Checks;
  *       dead-letters (when, after how many attempts, on which instance, how long its handler took, the outcome), for
  *       {@link DelayQueueClient#status} to read after the fact: records older than the age, and the oldest beyond
  *       the count (per partition, its share), are deleted (default: none kept). See {@link Builder#keepHistory}.</li>
+ *   <li>{@code priorityAging}, {@code strictPriority}: how long a message's {@link SendOptions#priority priority}
+ *       counts for, per level (default 1 minute): among due messages a claim takes the lowest
+ *       {@code due time - priority x priorityAging} first, so a message waits behind a higher priority's only for those
+ *       that became due less than {@code (their priority - its priority) x priorityAging} after it. Strict priority
+ *       (default off) always takes the highest priority first, and a steady stream of high priorities can then hold
+ *       low ones back for good. Give every consumer of a queue the same. See docs/guides/priorities.md.</li>
  *   <li>{@code onExpiry}: what the claim does with a message past its expiry ({@link SendOptions#expiresAt}):
  *       {@link ExpiryAction#DEAD_LETTER} (the default) or {@link ExpiryAction#DROP}.</li>
  * </ul>
@@ -65,6 +71,12 @@ import io.github.delayqueue.core.internal.Checks;
  * Every duration here and in {@link RetryPolicy} is at most {@link DelayQueueClient#MAX_DELAY}.
  */
 public final class ConsumerOptions {
+
+    /** The default {@link Builder#priorityAging priority aging}. */
+    public static final Duration DEFAULT_PRIORITY_AGING = Duration.ofMinutes(1);
+
+    /** The longest {@link Builder#priorityAging priority aging}: a day a level. */
+    public static final Duration MAX_PRIORITY_AGING = Duration.ofDays(1);
 
     /** The defaults listed above. */
     public static final ConsumerOptions DEFAULTS = builder().build();
@@ -89,6 +101,8 @@ public final class ConsumerOptions {
     private final ExpiryAction onExpiry;
     private final Duration historyMaxAge;
     private final int historyMaxCount;
+    private final Duration priorityAging;
+    private final boolean strictPriority;
 
     private ConsumerOptions(Builder b) {
         Checks.require(b.concurrency >= 1 && b.concurrency <= 10_000,
@@ -135,6 +149,11 @@ public final class ConsumerOptions {
                 "history max count must be between 0 (no count bound) and " + MAX_HISTORY_COUNT + ", was " + b.historyMaxCount);
         this.historyMaxAge = b.historyMaxAge;
         this.historyMaxCount = b.historyMaxCount;
+        Checks.require(b.priorityAging != null && b.priorityAging.toMillis() >= 1
+                && b.priorityAging.compareTo(MAX_PRIORITY_AGING) <= 0,
+                "priorityAging must be from 1 ms to " + MAX_PRIORITY_AGING + ", was " + b.priorityAging);
+        this.priorityAging = b.priorityAging;
+        this.strictPriority = b.strictPriority;
     }
 
     /** The most records {@link Builder#keepHistory} keeps per queue. */
@@ -151,7 +170,18 @@ public final class ConsumerOptions {
                 .retry(retry).deadLetterRetention(deadLetterRetention).deadLetterMaxCount(deadLetterMaxCount)
                 .noRetryFor(noRetryFor).errorHandler(errorHandler).interceptors(interceptors).virtualThreads(virtualThreads)
                 .rateLimit(rateLimit).maxInFlight(maxInFlight).groupRateLimit(groupRateLimit).groupMaxInFlight(groupMaxInFlight)
-                .onExpiry(onExpiry).keepHistory(historyMaxAge, historyMaxCount);
+                .onExpiry(onExpiry).keepHistory(historyMaxAge, historyMaxCount).priorityAging(priorityAging)
+                .strictPriority(strictPriority);
+    }
+
+    /** How long a message's priority counts for, per level; see {@link Builder#priorityAging}. */
+    public Duration priorityAging() {
+        return priorityAging;
+    }
+
+    /** Whether higher priorities always go first, without aging; see {@link Builder#strictPriority}. */
+    public boolean strictPriority() {
+        return strictPriority;
     }
 
     /** What the claim does with a message past its expiry. */
@@ -260,6 +290,8 @@ public final class ConsumerOptions {
                 + (groupRateLimit == null ? "" : ", groupRateLimit=" + groupRateLimit)
                 + (groupMaxInFlight == 0 ? "" : ", groupMaxInFlight=" + groupMaxInFlight)
                 + (onExpiry == ExpiryAction.DEAD_LETTER ? "" : ", onExpiry=" + onExpiry)
+                + (priorityAging.equals(DEFAULT_PRIORITY_AGING) ? "" : ", priorityAging=" + priorityAging)
+                + (strictPriority ? ", strictPriority=true" : "")
                 + (keepsHistory() ? ", historyMaxAge=" + historyMaxAge + ", historyMaxCount=" + historyMaxCount : "") + "]";
     }
 
@@ -285,8 +317,36 @@ public final class ConsumerOptions {
         private @Nullable RateLimit groupRateLimit;
         private int groupMaxInFlight;
         private ExpiryAction onExpiry = ExpiryAction.DEAD_LETTER;
+        private Duration priorityAging = DEFAULT_PRIORITY_AGING;
+        private boolean strictPriority;
 
         private Builder() {
+        }
+
+        /**
+         * How long a message's {@link SendOptions#priority priority} counts for, per level (default
+         * {@link #DEFAULT_PRIORITY_AGING}): among due messages a claim takes the lowest
+         * {@code due time - priority x aging} first. A message of priority 2 due at 12:00:00 thus goes before one of
+         * priority 5 that became due after 12:03:00 (with the default), and after those that became due before. Higher
+         * priorities go first among messages due together, and a steady stream of them holds a lower one back for at
+         * most the difference of the priorities times this, beyond the time the queue needs to drain what was due
+         * before. Ignored with {@link #strictPriority}.
+         *
+         * @param aging from 1 ms to {@link #MAX_PRIORITY_AGING}
+         */
+        public Builder priorityAging(Duration aging) {
+            this.priorityAging = aging;
+            return this;
+        }
+
+        /**
+         * Whether a claim always takes the highest priority due first (default false): no aging, so a steady stream
+         * of high priorities holds lower ones back for as long as it lasts. For work where a low priority may wait
+         * indefinitely (a backfill behind live traffic).
+         */
+        public Builder strictPriority(boolean strict) {
+            this.strictPriority = strict;
+            return this;
         }
 
         /** What the claim does with a message past its expiry: dead-letter it (the default) or drop it. */

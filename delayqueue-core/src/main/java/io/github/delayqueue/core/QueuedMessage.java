@@ -24,10 +24,20 @@ import org.jspecify.annotations.Nullable;
  * @param payload       the payload as stored (JSON), or the raw stored envelope if it cannot be read
  * @param group         its {@link SendOptions#group group}, or {@code null} when it has none (or its envelope cannot
  *                      be read)
+ * @param priority      its {@link SendOptions#priority priority} ({@link SendOptions#DEFAULT_PRIORITY} for a message
+ *                      sent without one, or whose envelope cannot be read)
  */
 public record QueuedMessage(String id, State state, @Nullable Instant dueAt, @Nullable Instant leaseDeadline,
         int attempts, @Nullable String lastError, @Nullable Instant enqueuedAt, Map<String, String> headers,
-        String payload, @Nullable String group) {
+        String payload, @Nullable String group, int priority) {
+
+    /** A message of the default priority (the constructor of releases before priorities). */
+    public QueuedMessage(String id, State state, @Nullable Instant dueAt, @Nullable Instant leaseDeadline, int attempts,
+            @Nullable String lastError, @Nullable Instant enqueuedAt, Map<String, String> headers, String payload,
+            @Nullable String group) {
+        this(id, state, dueAt, leaseDeadline, attempts, lastError, enqueuedAt, headers, payload, group,
+                SendOptions.DEFAULT_PRIORITY);
+    }
 
     /** A message without a group (the constructor of releases before groups). */
     public QueuedMessage(String id, State state, @Nullable Instant dueAt, @Nullable Instant leaseDeadline, int attempts,

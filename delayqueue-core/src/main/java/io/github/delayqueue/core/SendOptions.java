@@ -50,7 +50,29 @@ public final class SendOptions {
     /** The longest {@link #group group} name, in characters. */
     public static final int MAX_GROUP_LENGTH = 128;
 
-    private static final SendOptions NONE = new SendOptions(null, SendMode.IF_ABSENT, Map.of(), null, null, null, null);
+    /** The lowest {@link #priority priority}. */
+    public static final int MIN_PRIORITY = 0;
+
+    /** The highest {@link #priority priority}. */
+    public static final int MAX_PRIORITY = 9;
+
+    /**
+     * The priority of a message sent without one, where its queue names no default (as in JMS, 4 of 0 to 9). A queue
+     * that only ever holds messages of this priority pays nothing for priorities.
+     */
+    public static final int DEFAULT_PRIORITY = 4;
+
+    /**
+     * The header that carries a message's {@link #priority priority} in Redis, for a priority other than
+     * {@link #DEFAULT_PRIORITY}. Reserved like {@link #DEDUP_WINDOW_HEADER}: never among the headers a handler or a
+     * read sees ({@link QueuedMessage#priority()} names it instead).
+     */
+    public static final String PRIORITY_HEADER = "dq-priority";
+
+    private static final int UNSET_PRIORITY = -1;
+
+    private static final SendOptions NONE = new SendOptions(null, SendMode.IF_ABSENT, Map.of(), null, null, null, null,
+            UNSET_PRIORITY);
 
     private final @Nullable String id;
     private final SendMode mode;
@@ -59,10 +81,13 @@ public final class SendOptions {
     private final @Nullable Instant expiresAt;
     private final @Nullable Duration expiresAfter;
     private final @Nullable String group;
+    /** The priority given, or UNSET_PRIORITY. */
+    private final int priority;
 
     private SendOptions(@Nullable String id, SendMode mode, Map<String, String> headers, @Nullable Duration dedupWindow,
-            @Nullable Instant expiresAt, @Nullable Duration expiresAfter, @Nullable String group) {
+            @Nullable Instant expiresAt, @Nullable Duration expiresAfter, @Nullable String group, int priority) {
         this.group = group;
+        this.priority = priority;
         this.id = id;
         this.mode = mode;
         this.headers = headers;
@@ -86,12 +111,12 @@ public final class SendOptions {
 
     /** A copy with the given id ({@code null} means: generate one). */
     public SendOptions withId(@Nullable String id) {
-        return new SendOptions(id, mode, headers, dedupWindow, expiresAt, expiresAfter, group);
+        return new SendOptions(id, mode, headers, dedupWindow, expiresAt, expiresAfter, group, priority);
     }
 
     /** A copy with the given mode. */
     public SendOptions withMode(SendMode mode) {
-        return new SendOptions(id, Objects.requireNonNull(mode, "mode must not be null"), headers, dedupWindow, expiresAt, expiresAfter, group);
+        return new SendOptions(id, Objects.requireNonNull(mode, "mode must not be null"), headers, dedupWindow, expiresAt, expiresAfter, group, priority);
     }
 
     /** A copy that replaces a live message with the same id. */
@@ -112,7 +137,7 @@ public final class SendOptions {
         reserved(name);
         Map<String, String> copy = new LinkedHashMap<>(headers);
         copy.put(name, value);
-        return new SendOptions(id, mode, Map.copyOf(copy), dedupWindow, expiresAt, expiresAfter, group);
+        return new SendOptions(id, mode, Map.copyOf(copy), dedupWindow, expiresAt, expiresAfter, group, priority);
     }
 
     /**
@@ -137,7 +162,7 @@ public final class SendOptions {
             }
             reserved(k);
         });
-        return new SendOptions(id, mode, Map.copyOf(kept), dedupWindow, expiresAt, expiresAfter, group);
+        return new SendOptions(id, mode, Map.copyOf(kept), dedupWindow, expiresAt, expiresAfter, group, priority);
     }
 
     /**
@@ -158,7 +183,7 @@ public final class SendOptions {
         if (window == null || window.isNegative() || window.compareTo(MAX_DEDUP_WINDOW) > 0 || window.toMillis() < 1) {
             throw new IllegalArgumentException("dedup window must be from 1 ms to " + MAX_DEDUP_WINDOW + ", was " + window);
         }
-        return new SendOptions(id, mode, headers, window, expiresAt, expiresAfter, group);
+        return new SendOptions(id, mode, headers, window, expiresAt, expiresAfter, group, priority);
     }
 
 
@@ -181,7 +206,7 @@ public final class SendOptions {
         if (expiry == null) {
             throw new IllegalArgumentException("expiry must not be null");
         }
-        return new SendOptions(id, mode, headers, dedupWindow, expiry, null, group);
+        return new SendOptions(id, mode, headers, dedupWindow, expiry, null, group, priority);
     }
 
     /**
@@ -196,7 +221,7 @@ public final class SendOptions {
         if (afterDue == null || afterDue.isNegative() || afterDue.compareTo(MAX_DEDUP_WINDOW) > 0 || afterDue.toMillis() < 1) {
             throw new IllegalArgumentException("expiresAfter must be from 1 ms to " + MAX_DEDUP_WINDOW + ", was " + afterDue);
         }
-        return new SendOptions(id, mode, headers, dedupWindow, null, afterDue, group);
+        return new SendOptions(id, mode, headers, dedupWindow, null, afterDue, group, priority);
     }
 
     /** When the message expires, if set by {@link #expiresAt}; else {@code null}. */
@@ -224,13 +249,50 @@ public final class SendOptions {
     public SendOptions group(@Nullable String group) {
         if (group != null) {
             checkGroup(group, "");
+            if (priority != UNSET_PRIORITY) {
+                throw new IllegalArgumentException(GROUP_AND_PRIORITY);
+            }
         }
-        return new SendOptions(id, mode, headers, dedupWindow, expiresAt, expiresAfter, group);
+        return new SendOptions(id, mode, headers, dedupWindow, expiresAt, expiresAfter, group, priority);
     }
 
     /** The message's group, or {@code null} (the default: none). */
     public @Nullable String group() {
         return group;
+    }
+
+    private static final String GROUP_AND_PRIORITY = "a message takes a group or a priority, not both: a group's "
+            + "messages are handed out in due order, within the group's fair share";
+
+    /**
+     * A copy whose message has {@code priority}: among messages that are due, a claim takes higher priorities first,
+     * and within one priority due order (then send order). A priority never makes a message claimable before its due
+     * time. A message waits behind higher priorities only for those that became due less than
+     * {@code (their priority - its priority) x} the consumer's {@link ConsumerOptions.Builder#priorityAging priority
+     * aging} after it, so a steady stream of high priorities never holds a low one back for good, unless the consumer
+     * asks for {@link ConsumerOptions.Builder#strictPriority strict priority}. Retries, lease expiries, dead-letter
+     * requeues and {@code reschedule} keep the priority; a {@link SendMode#REPLACE replace} send sets the new one. A
+     * message sent without a priority has its queue's default (Spring: {@code delayqueue.queues.<name>.default-priority}),
+     * else {@link #DEFAULT_PRIORITY}. See docs/guides/priorities.md.
+     *
+     * @param priority from {@link #MIN_PRIORITY} (lowest) to {@link #MAX_PRIORITY} (highest)
+     * @throws IllegalArgumentException if {@code priority} is out of that range, or the options name a
+     *                                  {@link #group group} (a group keeps its own order)
+     */
+    public SendOptions priority(int priority) {
+        if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
+            throw new IllegalArgumentException("priority must be from " + MIN_PRIORITY + " to " + MAX_PRIORITY + ", was "
+                    + priority);
+        }
+        if (group != null) {
+            throw new IllegalArgumentException(GROUP_AND_PRIORITY);
+        }
+        return new SendOptions(id, mode, headers, dedupWindow, expiresAt, expiresAfter, group, priority);
+    }
+
+    /** The priority given with {@link #priority(int)}, or {@code null} (the default: the queue's default). */
+    public @Nullable Integer priority() {
+        return priority == UNSET_PRIORITY ? null : priority;
     }
 
     /** Checks a group name as {@link #group} does; {@code where} ends the message. */
@@ -254,6 +316,9 @@ public final class SendOptions {
     }
 
     private static void reserved(String name) {
+        if (PRIORITY_HEADER.equals(name)) {
+            throw new IllegalArgumentException("header '" + name + "' is reserved: use priority");
+        }
         if (GROUP_HEADER.equals(name)) {
             throw new IllegalArgumentException("header '" + name + "' is reserved: use group");
         }
@@ -288,6 +353,7 @@ public final class SendOptions {
                 + (dedupWindow == null ? "" : ", dedupWindow=" + dedupWindow)
                 + (expiresAt == null ? "" : ", expiresAt=" + expiresAt)
                 + (expiresAfter == null ? "" : ", expiresAfter=" + expiresAfter)
-                + (group == null ? "" : ", group=" + group) + "]";
+                + (group == null ? "" : ", group=" + group)
+                + (priority == UNSET_PRIORITY ? "" : ", priority=" + priority) + "]";
     }
 }

@@ -63,7 +63,8 @@ final class Sends {
             Due due = queues.checked(r.due(), where);
             validateHeaders(o.headers(), where);
             Checks.require(o.dedupWindow() == null || o.id() != null, "a dedup window needs an id (SendOptions.id)" + where);
-            String body = Envelope.body(withReserved(o, expiry(o, due, where), set), encode(r.payload(), where));
+            String body = Envelope.body(withReserved(o, expiry(o, due, where), priority(queue, o), set),
+                    encode(r.payload(), where));
             messages.add(due instanceof Due.After after ? new PreparedSend.Message(id, o.mode(), after.delay(), null, body)
                     : new PreparedSend.Message(id, o.mode(), null, ((Due.At) due).instant(), body));
             costs.add(checkedBytes(id, body, where));
@@ -333,9 +334,22 @@ final class Sends {
     }
 
     /** The headers to store: the reserved ones the options set, in {@link Envelope#withReserved}'s order, then the caller's. */
-    private static Map<String, String> withReserved(SendOptions o, @Nullable String expiry, @Nullable String set) {
+    private static Map<String, String> withReserved(SendOptions o, @Nullable String expiry, int priority,
+            @Nullable String set) {
         return Envelope.withReserved(o.dedupWindow() == null ? null : o.dedupWindow().toMillis(), expiry, o.group(),
-                set, o.headers());
+                priority, set, o.headers());
+    }
+
+    /**
+     * A send's priority: the one its options give, else its queue's default ({@link ClientOptions.Builder#defaultPriority});
+     * a grouped message keeps the default (a group has its own order).
+     */
+    private int priority(String queue, SendOptions o) {
+        Integer given = o.priority();
+        if (given != null) {
+            return given;
+        }
+        return o.group() == null ? options.defaultPriority(queue) : SendOptions.DEFAULT_PRIORITY;
     }
 
     /** The largest epoch millisecond a Lua number holds exactly. */

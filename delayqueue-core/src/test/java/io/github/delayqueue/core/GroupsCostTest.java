@@ -157,11 +157,11 @@ class GroupsCostTest {
     }
 
     /** A body run against a Redis server of the test's own (no other test's commands in its counts). */
-    private interface OnServer {
+    interface OnServer {
         void run(int port, RedissonClient redisson, DelayQueueClient client);
     }
 
-    private static void onOwnServer(OnServer body) {
+    static void onOwnServer(OnServer body) {
         try (RedisProcesses servers = new RedisProcesses()) {
             int port = TestRedis.freePort();
             servers.start(port, false);
@@ -178,7 +178,7 @@ class GroupsCostTest {
     }
 
     /** The commands {@code action} made the server run, by name (statistics reset just before it). */
-    private static TreeMap<String, Long> counted(int port, Runnable action) {
+    static TreeMap<String, Long> counted(int port, Runnable action) {
         RedisProcesses.call(port, "CONFIG", "RESETSTAT");
         action.run();
         return commands(String.valueOf(RedisProcesses.call(port, "INFO", "commandstats")));

@@ -321,6 +321,15 @@ public final class Poller {
      * listener, and gives back the slots it did not fill; each claimed message keeps its slot until its delivery ends.
      */
     /** This instance, named in the running record of each message a claim hands out, when the history is kept. */
+    /** The claim's priority aging (QueueOps.claim): strict, or this consumer's aging when not the script's default. */
+    private long agingMs() {
+        if (options.strictPriority()) {
+            return QueueOps.STRICT_PRIORITY;
+        }
+        long ms = options.priorityAging().toMillis();
+        return ms == ConsumerOptions.DEFAULT_PRIORITY_AGING.toMillis() ? 0 : ms;
+    }
+
     private @Nullable String historyInstance() {
         return options.keepsHistory() ? HistoryRecord.INSTANCE : null;
     }
@@ -331,7 +340,7 @@ public final class Poller {
         try {
             result = ops.claim(wanted, loop.leaseMs, loop.maxAttempts, loop.reapLimit, loop.deadRetentionMs, loop.maxDead,
                     loop.flow, options.onExpiry() == ExpiryAction.DROP, loop.groupFlow, housekeepingDue(),
-                    options.historyMaxAge().toMillis(), historyInstance());
+                    options.historyMaxAge().toMillis(), historyInstance(), agingMs());
         } catch (Throwable e) {
             slots.giveBack(wanted);
             throw e;
@@ -475,7 +484,7 @@ public final class Poller {
             beforeClaim();
             try {
                 last = ops.claim(wanted - messages.size(), leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead,
-                        flow, options.onExpiry() == ExpiryAction.DROP, groupLimits(), false, 0, historyInstance());
+                        flow, options.onExpiry() == ExpiryAction.DROP, groupLimits(), false, 0, historyInstance(), agingMs());
             } catch (RuntimeException e) {
                 log.debug("Queue '{}': a claim to fill a batch failed; handing over {} messages: {}", queue,
                         messages.size(), e.toString());

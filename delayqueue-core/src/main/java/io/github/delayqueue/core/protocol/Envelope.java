@@ -17,12 +17,16 @@ import tools.jackson.databind.json.JsonMapper;
  * hex and decimal numbers, is still read, so an upgrade never strands pending messages. Format 2 is 12
  * bytes shorter, which puts a 100-byte payload into a smaller allocation class in Redis.
  */
-public record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload, @Nullable String group) {
+public record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload, @Nullable String group,
+        int priority) {
 
-    /** An envelope of an ungrouped message. */
+    /** An envelope of an ungrouped message of the default priority. */
     public Envelope(Instant enqueuedAt, Map<String, String> headers, String payload) {
-        this(enqueuedAt, headers, payload, null);
+        this(enqueuedAt, headers, payload, null, DEFAULT_PRIORITY);
     }
+
+    /** The priority of a message whose envelope carries none ({@code SendOptions.DEFAULT_PRIORITY}). */
+    public static final int DEFAULT_PRIORITY = 4;
 
     private static final JsonMapper HEADERS_JSON = JsonMapper.builder().build();
     private static final TypeReference<Map<String, String>> HEADERS_TYPE = new TypeReference<>() {
@@ -56,6 +60,13 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
      * set_in). The same name as {@code JobSet.SET_HEADER}.
      */
     public static final String SET_HEADER = "dq-set";
+
+    /**
+     * The header that carries a priority other than {@link #DEFAULT_PRIORITY} (one digit), after the group (never with
+     * one) and before the set; never shown to handlers or in reads. The scripts find it by its name
+     * ({@code includes/format.lua}'s priority_in). The same name as {@code SendOptions.PRIORITY_HEADER}.
+     */
+    public static final String PRIORITY_HEADER = "dq-priority";
 
     private static final String SET_AT = "\"" + SET_HEADER + "\":\"";
 
@@ -131,7 +142,16 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
     /** {@link #withReserved(Long, String, String, Map)}, and the job set after the group ({@link #SET_HEADER}). */
     public static Map<String, String> withReserved(@Nullable Long dedupWindowMs, @Nullable String expiry,
             @Nullable String group, @Nullable String set, Map<String, String> headers) {
-        if (dedupWindowMs == null && expiry == null && group == null && set == null) {
+        return withReserved(dedupWindowMs, expiry, group, DEFAULT_PRIORITY, set, headers);
+    }
+
+    /**
+     * {@link #withReserved(Long, String, String, String, Map)}, and a priority other than {@link #DEFAULT_PRIORITY}
+     * after the group ({@link #PRIORITY_HEADER}).
+     */
+    public static Map<String, String> withReserved(@Nullable Long dedupWindowMs, @Nullable String expiry,
+            @Nullable String group, int priority, @Nullable String set, Map<String, String> headers) {
+        if (dedupWindowMs == null && expiry == null && group == null && set == null && priority == DEFAULT_PRIORITY) {
             return headers;
         }
         Map<String, String> all = new java.util.LinkedHashMap<>();
@@ -143,6 +163,9 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
         }
         if (group != null) {
             all.put(GROUP_HEADER, group);
+        }
+        if (priority != DEFAULT_PRIORITY) {
+            all.put(PRIORITY_HEADER, Integer.toString(priority));
         }
         if (set != null) {
             all.put(SET_HEADER, set);
@@ -422,15 +445,17 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
             problem = "the headers are not a JSON object of strings";
             Map<String, String> headers = headersLength == 0 ? Map.of() : readHeaders(stored, lengthEnd + 1, headersEnd);
             String group = headers.get(GROUP_HEADER);
+            int priority = priorityOf(headers.get(PRIORITY_HEADER));
             if (headersLength != 0 && (headers.containsKey(DEDUP_WINDOW_HEADER) || headers.containsKey(EXPIRES_HEADER)
-                    || headers.containsKey(GROUP_HEADER))) {
+                    || headers.containsKey(GROUP_HEADER) || headers.containsKey(PRIORITY_HEADER))) {
                 headers = new HashMap<>(headers);
                 headers.remove(DEDUP_WINDOW_HEADER);
                 headers.remove(EXPIRES_HEADER);
                 headers.remove(GROUP_HEADER);
+                headers.remove(PRIORITY_HEADER);
                 headers = Map.copyOf(headers);
             }
-            return new Envelope(Instant.ofEpochMilli(enqueuedMs), headers, stored.substring(headersEnd), group);
+            return new Envelope(Instant.ofEpochMilli(enqueuedMs), headers, stored.substring(headersEnd), group, priority);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("corrupt envelope (format " + (v2 ? 2 : 1) + ", " + stored.length()
                     + " characters): " + problem + (e instanceof JacksonException ? ": " + Unreadable.describe(e) : ""), e);
@@ -438,12 +463,25 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
     }
 
     /**
+     * The priority a {@link #PRIORITY_HEADER} value names: one digit, as {@code includes/format.lua}'s priority_in
+     * reads it; {@link #DEFAULT_PRIORITY} for none or any other value (which the scripts read as none too).
+     */
+    public static int priorityOf(@Nullable String value) {
+        return value != null && value.length() == 1 && value.charAt(0) >= '0' && value.charAt(0) <= '9'
+                ? value.charAt(0) - '0' : DEFAULT_PRIORITY;
+    }
+
+    /**
      * The message id in a sorted-set member: {@code "~<seq8><id>"}, {@code "|<seq8><group>\u001f<id>"} (a grouped
-     * message), or {@code "<seq12><id>"} (format 1).
+     * message), {@code "^<priority><seq8><id>"} (a priority other than the default), or {@code "<seq12><id>"}
+     * (format 1).
      */
     public static String idOf(String member) {
         if (member.startsWith("~")) {
             return member.substring(9);
+        }
+        if (member.startsWith("^")) {
+            return member.substring(10);
         }
         return member.startsWith("|") ? member.substring(member.indexOf('\u001f', 9) + 1) : member.substring(12);
     }

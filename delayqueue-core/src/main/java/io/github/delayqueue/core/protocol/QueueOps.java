@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -407,6 +408,17 @@ public final class QueueOps {
     public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
             ClaimLimits flow, boolean dropExpired, GroupLimits groupLimits, boolean housekeeping, long historyMs,
             @Nullable String historyInstance) {
+        return claim(limit, leaseMs, maxAttempts, reapLimit, deadRetentionMs, maxDead, flow, dropExpired, groupLimits,
+                housekeeping, historyMs, historyInstance, 0);
+    }
+
+    /**
+     * A claim that orders due messages of different priorities (includes/priorities.lua) with {@code agingMs} a level:
+     * {@link #STRICT_PRIORITY} for strict priority, 0 for the script's default (one minute).
+     */
+    public ClaimResult claim(int limit, long leaseMs, int maxAttempts, int reapLimit, long deadRetentionMs, int maxDead,
+            ClaimLimits flow, boolean dropExpired, GroupLimits groupLimits, boolean housekeeping, long historyMs,
+            @Nullable String historyInstance, long agingMs) {
         long sent = System.nanoTime();
         // the options as one JSON object (includes/claim_state.lua): numbers, and the limits as the strings they are
         // recorded as
@@ -421,6 +433,9 @@ public final class QueueOps {
         if (historyInstance != null) {
             options.append(",\"hist_inst\":").append(HistoryRecord.quoted(historyInstance));
         }
+        if (agingMs != 0) {
+            options.append(",\"aging\":").append(agingMs);
+        }
         if (!flow.equals(ClaimLimits.NONE)) {
             appendStrings(options.append(",\"flow\":"), flow.scriptArgs());
         }
@@ -431,6 +446,9 @@ public final class QueueOps {
         List<Object> out = scripts.list(Scripts.Name.CLAIM, flowKeys, args);
         return ClaimResult.read(out, sent, System.nanoTime());
     }
+
+    /** The aging of a claim with strict priority (includes/claim_state.lua). */
+    public static final long STRICT_PRIORITY = -1;
 
     /** {@code ["a","b"]}: the strings are numbers, with nothing to escape. */
     private static void appendStrings(StringBuilder out, String[] values) {
@@ -609,7 +627,27 @@ public final class QueueOps {
         return new QueueStats(keys.queue(), number(out.get(1)), number(out.get(2)), number(out.get(3)),
                 number(out.get(4)), next.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(next)),
                 Instant.ofEpochMilli(Long.parseLong(out.get(0).toString())), flow,
-                out.size() > 11 ? number(out.get(11)) : 0); // the history's size, stats.lua's last item
+                out.size() > 11 ? number(out.get(11)) : 0, // the history's size
+                readyByPriority(number(out.get(2)), out.size() > 12 ? out.get(12).toString() : ""));
+    }
+
+    /**
+     * stats.lua's due messages per priority ("<level>:<due>" joined by ','), the rest of {@code ready} at the default
+     * priority.
+     */
+    static Map<Integer, Long> readyByPriority(long ready, String levels) {
+        Map<Integer, Long> counts = new java.util.HashMap<>();
+        long others = 0;
+        if (!levels.isEmpty()) {
+            for (String part : levels.split(",")) {
+                int colon = part.indexOf(':');
+                long due = Long.parseLong(part.substring(colon + 1));
+                counts.merge(Integer.parseInt(part.substring(0, colon)), due, Long::sum);
+                others += due;
+            }
+        }
+        counts.merge(Envelope.DEFAULT_PRIORITY, Math.max(0, ready - others), Long::sum);
+        return counts;
     }
 
     private QueueStats stats(List<Object> out) {
@@ -753,7 +791,8 @@ public final class QueueOps {
                     pending ? score : null, pending ? null : score, attempts.isEmpty() ? 0 : parseIntOr(attempts, 0),
                     error.isEmpty() ? null : error, envelope == null ? null : envelope.enqueuedAt(),
                     envelope == null ? java.util.Map.of() : envelope.headers(),
-                    envelope == null ? stored : envelope.payload(), envelope == null ? null : envelope.group()));
+                    envelope == null ? stored : envelope.payload(), envelope == null ? null : envelope.group(),
+                    envelope == null ? Envelope.DEFAULT_PRIORITY : envelope.priority()));
         }
         return messages;
     }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 import io.github.delayqueue.core.ClientOptions;
 import io.github.delayqueue.core.DeadLetter;
@@ -123,6 +124,7 @@ public final class QueueRoute {
         long history = 0;
         Instant next = null;
         Instant time = null;
+        Map<Integer, Long> byPriority = new java.util.HashMap<>();
         List<FlowPart> flows = new ArrayList<>(parts.length);
         for (QueueOps part : parts) {
             List<Object> reply = part.statsReply();
@@ -133,12 +135,14 @@ public final class QueueRoute {
             inFlight += s.inFlight();
             dead += s.dead();
             history += s.history();
+            s.readyByPriority().forEach((priority, count) -> byPriority.merge(priority, count, Long::sum));
             if (s.nextDueAt() != null && (next == null || s.nextDueAt().isBefore(next))) {
                 next = s.nextDueAt();
             }
             time = time == null || s.serverTime().isAfter(time) ? s.serverTime() : time;
         }
-        return new QueueStats(queue, pending, ready, inFlight, dead, next, time, FlowPart.sum(flows, inFlight), history);
+        return new QueueStats(queue, pending, ready, inFlight, dead, next, time, FlowPart.sum(flows, inFlight), history,
+                byPriority);
     }
 
     /** A page of pending or in-flight messages: one partition's, or the merge of every partition's first pages. */

@@ -25,7 +25,7 @@ else
 end
 local out = {}
 local count = 0
-local old_head = head_score(KEYS[2])
+local old_head = pending_head(KEYS[2])
 for _, key in ipairs(keys) do
   local dead_at = redis.call('ZSCORE', KEYS[6], key)
   if dead_at then
@@ -44,11 +44,7 @@ for _, key in ipairs(keys) do
         local fresh = renumbered(envelope, reserve_sequence(KEYS[9], 1))
         redis.call('HSET', KEYS[1], id, fresh)
         local member = member_of(id, fresh)
-        if is_grouped(member) then
-          group_pend(queue, member, now, now)
-        else
-          redis.call('ZADD', KEYS[2], now, member)
-        end
+        pend(queue, member, now, now)
       end
       count = count + 1
     end

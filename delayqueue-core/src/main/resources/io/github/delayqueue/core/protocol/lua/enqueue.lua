@@ -18,7 +18,8 @@
 --- @include "remember"
 --- @include "groups"
 -- A body with the header "dq-group" (includes/format.lua's group_in) is a grouped message: it goes to its group's
--- set (includes/groups.lua), not to delayed; a body without headers costs one byte compare more.
+-- set (includes/groups.lua), not to delayed; one with "dq-priority" to its priority's set (includes/priorities.lua); a
+-- body without headers costs one byte compare more.
 if #ARGV == 5 then
   local id, spec = ARGV[3], ARGV[4]
   local existing = nil
@@ -42,7 +43,7 @@ if #ARGV == 5 then
   -- the wake-up test of wake_if_earlier (nothing pending, or due before the head), with one ZCOUNT: it answers a
   -- number, where reading the head's score costs a reply of two strings (1.4 against 0.6 us per call, 200k pending)
   local due_text = string.format('%d', due)
-  local ahead = redis.call('ZCOUNT', KEYS[2], '-inf', due_text)
+  local ahead = redis.call('ZCOUNT', KEYS[2], '(-inf', due_text) -- past the priorities' markers
   if existing then
     forget(queue_keys(KEYS), id, member_of(id, existing))
   end
@@ -51,7 +52,12 @@ if #ARGV == 5 then
   if group then
     group_pend(queue_keys(KEYS), '|' .. s .. group .. '\31' .. id, due, nil) -- wakes consumers itself
   else
-    redis.call('ZADD', KEYS[2], due_text, '~' .. s .. id)
+    local level = priority_in(ARGV[5], 1)
+    if level then
+      priority_pend(queue_keys(KEYS), '^' .. level .. s .. id, due_text)
+    else
+      redis.call('ZADD', KEYS[2], due_text, '~' .. s .. id)
+    end
     if ahead == 0 then wake_if_earlier(ARGV[1], due, nil) end
   end
   note_window(queue_keys(KEYS), id, window)
@@ -59,7 +65,7 @@ if #ARGV == 5 then
 end
 local now, now_us = clock()
 local replace = ARGV[2] == '1'
-local old_head = head_score(KEYS[2])
+local old_head = pending_head(KEYS[2])
 local ids = {}
 local seen = {}
 for j = 3, #ARGV, 3 do
@@ -91,7 +97,7 @@ local seq = reserve_sequence(KEYS[9], writes) - 1
 local enqueued = encode8(now)
 local prefix = nil -- the first 7 digits of the sequence number, recomputed every 64 sends
 local earliest = nil
-local scores, envelopes, grouped = {}, {}, {}
+local scores, envelopes, grouped, prioritized = {}, {}, {}, {}
 -- The messages of a batch mostly share one due spec: it is parsed once, and the score is handed to
 -- ZADD as a string, because Redis turns every Lua number argument into a string with a "%.17g" format.
 local last_spec, due, due_text = nil, nil, nil
@@ -114,8 +120,11 @@ for i, id in ipairs(ids) do
     if prefix == nil or last == 0 then prefix = string.sub(encode8(seq), 1, 7) end
     local s = prefix .. string.sub(DIGITS64, last + 1, last + 1)
     local group = group_in(body, 1)
+    local level = not group and priority_in(body, 1)
     if group then
       grouped[#grouped + 1] = { '|' .. s .. group .. '\31' .. id, due }
+    elseif level then
+      prioritized[#prioritized + 1] = { '^' .. level .. s .. id, due_text }
     else
       scores[#scores + 1] = due_text
       scores[#scores + 1] = '~' .. s .. id
@@ -128,5 +137,6 @@ end
 if #scores > 0 then redis.call('ZADD', KEYS[2], unpack(scores)) end
 redis.call('HSET', KEYS[1], unpack(envelopes))
 for _, g in ipairs(grouped) do group_pend(queue, g[1], g[2], nil) end
+for _, p in ipairs(prioritized) do priority_pend(queue, p[1], p[2]) end
 wake_if_earlier(ARGV[1], earliest, old_head)
 return result

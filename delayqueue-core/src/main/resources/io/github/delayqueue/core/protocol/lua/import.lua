@@ -7,8 +7,10 @@
 --- @include "clock"
 --- @include "format"
 --- @include "wake"
+--- @include "keys"
+--- @include "lifecycle"
 local now = now_ms()
-local old_head = head_score(KEYS[2])
+local old_head = pending_head(KEYS[2])
 for j = 3, #ARGV, 3 do -- checked before any write: a script that fails midway keeps what it wrote
   if string.byte(ARGV[j], 1) ~= 64 then return redis.error_reply('import needs a due instant (@<epochMs>), was ' .. ARGV[j]) end
 end
@@ -28,19 +30,25 @@ if #writes == 0 then return result end
 local seq = reserve_sequence(KEYS[9], #writes) - 1
 local enqueued = encode8(now)
 local earliest = nil
-local scores, envelopes = {}, {}
+local scores, envelopes, prioritized = {}, {}, {}
 for _, j in ipairs(writes) do
   local id, spec, body = ARGV[j], ARGV[j + 1], ARGV[j + 2]
   local due = tonumber(string.sub(spec, 2))
   seq = seq + 1
   local s = encode8(seq)
-  scores[#scores + 1] = string.format('%d', due)
-  scores[#scores + 1] = '~' .. s .. id
   envelopes[#envelopes + 1] = id
   envelopes[#envelopes + 1] = '2' .. s .. enqueued .. body
+  local member = member_of(id, envelopes[#envelopes])
+  if is_prioritized(member) or is_grouped(member) then
+    prioritized[#prioritized + 1] = { member, due }
+  else
+    scores[#scores + 1] = string.format('%d', due)
+    scores[#scores + 1] = member
+  end
   if earliest == nil or due < earliest then earliest = due end
 end
-redis.call('ZADD', KEYS[2], unpack(scores))
+if #scores > 0 then redis.call('ZADD', KEYS[2], unpack(scores)) end
 redis.call('HSET', KEYS[1], unpack(envelopes))
+for _, p in ipairs(prioritized) do pend(queue_keys(KEYS), p[1], p[2], nil) end -- a body with a priority or a group
 wake_if_earlier(ARGV[1], earliest, old_head)
 return result

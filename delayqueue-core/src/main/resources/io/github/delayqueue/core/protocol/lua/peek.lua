@@ -21,6 +21,7 @@
 --- @include "keys"
 --- @include "groups"
 --- @include "history"
+--- @include "lifecycle"
 local out = { string.format('%d', now_ms()) }
 
 local function add(id, state, score)
@@ -49,7 +50,7 @@ if ARGV[2] == 'id' or ARGV[2] == 'status' then
     if is_grouped(member) then
       score = group_pending_due(queue_keys(KEYS), member)
     else
-      score = redis.call('ZSCORE', KEYS[2], member)
+      score = pending_score(queue_keys(KEYS), member) -- delayed, or its priority's set
     end
     if score then
       add(id, 'd', score)
@@ -93,6 +94,34 @@ end
 
 local key = KEYS[2]
 local state = 'd'
+-- a queue with priorities (includes/priorities.lua): delayed past its markers and the marked sets, merged in due
+-- order (then send order), each read up to the page's end
+if ARGV[2] == 'delayed' and redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2] == '-inf' then
+  local offset, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
+  local keys = { key }
+  local total = redis.call('ZCOUNT', key, '(-inf', '+inf')
+  for _, mark in ipairs(redis.call('ZRANGEBYSCORE', key, '-inf', '-inf')) do
+    if is_priority_mark(mark) then
+      keys[#keys + 1] = queue_keys(KEYS).base .. 'priority:' .. string.sub(mark, 2, 2)
+      total = total + redis.call('ZCARD', keys[#keys])
+    end
+  end
+  if redis.call('ZSCORE', key, GROUPS_MARK) then total = total - 1 end
+  out[2] = total
+  local all = {}
+  for _, k in ipairs(keys) do
+    local part = redis.call('ZRANGEBYSCORE', k, '(-inf', '+inf', 'WITHSCORES', 'LIMIT', 0, offset + limit)
+    for i = 1, #part, 2 do
+      if part[i] ~= GROUPS_MARK then all[#all + 1] = { part[i], tonumber(part[i + 1]) } end
+    end
+  end
+  table.sort(all, function(x, y)
+    if x[2] ~= y[2] then return x[2] < y[2] end
+    return send_rank(x[1]) < send_rank(y[1])
+  end)
+  for i = offset + 1, math.min(offset + limit, #all) do add(id_of(all[i][1]), state, all[i][2]) end
+  return out
+end
 if ARGV[2] == 'inflight' then key = KEYS[3]; state = 'i' end
 if ARGV[2] == 'group' then key = group_base(queue_keys(KEYS)) .. 'g:' .. ARGV[5] .. ':p' end
 out[2] = redis.call('ZCARD', key)

@@ -6,7 +6,7 @@
 --- @include "format"
 --- @include "wake"
 --- @include "keys"
---- @include "groups"
+--- @include "lifecycle"
 local id = ARGV[2]
 local envelope = redis.call('HGET', KEYS[1], id)
 if not envelope then return 0 end
@@ -14,7 +14,7 @@ local member = member_of(id, envelope)
 local grouped = is_grouped(member) -- pending in its group's set (includes/groups.lua)
 if grouped then
   if not group_pending_due(queue_keys(KEYS), member) then return 0 end
-elseif not redis.call('ZSCORE', KEYS[2], member) then return 0 end
+elseif not pending_score(queue_keys(KEYS), member) then return 0 end
 local due
 if string.sub(ARGV[3], 1, 1) == '@' then
   due = tonumber(string.sub(ARGV[3], 2))
@@ -26,7 +26,7 @@ if grouped then
   group_move(queue_keys(KEYS), member, due) -- wakes consumers itself
   return 1
 end
-local old_head = head_score(KEYS[2])
-redis.call('ZADD', KEYS[2], 'XX', due, member)
+local old_head = pending_head(KEYS[2])
+pend(queue_keys(KEYS), member, due, nil) -- in its place: delayed, or its priority's set
 wake_if_earlier(ARGV[1], due, old_head)
 return 1

@@ -37,7 +37,7 @@ local function save(id, st)
 end
 
 -- Removes tick message `id` if it is pending; one in flight is left to finish. Returns 1 if removed.
-local function unpend(id)
+local function untick(id)
   if id == '' then return 0 end
   local envelope = redis.call('HGET', KEYS[1], id)
   if not envelope then return 0 end
@@ -50,10 +50,11 @@ end
 -- Writes tick message `id` due at `due` (ms) unless a message with that id is live. Returns 1 if written.
 local function write_tick(id, due, body)
   if redis.call('HEXISTS', KEYS[1], id) == 1 then return 0 end
-  local old_head = head_score(KEYS[2])
+  local old_head = pending_head(KEYS[2])
   local s = encode8(reserve_sequence(KEYS[9], 1))
-  redis.call('HSET', KEYS[1], id, '2' .. s .. encode8(now_ms()) .. body)
-  redis.call('ZADD', KEYS[2], due, '~' .. s .. id)
+  local envelope = '2' .. s .. encode8(now_ms()) .. body
+  redis.call('HSET', KEYS[1], id, envelope)
+  pend(keys, member_of(id, envelope), due, nil) -- delayed, or the priority's set of a definition with one
   wake_if_earlier(ARGV[1], tonumber(due), old_head)
   return 1
 end
@@ -79,7 +80,7 @@ if op == 'put' then
   end
   local running, paused = '', ARGV[9]
   if st then
-    unpend(st.k)
+    untick(st.k)
     running, paused = st.r, st.p
   end
   local version = string.format('%d', reserve_sequence(KEYS[9], 1))
@@ -130,7 +131,7 @@ if op == 'remove' then
   -- Deletes the schedule and its pending tick. Returns {'1'} if it existed, else {'0'}.
   local st = state_of(sid)
   if not st then return { '0' } end
-  unpend(st.k)
+  untick(st.k)
   redis.call('HDEL', KEYS[11], sid)
   redis.call('HDEL', KEYS[12], sid)
   redis.call('ZREM', KEYS[13], sid)
@@ -143,7 +144,7 @@ if op == 'pause' then
   local st = state_of(sid)
   if not st then return { 'gone' } end
   if st.p == '1' then return { '0' } end
-  unpend(st.k)
+  untick(st.k)
   st.p = '1'
   save(sid, st)
   return { '1' }

@@ -38,7 +38,7 @@ local function due_of(spec)
   end
   return delay_base(now_us) + tonumber(string.sub(spec, 2))
 end
-local old_head = head_score(KEYS[2])
+local old_head = pending_head(KEYS[2])
 local earliest = nil
 local result = {}
 local j = 3
@@ -62,8 +62,11 @@ while j <= #ARGV do
         local s = encode8(reserve_sequence(KEYS[9], 1))
         redis.call('HSET', KEYS[1], id, '2' .. s .. encode8(now) .. ARGV[j + 5])
         local group = group_in(ARGV[j + 5], 1)
+        local level = not group and priority_in(ARGV[j + 5], 1)
         if group then
           group_pend(queue, '|' .. s .. group .. '\31' .. id, due, nil)
+        elseif level then
+          priority_pend(queue, '^' .. level .. s .. id, string.format('%d', due))
         else
           redis.call('ZADD', KEYS[2], string.format('%d', due), '~' .. s .. id)
         end
@@ -83,9 +86,9 @@ while j <= #ARGV do
       if member and is_grouped(member) and group_pending_due(queue, member) then
         group_move(queue, member, due_of(ARGV[j + 3]))
         result[#result + 1] = 1
-      elseif member and redis.call('ZSCORE', KEYS[2], member) then
+      elseif member and pending_score(queue, member) then
         local due = due_of(ARGV[j + 3])
-        redis.call('ZADD', KEYS[2], 'XX', string.format('%d', due), member)
+        pend(queue, member, string.format('%d', due), nil)
         if earliest == nil or due < earliest then earliest = due end
         result[#result + 1] = 1
       else

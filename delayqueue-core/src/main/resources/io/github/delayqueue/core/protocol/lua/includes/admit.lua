@@ -1,6 +1,8 @@
 -- Claim stages "candidates" and "admit": which due messages this claim may hand out.
 -- Candidates are read in due order (delayed's due members, then, when the groups' marker is due, the groups whose
--- turn has come: groups.lua's group_candidates), at most the room the flow limits left. Then every candidate gets one
+-- turn has come: groups.lua's group_candidates), at most the room the flow limits left; when delayed holds the
+-- priorities' markers (includes/priorities.lua), the marked priorities' sets' due members too, and the candidates are
+-- taken lowest `due - level * aging` first (by_priority). Then every candidate gets one
 -- verdict, decided in one place (admit_verdict) from its member, its score and its envelope:
 --   deliver   handed out (the lease stage puts it in flight)
 --   corrupt   dead-lettered with its reason: a due time no script writes (in delayed or a group's set), or a
@@ -22,6 +24,7 @@
 --- @include "housekeeping"
 --- @include "remember"
 --- @include "history"
+--- @include "priorities"
 
 -- Puts the candidates of both kinds (ungrouped from delayed, grouped from the groups, each group's in due order, the
 -- runs not with each other) in due order, and keeps the first `limit`: by due time, then send order (format.lua's
@@ -73,6 +76,70 @@ local function in_due_order(members, ids, scores, limit)
   for i = n, 1, -1 do members[i], ids[i], scores[i] = m[i], d[i], c[i] end
 end
 
+-- Orders the candidates of a queue with priorities (includes/priorities.lua) and keeps the first `limit`: lowest
+-- `due - level * aging` first, then the higher level, then send order (format.lua's send_rank). One sort, no command.
+local function by_priority(members, ids, scores, levels, limit, aging)
+  local n = #members
+  local rank, order = {}, {}
+  for i = 1, n do
+    rank[i] = tonumber(scores[i]) - levels[i] * aging
+    order[i] = i
+  end
+  table.sort(order, function(x, y)
+    if rank[x] ~= rank[y] then return rank[x] < rank[y] end
+    if levels[x] ~= levels[y] then return levels[x] > levels[y] end
+    return send_rank(members[x]) < send_rank(members[y])
+  end)
+  local take = math.min(limit, n)
+  local m, d, c = {}, {}, {}
+  for k = 1, take do
+    local i = order[k]
+    m[k], d[k], c[k] = members[i], ids[i], scores[i]
+  end
+  for i = n, 1, -1 do members[i], ids[i], scores[i] = m[i], d[i], c[i] end
+end
+
+-- The priorities' markers, when delayed's due read starts at -inf (where they are scored: no command otherwise):
+-- the marked levels, and delayed's due members read again past them. A member scored -inf that is no marker
+-- (written by hand) is corrupt.
+local function read_marks(c, room)
+  local levels = {}
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', c.keys.delayed, '-inf', '-inf')) do
+    if is_priority_mark(member) then
+      levels[#levels + 1] = string.sub(member, 2, 2)
+    else
+      bury_bad_score(c, member, '-inf')
+    end
+  end
+  return levels, redis.call('ZRANGEBYSCORE', c.keys.delayed, '(-inf', c.now, 'WITHSCORES', 'LIMIT', 0, room)
+end
+
+-- The due members of the marked priorities' sets, at most `room` of each, added to the candidates with their levels
+-- (the candidates before them at DEFAULT_LEVEL). A marker whose set is gone goes (one EXISTS, for a set with none
+-- due). c.prioritized: the lease stage takes members from their own sets.
+local function read_priorities(c, batch, levels, room)
+  local members, ids, scores = batch.members, batch.ids, batch.scores
+  local ranks = {}
+  for i = 1, #members do ranks[i] = DEFAULT_LEVEL end
+  c.prioritized = true
+  for _, level in ipairs(levels) do
+    local key = c.keys.base .. 'priority:' .. level
+    local due = redis.call('ZRANGEBYSCORE', key, '-inf', c.now, 'WITHSCORES', 'LIMIT', 0, room)
+    if #due == 0 and redis.call('EXISTS', key) == 0 then redis.call('ZREM', c.keys.delayed, '^' .. level) end
+    for k = 1, #due, 2 do
+      if bad_score(due[k + 1]) then
+        bury_bad_score(c, due[k], due[k + 1])
+      else
+        members[#members + 1] = due[k]
+        ids[#ids + 1] = id_of(due[k])
+        scores[#scores + 1] = string.format('%d', tonumber(due[k + 1]))
+        ranks[#ranks + 1] = tonumber(level)
+      end
+    end
+  end
+  if #members > 0 then by_priority(members, ids, scores, ranks, room, c.aging) end
+end
+
 -- The verdict on a member read due from delayed, before its envelope is read: 'corrupt' (a bad score), 'marker' (the
 -- groups' marker), 'misplaced' (another grouped-shape member: judged by its envelope, admit_misplaced), or 'candidate'
 local function screen(member, score)
@@ -107,6 +174,8 @@ local function read_candidates(c, room)
   if room <= 0 then return batch end
   local members, ids, scores = batch.members, batch.ids, batch.scores
   local due = redis.call('ZRANGEBYSCORE', c.keys.delayed, '-inf', c.now, 'WITHSCORES', 'LIMIT', 0, room)
+  local levels = nil
+  if due[2] == '-inf' then levels, due = read_marks(c, room) end
   for k = 1, #due, 2 do
     local verdict = screen(due[k], due[k + 1])
     if verdict == 'candidate' then
@@ -137,8 +206,9 @@ local function read_candidates(c, room)
       end
     end
     for i = #members, kept + 1, -1 do members[i], ids[i], scores[i] = nil, nil, nil end
-    if ungrouped > 0 and #members > ungrouped then in_due_order(members, ids, scores, room) end
+    if ungrouped > 0 and #members > ungrouped and not levels then in_due_order(members, ids, scores, room) end
   end
+  if levels then read_priorities(c, batch, levels, room) end
   return batch
 end
 

@@ -12,12 +12,18 @@
 --   expired  'drop' deletes a message past its expiry, else it goes to the dead letters
 --   house    true: run the housekeeping stage (includes/housekeeping.lua) in this call
 --   hist_ms  the queue's history keeps records this long (includes/history.lua); absent or 0: no age bound
+--   aging    ms a message's priority (includes/priorities.lua) counts for, per level; -1 strict priority; absent:
+--            DEFAULT_AGING_MS
 --   hist_inst  the consumer keeps the history (its instance): a message this claim dead-letters or drops without a
 --            settle has its running record deleted (history.lua's history_drop_running); absent: nothing of the history
 --- @include "clock"
 --- @include "keys"
 --- @include "flow"
 --- @include "wake"
+--- @include "priorities"
+
+local DEFAULT_AGING_MS = 60000
+local STRICT_AGING_MS = 1e13 -- over 300 years a level: no due time of a backlog is that far apart
 
 local function claim_open(keys, options)
   local o = cjson.decode(options)
@@ -26,7 +32,7 @@ local function claim_open(keys, options)
   local flow = o.flow or { '0', '0', '0', '0' }
   return { keys = queue, now = now, now_us = now_us, limit = o.n, lease = o.lease, attempts = o.attempts,
     reap = o.reap, dead_ms = o.dead_ms, dead_max = o.dead_max, bytes = o.bytes, drop_expired = o.expired == 'drop',
-    group = o.group, house = o.house, hist_ms = o.hist_ms or 0, hist_inst = o.hist_inst,
+    group = o.group, house = o.house, aging = (o.aging == -1 and STRICT_AGING_MS) or o.aging or DEFAULT_AGING_MS, hist_ms = o.hist_ms or 0, hist_inst = o.hist_inst,
     flow = flow_open(keys[11], queue.inflight, flow[1], flow[2], flow[3], flow[4], now, now_us),
     -- what this call did besides claiming, for the engine's listener
     redelivered = 0, lease_dead = 0, bad_dead = 0, expiry_dead = 0, expiry_dropped = 0, dead_trimmed = 0,
@@ -46,7 +52,7 @@ local function claim_reply(c, paused)
   if paused then
     c.out[4] = 'P'
   else
-    local next_due, held = flow_next(c.flow, head_score(c.keys.delayed))
+    local next_due, held = flow_next(c.flow, earliest_pending(c.keys))
     c.out[4] = held
     local next_lease = head_score(c.keys.inflight)
     local next_event = next_due

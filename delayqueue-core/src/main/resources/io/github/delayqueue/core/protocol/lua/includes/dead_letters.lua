@@ -14,7 +14,7 @@
 local function bury(keys, id, member, now, attempts, reason)
   local envelope = redis.call('HGET', keys.messages, id)
   if envelope and stray(member, envelope) and named_live(keys, id, envelope) then
-    redis.call('ZREM', keys.delayed, member)
+    unpend(keys, member)
     redis.call('ZREM', keys.inflight, member)
     if is_grouped(member) then group_forget(keys, member, now) end
     return

@@ -3,18 +3,21 @@
 -- from it. Every script reads and builds members and envelopes through these functions; Java's owner of the same
 -- format is protocol.Envelope. docs/internals/redis-layout.md specifies it, with what each earlier format becomes.
 --
--- Members: "~<seq8><id>" (format 2), "|<seq8><group>\31<id>" (format 2, grouped: SendOptions.group), or
+-- Members: "~<seq8><id>" (format 2), "|<seq8><group>\31<id>" (format 2, grouped: SendOptions.group),
+-- "^<level><seq8><id>" (format 2, with a priority other than the default: SendOptions.priority, one digit), or
 -- "<seq12><id>" (format 1, still read). Equal due times are claimed in send order because a ZSET orders equal scores
 -- by member bytes. <seq8> and <enqueued8> are numbers written with 8 digits of an alphabet in ASCII order, so byte
 -- order is numeric order; the leading '~' sorts after every hex digit, so format-1 members left from an older release
 -- still come first. '|' sorts before '~', but grouped members live only in their group's set and in flight.
 -- Envelopes: "2<seq8><enqueued8><length>:{<headers>}<payload>" (format 1: "1:<seq12>:<enqueuedMs>:<body>"). The
 -- reserved headers come first, in this order, each only when set: "dq-dedup-window" (ms), "dq-expires" (epoch ms,
--- or "+<ms>" after the enqueue time), "dq-group"; then the caller's headers. Values are printable ASCII without
+-- or "+<ms>" after the enqueue time), "dq-group", "dq-priority" (never with a group), "dq-set"; then the caller's
+-- headers. Values are printable ASCII without
 -- quotes or backslashes.
 
 local GROUPED = 124 -- '|'
 local UNGROUPED = 126 -- '~'
+local PRIORITIZED = 94 -- '^'
 
 -- Whether a stored envelope is of the current format (else format 1, or no envelope of ours)
 local function is_format2(envelope)
@@ -52,7 +55,9 @@ local GROUPS_MARK = '|--------\31'
 -- A member's id: the group is read from a grouped member alone (settles and expired leases need no lookup); neither
 -- a group nor an id holds a control character.
 local function id_of(member)
-  if string.byte(member, 1) == UNGROUPED then return string.sub(member, 10) end
+  local first = string.byte(member, 1)
+  if first == UNGROUPED then return string.sub(member, 10) end
+  if first == PRIORITIZED then return string.sub(member, 11) end
   if is_grouped(member) then return string.sub(member, (string.find(member, '\31', 10, true) or #member) + 1) end
   return string.sub(member, 13)
 end
@@ -74,13 +79,26 @@ end
 local function send_rank(member)
   local first = string.byte(member, 1)
   if first == GROUPED or first == UNGROUPED then return '~' .. string.sub(member, 2, 9) end
+  if first == PRIORITIZED then return '~' .. string.sub(member, 3, 10) end
   return member
+end
+
+-- Whether a member is of a message sent with a priority other than the default (includes/priorities.lua: it pends in
+-- its priority's set, not in delayed), or one of the priorities' markers in delayed (two bytes: no id)
+local function is_prioritized(member)
+  return string.byte(member, 1) == PRIORITIZED
+end
+
+-- The priority (0-9) of a member of the prioritized shape
+local function level_of(member)
+  return string.byte(member, 2) - 48
 end
 
 -- The group a format-2 envelope's body carries (the header "dq-group", written by Java after the dedup window and
 -- the expiry and before the caller's headers, of printable ASCII without quotes or backslashes), or nil. `at` is
 -- where the body "<length>:{...}<payload>" starts. A body without headers costs one byte compare.
 local GROUP_HEADER = '"dq-group":"'
+local PRIORITY_HEADER = '"dq-priority":"'
 local SET_HEADER = '"dq-set":"'
 
 -- The value of the reserved header `pattern` ('"<name>":"') a body starting at `at` carries, or nil
@@ -102,6 +120,15 @@ local function group_in(text, at)
   return reserved_in(text, at, GROUP_HEADER)
 end
 
+-- The priority a body starting at `at` carries (the header "dq-priority": one digit, written by Java only for a
+-- priority other than the default and never with a group), as its digit, or nil for the default. A body without
+-- headers costs one byte compare.
+local function priority_in(text, at)
+  local level = reserved_in(text, at, PRIORITY_HEADER)
+  if level and #level == 1 and string.byte(level) >= 48 and string.byte(level) <= 57 then return level end
+  return nil
+end
+
 -- The job set (includes/sets.lua) a stored envelope's message belongs to (the header "dq-set", after the group and
 -- before the caller's headers), or nil; format 2 only (no release of format 1 wrote sets)
 local function set_in(envelope)
@@ -114,6 +141,8 @@ local function member_of(id, envelope)
   if is_format2(envelope) then
     local group = group_in(envelope, 18)
     if group then return '|' .. string.sub(envelope, 2, 9) .. group .. '\31' .. id end
+    local level = priority_in(envelope, 18)
+    if level then return '^' .. level .. string.sub(envelope, 2, 9) .. id end
     return '~' .. string.sub(envelope, 2, 9) .. id
   end
   return string.sub(envelope, 3, 14) .. id
@@ -130,6 +159,8 @@ local function stray(member, envelope)
   local first = string.byte(member, 1)
   if first == UNGROUPED or first == GROUPED then
     if string.sub(member, 2, 9) == string.sub(envelope, 2, 9) then return false end
+  elseif first == PRIORITIZED then
+    if string.sub(member, 3, 10) == string.sub(envelope, 2, 9) then return false end
   elseif string.sub(member, 1, 12) == string.sub(envelope, 3, 14) then
     return false
   end
@@ -156,6 +187,9 @@ local function renumber(id, member, envelope, seq, s8)
   local first = string.byte(member, 1)
   if string.byte(envelope, 1) == 50 and (first == UNGROUPED or first == GROUPED) then
     return '2' .. s8 .. string.sub(envelope, 10), string.sub(member, 1, 1) .. s8 .. string.sub(member, 10)
+  end
+  if string.byte(envelope, 1) == 50 and first == PRIORITIZED then
+    return '2' .. s8 .. string.sub(envelope, 10), string.sub(member, 1, 2) .. s8 .. string.sub(member, 11)
   end
   local fresh = renumbered(envelope, seq)
   return fresh, member_of(id, fresh)

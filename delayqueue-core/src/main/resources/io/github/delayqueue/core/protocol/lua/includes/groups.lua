@@ -63,7 +63,7 @@ local function group_mark(keys)
   local mark = redis.call('ZSCORE', keys.delayed, GROUPS_MARK)
   if at ~= nil then
     if not mark or tonumber(mark) ~= at then
-      local old_head = head_score(keys.delayed)
+      local old_head = pending_head(keys.delayed)
       redis.call('ZADD', keys.delayed, string.format('%d', at), GROUPS_MARK)
       wake_if_earlier(base .. 'wake', at, old_head)
     end

@@ -24,19 +24,29 @@ local function return_expired_leases(c)
     else
       c.redelivered = c.redelivered + 1
       redis.call('ZREM', keys.inflight, member)
-      if is_grouped(member) then group_pend(keys, member, c.now, c.now) else redis.call('ZADD', keys.delayed, c.now, member) end
+      pend(keys, member, c.now, c.now)
     end
   end
 end
 
--- Puts the batch's admitted messages in flight: every member read leaves delayed (those not admitted were dropped or
+-- Puts the batch's admitted messages in flight: every member read leaves delayed (or its priority's set) (those not admitted were dropped or
 -- buried), the admitted get attempt + 1 (one HMGET and one variadic HSET for the batch) and a lease until now + lease,
 -- and go into the reply as "<attempt>:<due time>:<member>", envelope; grouped ones leave their group's pending set and
 -- spend its permits (groups.lua's group_claimed); the queue-wide limits count them (flow.lua's flow_took).
 local function grant_leases(c, batch)
   local keys, members = c.keys, batch.members
   if #members == 0 then return end
-  redis.call('ZREM', keys.delayed, unpack(members))
+  if c.prioritized then -- a queue with priorities: each member from its own set, one ZREM per set
+    local homes = {}
+    for _, member in ipairs(members) do
+      local key = is_prioritized(member) and band_of(keys, member) or keys.delayed
+      if not homes[key] then homes[key] = {} end
+      homes[key][#homes[key] + 1] = member
+    end
+    for key, list in pairs(homes) do redis.call('ZREM', key, unpack(list)) end
+  else
+    redis.call('ZREM', keys.delayed, unpack(members))
+  end
   local live, live_ids = {}, {}
   for i = 1, #members do
     if batch.envelopes[i] then

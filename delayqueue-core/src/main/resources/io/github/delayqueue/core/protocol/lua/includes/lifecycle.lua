@@ -1,11 +1,37 @@
 -- A message's life cycle: a live message is its envelope in messages and its member in delayed (pending) or
 -- inflight (claimed, under a lease), with its attempts and last error beside it (a grouped message is pending in its
--- group's set instead of delayed: includes/groups.lua). `keys` is queue_keys(KEYS).
+-- group's set instead of delayed: includes/groups.lua; a prioritized one in its priority's set: includes/priorities.lua).
+-- `keys` is queue_keys(KEYS).
 --- @include "groups"
+--- @include "priorities"
+
+-- Puts a member pending at `due`, where its shape pends: its group's set (group_pend, which wakes consumers itself;
+-- `was` is the member it replaces in the group's in-flight set), its priority's set, or delayed
+local function pend(keys, member, due, now, was)
+  if is_grouped(member) then
+    group_pend(keys, member, due, now, was)
+  elseif is_prioritized(member) then
+    priority_pend(keys, member, due)
+  else
+    redis.call('ZADD', keys.delayed, due, member)
+  end
+end
+
+-- Takes an ungrouped member out of delayed or its priority's set; returns 1 if it was there
+local function unpend(keys, member)
+  if is_prioritized(member) then return redis.call('ZREM', band_of(keys, member), member) end
+  return redis.call('ZREM', keys.delayed, member)
+end
+
+-- The due time of an ungrouped pending member (in delayed or its priority's set), or false
+local function pending_score(keys, member)
+  if is_prioritized(member) then return redis.call('ZSCORE', band_of(keys, member), member) end
+  return redis.call('ZSCORE', keys.delayed, member)
+end
 
 -- Deletes every trace of a live message.
 local function forget(keys, id, member)
-  redis.call('ZREM', keys.delayed, member)
+  unpend(keys, member)
   redis.call('ZREM', keys.inflight, member)
   redis.call('HDEL', keys.messages, id)
   redis.call('HDEL', keys.attempts, id)
@@ -31,5 +57,5 @@ local function named_live(keys, id, envelope)
   if is_grouped(real) then
     return group_pending_due(keys, real) ~= nil
   end
-  return redis.call('ZSCORE', keys.delayed, real) ~= false
+  return pending_score(keys, real) ~= false
 end

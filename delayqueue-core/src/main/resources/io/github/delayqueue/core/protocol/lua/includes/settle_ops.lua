@@ -72,7 +72,7 @@ end
 
 -- The head of delayed before this call's writes (read once, at the first op that puts a message back), for the wake-up
 local function before_write(s)
-  if not s.head_read then s.old_head, s.head_read = head_score(s.keys.delayed), true end
+  if not s.head_read then s.old_head, s.head_read = pending_head(s.keys.delayed), true end
 end
 
 -- Notes a message put back due at `due`, for the wake-up

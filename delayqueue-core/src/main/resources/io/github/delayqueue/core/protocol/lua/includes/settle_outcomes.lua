@@ -51,7 +51,7 @@ local function retry(s, i)
   if expiry and due > expiry then due = expiry + 1 end
   redis.call('ZREM', s.keys.inflight, member)
   before_write(s)
-  if is_grouped(member) then group_pend(s.keys, member, due, s.now) else redis.call('ZADD', s.keys.delayed, due, member) end
+  pend(s.keys, member, due, s.now)
   redis.call('HSET', s.keys.errors, id, s.texts[i])
   due_back(s, due)
 end
@@ -83,11 +83,7 @@ local function hand_back(s, i)
       s.rewritten[#s.rewritten + 1] = fresh
     end
   end
-  if is_grouped(member) then
-    group_pend(s.keys, back, due, s.now, member) -- out of the group's in-flight set under the old member
-  else
-    redis.call('ZADD', s.keys.delayed, due, back)
-  end
+  pend(s.keys, back, due, s.now, member) -- a grouped one leaves its group's in-flight set under the old member
   local previous = tonumber(s.attempts_sent[i]) - 1
   if previous > 0 then
     redis.call('HSET', s.keys.attempts, id, string.format('%d', previous))

@@ -7,6 +7,13 @@ local function head_score(key)
   return nil
 end
 
+-- The head of delayed: its earliest due time, past the priorities' markers scored -inf (includes/priorities.lua)
+local function pending_head(key)
+  local h = redis.call('ZRANGEBYSCORE', key, '(-inf', '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  if h[2] then return tonumber(h[2]) end
+  return nil
+end
+
 -- Wakes sleeping consumers when a message becomes due before the current head. pcall: a user whose ACL
 -- denies the channel (Redis 7's default 'acl-pubsub-default resetchannels') gets an error from PUBLISH
 -- after the script's writes; a wake-up is an optimisation, so it must never fail a write that was made.
