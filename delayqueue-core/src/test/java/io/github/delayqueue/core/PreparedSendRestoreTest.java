@@ -86,6 +86,16 @@ class PreparedSendRestoreTest {
         assertThat(client.cancel(QUEUE, "restore:3")).isTrue();
     }
 
+    /** A prepared send keeps its priority through the store: the restored message pends at that priority. */
+    @Test
+    void aRestoredMessageKeepsItsPriority() {
+        List<PreparedSend.Message> messages = client.prepare(QUEUE, List.of(SendRequest.of(new Order("o-9", 9),
+                Duration.ofHours(1), SendOptions.id("restore:p").priority(9)))).messages();
+        client.send(client.restore(QUEUE, messages));
+        assertThat(client.message(QUEUE, "restore:p")).hasValueSatisfying(m -> assertThat(m.priority()).isEqualTo(9));
+        assertThat(client.cancel(QUEUE, "restore:p")).isTrue();
+    }
+
     @Test
     void badMessagesAreRejectedAndNothingIsWritten() {
         String body = client.prepare(QUEUE, List.of(SendRequest.of(new Order("o", 1), Duration.ZERO))).messages().get(0).body();
@@ -102,6 +112,10 @@ class PreparedSendRestoreTest {
                 "body is not a message body this release writes");
         rejected(List.of(new PreparedSend.Message("a", SendMode.IF_ABSENT, Duration.ZERO, null, "0:\"" + "x".repeat(2_000_000) + "\"")),
                 "over the limit of");
+        rejected(List.of(new PreparedSend.Message("a", SendMode.IF_ABSENT, Duration.ZERO, null,
+                "20:{\"dq-priority\":\"12\"}\"x\"")), "priority header that is not one digit");
+        rejected(List.of(new PreparedSend.Message("a", SendMode.IF_ABSENT, Duration.ZERO, null,
+                "34:{\"dq-group\":\"G\",\"dq-priority\":\"9\"}\"x\"")), "both a group and a priority");
         assertThatIllegalArgumentException().isThrownBy(() -> client.restore("bad{name}", List.of(
                 new PreparedSend.Message("a", SendMode.IF_ABSENT, Duration.ZERO, null, body))));
         assertThatIllegalArgumentException()

@@ -144,7 +144,9 @@ public final class WatchRegistry {
             return -1;
         }
         double score = entries.iterator().next().getScore();
-        // a score no script writes (fractional, infinite, negative) reads as due now: the claim deals with it
+        // a score no script writes (fractional, infinite, negative) reads as due now: the claim deals with it; so does
+        // a priority's marker (-inf, includes/priorities.lua), so a queue holding prioritized messages gets a claim
+        // on its turn, which reads the priorities' sets this read does not
         return score >= 0 && score < 0x1p53 && score == Math.rint(score) ? (long) score : 0;
     }
 }

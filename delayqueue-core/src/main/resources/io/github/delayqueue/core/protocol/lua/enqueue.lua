@@ -17,6 +17,7 @@
 --- @include "lifecycle"
 --- @include "remember"
 --- @include "groups"
+--- @include "priorities"
 -- A body with the header "dq-group" (includes/format.lua's group_in) is a grouped message: it goes to its group's
 -- set (includes/groups.lua), not to delayed; one with "dq-priority" to its priority's set (includes/priorities.lua); a
 -- body without headers costs one byte compare more.

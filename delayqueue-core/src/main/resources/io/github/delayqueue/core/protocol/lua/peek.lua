@@ -20,6 +20,7 @@
 --- @include "format"
 --- @include "keys"
 --- @include "groups"
+--- @include "priorities"
 --- @include "history"
 --- @include "lifecycle"
 local out = { string.format('%d', now_ms()) }

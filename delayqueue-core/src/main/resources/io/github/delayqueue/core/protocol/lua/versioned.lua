@@ -22,6 +22,7 @@
 --- @include "lifecycle"
 --- @include "remember"
 --- @include "groups"
+--- @include "priorities"
 --- @include "cancelling"
 local queue = queue_keys(KEYS)
 local now, now_us = clock()

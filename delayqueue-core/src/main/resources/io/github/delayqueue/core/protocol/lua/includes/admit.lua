@@ -116,16 +116,22 @@ end
 
 -- The due members of the marked priorities' sets, at most `room` of each, added to the candidates with their levels
 -- (the candidates before them at DEFAULT_LEVEL). A marker whose set is gone goes (one EXISTS, for a set with none
--- due). c.prioritized: the lease stage takes members from their own sets.
+-- due). c.prioritized: the lease stage takes members from their own sets; c.levels: the levels still marked, whose
+-- heads the reply's next event reads.
 local function read_priorities(c, batch, levels, room)
   local members, ids, scores = batch.members, batch.ids, batch.scores
   local ranks = {}
   for i = 1, #members do ranks[i] = DEFAULT_LEVEL end
   c.prioritized = true
+  c.levels = {}
   for _, level in ipairs(levels) do
     local key = c.keys.base .. 'priority:' .. level
     local due = redis.call('ZRANGEBYSCORE', key, '-inf', c.now, 'WITHSCORES', 'LIMIT', 0, room)
-    if #due == 0 and redis.call('EXISTS', key) == 0 then redis.call('ZREM', c.keys.delayed, '^' .. level) end
+    if #due == 0 and redis.call('EXISTS', key) == 0 then
+      redis.call('ZREM', c.keys.delayed, '^' .. level)
+    else
+      c.levels[#c.levels + 1] = level
+    end
     for k = 1, #due, 2 do
       if bad_score(due[k + 1]) then
         bury_bad_score(c, due[k], due[k + 1])

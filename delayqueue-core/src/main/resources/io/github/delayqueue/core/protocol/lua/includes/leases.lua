@@ -2,6 +2,7 @@
 -- ms, Redis clock); the attempts hash counts deliveries and is the fencing token every settle checks.
 --- @include "format"
 --- @include "groups"
+--- @include "priorities"
 --- @include "dead_letters"
 --- @include "flow"
 --- @include "history"

@@ -34,16 +34,20 @@ end
 
 -- The earliest due time of the ungrouped pending messages: delayed's head, or, when delayed starts with the markers,
 -- the earliest of its head past them and the marked sets' heads. One ZRANGE for a queue without priorities, as
--- reading delayed's head costs.
-local function earliest_pending(keys)
-  local first = redis.call('ZRANGE', keys.delayed, 0, 0, 'WITHSCORES')
-  if first[2] ~= '-inf' then return first[2] and tonumber(first[2]) or nil end
-  local head = pending_head(keys.delayed)
-  for _, mark in ipairs(redis.call('ZRANGEBYSCORE', keys.delayed, '-inf', '-inf')) do
-    if is_priority_mark(mark) then
-      local h = head_score(keys.base .. 'priority:' .. string.sub(mark, 2, 2))
-      if h ~= nil and (head == nil or h < head) then head = h end
+-- reading delayed's head costs. `levels`: the marked levels when the caller read them already (the claim), else nil.
+local function earliest_pending(keys, levels)
+  if not levels then
+    local first = redis.call('ZRANGE', keys.delayed, 0, 0, 'WITHSCORES')
+    if first[2] ~= '-inf' then return first[2] and tonumber(first[2]) or nil end
+    levels = {}
+    for _, mark in ipairs(redis.call('ZRANGEBYSCORE', keys.delayed, '-inf', '-inf')) do
+      if is_priority_mark(mark) then levels[#levels + 1] = string.sub(mark, 2, 2) end
     end
+  end
+  local head = pending_head(keys.delayed)
+  for _, level in ipairs(levels) do
+    local h = head_score(keys.base .. 'priority:' .. level)
+    if h ~= nil and (head == nil or h < head) then head = h end
   end
   return head
 end
