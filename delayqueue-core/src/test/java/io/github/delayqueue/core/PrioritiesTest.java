@@ -347,6 +347,27 @@ class PrioritiesTest {
         assertThat(client.stats(queue).pending()).isZero();
     }
 
+    /**
+     * Members written by hand at -inf beside the priorities' markers (no script writes one: a marker is two bytes) leave
+     * delayed with the first claim, whatever their shape, and the prioritized messages are still claimed.
+     */
+    @Test
+    void aForeignMemberAtMinusInfinityLeavesWithTheFirstClaim() {
+        Assumptions.assumeTrue(partitions() == 1, "the keys of one partition are written by hand");
+        String queue = "prio-foreign";
+        DelayQueueClient client = application(queue);
+        client.sendAt(queue, "p", Instant.now().minusSeconds(1), SendOptions.id("p").priority(7));
+        String delayed = (String) QueueKeys.of(redis.prefix(), queue).keys().get(1);
+        redisson().getScript(StringCodec.INSTANCE).eval(org.redisson.api.RScript.Mode.READ_WRITE,
+                "return redis.call('ZADD', KEYS[1], '-inf', ARGV[1], '-inf', ARGV[2])",
+                org.redisson.api.RScript.ReturnType.LONG, List.of(delayed), "^9-------1x", "~-------1y");
+        var set = redisson().<String>getScoredSortedSet(delayed, StringCodec.INSTANCE);
+        List<String> claimed = new ArrayList<>();
+        claimAll(redisson(), redis.prefix(), queue, 1, 10, 0).forEach(order -> order.forEach(m -> claimed.add(m.id())));
+        assertThat(claimed).containsExactly("p");
+        assertThat(set.readAll()).isEmpty();
+    }
+
     /** Bad input gets a clear error and writes nothing. */
     @Test
     void badPrioritiesAreRefused() {

@@ -109,6 +109,7 @@ local function read_marks(c, room)
       levels[#levels + 1] = string.sub(member, 2, 2)
     else
       bury_bad_score(c, member, '-inf')
+      redis.call('ZREM', c.keys.delayed, member) -- whatever its shape says, it was read from delayed
     end
   end
   return levels, redis.call('ZRANGEBYSCORE', c.keys.delayed, '(-inf', c.now, 'WITHSCORES', 'LIMIT', 0, room)
@@ -121,6 +122,7 @@ end
 local function read_priorities(c, batch, levels, room)
   local members, ids, scores = batch.members, batch.ids, batch.scores
   local ranks = {}
+  batch.homes = {} -- member -> the priority's set it was read from (the others were read from delayed or a group)
   for i = 1, #members do ranks[i] = DEFAULT_LEVEL end
   c.prioritized = true
   c.levels = {}
@@ -140,6 +142,7 @@ local function read_priorities(c, batch, levels, room)
         ids[#ids + 1] = id_of(due[k])
         scores[#scores + 1] = string.format('%d', tonumber(due[k + 1]))
         ranks[#ranks + 1] = tonumber(level)
+        batch.homes[due[k]] = key
       end
     end
   end

@@ -2,7 +2,6 @@
 -- ms, Redis clock); the attempts hash counts deliveries and is the fencing token every settle checks.
 --- @include "format"
 --- @include "groups"
---- @include "priorities"
 --- @include "dead_letters"
 --- @include "flow"
 --- @include "history"
@@ -37,10 +36,10 @@ end
 local function grant_leases(c, batch)
   local keys, members = c.keys, batch.members
   if #members == 0 then return end
-  if c.prioritized then -- a queue with priorities: each member from its own set, one ZREM per set
+  if c.prioritized then -- a queue with priorities: each member from the set it was read from, one ZREM per set
     local homes = {}
     for _, member in ipairs(members) do
-      local key = is_prioritized(member) and band_of(keys, member) or keys.delayed
+      local key = batch.homes[member] or keys.delayed
       if not homes[key] then homes[key] = {} end
       homes[key][#homes[key] + 1] = member
     end
