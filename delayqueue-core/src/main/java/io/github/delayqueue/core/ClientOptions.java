@@ -145,12 +145,12 @@ public final class ClientOptions {
         return replicasRequired;
     }
 
-    /** The partitions of {@code queue}: what {@link Builder#partitions} set for it, else 1. */
     /** The priority of {@code queue}'s messages sent without one; see {@link Builder#defaultPriority}. */
     public int defaultPriority(String queue) {
         return defaultPriorities.getOrDefault(queue, SendOptions.DEFAULT_PRIORITY);
     }
 
+    /** The partitions of {@code queue}: what {@link Builder#partitions} set for it, else 1. */
     public int partitions(String queue) {
         Integer count = queue == null ? null : partitions.get(queue);
         return count == null ? defaultPartitions : count;

@@ -368,6 +368,55 @@ class PrioritiesTest {
         assertThat(set.readAll()).isEmpty();
     }
 
+    /**
+     * The turns at checking idle queues read a queue holding prioritized messages (the markers' -inf is a score Redisson
+     * cannot read back) and find it due, so its consumer claims on the turn: the claim reads the priorities' sets the
+     * turn does not.
+     */
+    @Test
+    void theIdleCheckReadsAQueueHoldingPrioritizedMessagesAsDue() {
+        Assumptions.assumeTrue(partitions() == 1, "one partition's keys are probed");
+        String queue = "prio-watch";
+        DelayQueueClient client = application(queue);
+        io.github.delayqueue.core.protocol.WatchRegistry watch = new io.github.delayqueue.core.protocol.WatchRegistry(
+                redisson(), new Scripts(redisson()), redis.prefix());
+        QueueKeys keys = QueueKeys.of(redis.prefix(), queue);
+        var probe = new io.github.delayqueue.core.protocol.WatchRegistry.Probe(keys, true, true);
+        client.send(queue, "plain", Duration.ofHours(1), SendOptions.id("plain"));
+        long plainDue = watch.probe(List.of(probe)).get(0).dueMs();
+        assertThat(plainDue).isGreaterThan(System.currentTimeMillis());
+        client.send(queue, "later", Duration.ofHours(2), SendOptions.id("later").priority(7));
+        assertThat(watch.probe(List.of(probe)).get(0).dueMs()).isZero();
+        assertThat(client.cancel(queue, "later")).isTrue();
+        claimAll(redisson(), redis.prefix(), queue, 1, 10, 0); // takes the marker of the emptied set out
+        assertThat(watch.probe(List.of(probe)).get(0).dueMs()).isEqualTo(plainDue);
+    }
+
+    /**
+     * A page of pending messages merges delayed and the priorities' sets without losing or repeating one when the
+     * groups' marker is in delayed.
+     */
+    @Test
+    void pagesListEveryPendingMessageOnceBesideGroups() {
+        String queue = "prio-pages";
+        DelayQueueClient client = application(queue);
+        Instant t = Instant.now().plusSeconds(3600);
+        client.sendAt(queue, "g", t, SendOptions.id("g").group("G"));
+        for (int i = 1; i <= 5; i++) {
+            client.sendAt(queue, "p" + i, t.plusSeconds(i), SendOptions.id("p" + i));
+        }
+        client.sendAt(queue, "q", t.plusSeconds(10), SendOptions.id("q").priority(8));
+        List<String> listed = new ArrayList<>();
+        for (int offset = 0; offset < 12; offset += 5) {
+            client.pending(queue, offset, 5).messages().forEach(m -> listed.add(m.id()));
+        }
+        if (partitions() == 1) {
+            assertThat(listed).containsExactly("p1", "p2", "p3", "p4", "p5", "q");
+        } else {
+            assertThat(listed).containsExactlyInAnyOrder("p1", "p2", "p3", "p4", "p5", "q");
+        }
+    }
+
     /** Bad input gets a clear error and writes nothing. */
     @Test
     void badPrioritiesAreRefused() {

@@ -37,6 +37,7 @@ import io.github.delayqueue.core.DelayQueueClient;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueuedMessage;
 import io.github.delayqueue.core.RetryPolicy;
 import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.core.RateLimit;
@@ -302,6 +303,50 @@ class RestrictedAclTest {
                 restricted.send(queue, "x", Duration.ZERO, SendOptions.id("x").group("G"));
                 restricted.send(queue, "y", Duration.ZERO, SendOptions.id("y").group("H"));
                 await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() == 4
+                        && restricted.stats(queue).pending() == 0 && restricted.stats(queue).inFlight() == 0);
+            } finally {
+                consumer.stop();
+            }
+        } finally {
+            minimal.shutdown();
+            command("ACL", "DELUSER", user);
+        }
+    }
+
+    /**
+     * Priorities need nothing beyond the documented rule set: a prioritized message due later (the claim then finds
+     * its priority's set with nothing due), reschedule, cancel, stats and pages, a retry back to its priority, a
+     * plain message claimed after the prioritized ones are gone (the claim that takes the markers out).
+     */
+    @Test
+    void prioritiesNeedNothingBeyondTheSmallestRuleSet() throws IOException {
+        String user = USER + "-priorities";
+        String prefix = TestRedis.uniquePrefix();
+        command(minimalRules(user, prefix));
+        RedissonClient minimal = newClient(user);
+        try {
+            DelayQueueClient restricted = DelayQueueClient.create(minimal, ClientOptions.builder().keyPrefix(prefix).build());
+            String queue = "acl-priorities";
+            restricted.send(queue, "later", Duration.ofHours(1), SendOptions.id("later").priority(8));
+            assertThat(restricted.reschedule(queue, "later", Duration.ofHours(2))).isTrue();
+            assertThat(restricted.pending(queue, 0, 10).messages()).extracting(QueuedMessage::priority).containsExactly(8);
+            assertThat(restricted.stats(queue).pending()).isEqualTo(1);
+            AtomicInteger calls = new AtomicInteger();
+            List<String> handled = new java.util.concurrent.CopyOnWriteArrayList<>();
+            DelayQueueConsumer consumer = restricted.newConsumer(queue, String.class, (payload, context) -> {
+                if (calls.incrementAndGet() == 1) {
+                    throw new IllegalStateException("first attempt fails");
+                }
+                handled.add(payload);
+            }, ConsumerOptions.builder().maxPollInterval(Duration.ofMillis(100))
+                    .retry(new RetryPolicy(3, Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0)).build());
+            consumer.start();
+            try {
+                restricted.send(queue, "x", Duration.ZERO, SendOptions.id("x").priority(9));
+                await().atMost(Duration.ofSeconds(10)).until(() -> handled.contains("x"));
+                assertThat(restricted.cancel(queue, "later")).isTrue();
+                restricted.send(queue, "plain", Duration.ZERO, SendOptions.id("plain"));
+                await().atMost(Duration.ofSeconds(10)).until(() -> handled.contains("plain")
                         && restricted.stats(queue).pending() == 0 && restricted.stats(queue).inFlight() == 0);
             } finally {
                 consumer.stop();

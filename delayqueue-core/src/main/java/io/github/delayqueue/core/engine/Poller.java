@@ -316,11 +316,6 @@ public final class Poller {
         return wanted;
     }
 
-    /**
-     * Claims up to {@code wanted} (a batch consumer waits up to {@code batchWait} to fill its batch), tells the
-     * listener, and gives back the slots it did not fill; each claimed message keeps its slot until its delivery ends.
-     */
-    /** This instance, named in the running record of each message a claim hands out, when the history is kept. */
     /** The claim's priority aging (QueueOps.claim): strict, or this consumer's aging when not the script's default. */
     private long agingMs() {
         if (options.strictPriority()) {
@@ -330,10 +325,15 @@ public final class Poller {
         return ms == ConsumerOptions.DEFAULT_PRIORITY_AGING.toMillis() ? 0 : ms;
     }
 
+    /** This instance, named in the running record of each message a claim hands out, when the history is kept. */
     private @Nullable String historyInstance() {
         return options.keepsHistory() ? HistoryRecord.INSTANCE : null;
     }
 
+    /**
+     * Claims up to {@code wanted} (a batch consumer waits up to {@code batchWait} to fill its batch), tells the
+     * listener, and gives back the slots it did not fill; each claimed message keeps its slot until its delivery ends.
+     */
     private QueueOps.ClaimResult claim(Loop loop, int wanted) throws InterruptedException {
         beforeClaim();
         QueueOps.ClaimResult result;

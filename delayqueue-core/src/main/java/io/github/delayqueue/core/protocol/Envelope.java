@@ -20,6 +20,11 @@ import tools.jackson.databind.json.JsonMapper;
 public record Envelope(Instant enqueuedAt, Map<String, String> headers, String payload, @Nullable String group,
         int priority) {
 
+    /** An envelope of a message of the default priority (the constructor of releases before priorities). */
+    public Envelope(Instant enqueuedAt, Map<String, String> headers, String payload, @Nullable String group) {
+        this(enqueuedAt, headers, payload, group, DEFAULT_PRIORITY);
+    }
+
     /** An envelope of an ungrouped message of the default priority. */
     public Envelope(Instant enqueuedAt, Map<String, String> headers, String payload) {
         this(enqueuedAt, headers, payload, null, DEFAULT_PRIORITY);
@@ -445,7 +450,9 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
             problem = "the headers are not a JSON object of strings";
             Map<String, String> headers = headersLength == 0 ? Map.of() : readHeaders(stored, lengthEnd + 1, headersEnd);
             String group = headers.get(GROUP_HEADER);
-            int priority = priorityOf(headers.get(PRIORITY_HEADER));
+            // as the scripts read it (includes/format.lua's member_of): a group wins over a priority, which Java never
+            // writes with one
+            int priority = group != null ? DEFAULT_PRIORITY : priorityOf(headers.get(PRIORITY_HEADER));
             if (headersLength != 0 && (headers.containsKey(DEDUP_WINDOW_HEADER) || headers.containsKey(EXPIRES_HEADER)
                     || headers.containsKey(GROUP_HEADER) || headers.containsKey(PRIORITY_HEADER))) {
                 headers = new HashMap<>(headers);

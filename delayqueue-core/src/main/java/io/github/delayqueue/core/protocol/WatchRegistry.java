@@ -110,11 +110,17 @@ public final class WatchRegistry {
     public List<Heads> probe(List<Probe> probes) {
         RBatch batch = redisson.createBatch(org.redisson.api.BatchOptions.defaults());
         List<RFuture<? extends Collection<ScoredEntry<String>>>> due = new ArrayList<>(probes.size());
+        List<RFuture<Integer>> marks = new ArrayList<>(probes.size());
         List<@Nullable RFuture<? extends Collection<ScoredEntry<String>>>> leases = new ArrayList<>(probes.size());
         List<@Nullable RFuture<Boolean>> paused = new ArrayList<>(probes.size());
         for (Probe probe : probes) {
             List<Object> k = probe.queue().keys();
-            due.add(batch.<String>getScoredSortedSet((String) k.get(1), StringCodec.INSTANCE).entryRangeAsync(0, 0));
+            // delayed's head past the priorities' markers (scored -inf, includes/priorities.lua: a score Redisson cannot
+            // read back), and how many markers there are: a marked queue may hold prioritized messages due in sets
+            // of their own, which this turn does not read, so it reads as due now and its consumer claims
+            var delayed = batch.<String>getScoredSortedSet((String) k.get(1), StringCodec.INSTANCE);
+            due.add(delayed.entryRangeAsync(Double.NEGATIVE_INFINITY, false, Double.POSITIVE_INFINITY, true, 0, 1));
+            marks.add(delayed.countAsync(Double.NEGATIVE_INFINITY, true, Double.NEGATIVE_INFINITY, true));
             leases.add(probe.leases()
                     ? batch.<String>getScoredSortedSet((String) k.get(2), StringCodec.INSTANCE).entryRangeAsync(0, 0)
                     : null);
@@ -127,7 +133,8 @@ public final class WatchRegistry {
         for (int i = 0; i < probes.size(); i++) {
             RFuture<? extends Collection<ScoredEntry<String>>> lease = leases.get(i);
             RFuture<Boolean> pause = paused.get(i);
-            heads.add(new Heads(head(done(due.get(i))), lease == null ? -1 : head(done(lease)),
+            Integer marked = done(marks.get(i));
+            heads.add(new Heads(marked != null && marked > 0 ? 0 : head(done(due.get(i))), lease == null ? -1 : head(done(lease)),
                     pause != null && Boolean.TRUE.equals(done(pause))));
         }
         return heads;
@@ -144,9 +151,7 @@ public final class WatchRegistry {
             return -1;
         }
         double score = entries.iterator().next().getScore();
-        // a score no script writes (fractional, infinite, negative) reads as due now: the claim deals with it; so does
-        // a priority's marker (-inf, includes/priorities.lua), so a queue holding prioritized messages gets a claim
-        // on its turn, which reads the priorities' sets this read does not
+        // a score no script writes (fractional, infinite, negative) reads as due now: the claim deals with it
         return score >= 0 && score < 0x1p53 && score == Math.rint(score) ? (long) score : 0;
     }
 }

@@ -124,8 +124,11 @@ for i, id in ipairs(ids) do
     local level = not group and priority_in(body, 1)
     if group then
       grouped[#grouped + 1] = { '|' .. s .. group .. '\31' .. id, due }
-    elseif level then
-      prioritized[#prioritized + 1] = { '^' .. level .. s .. id, due_text }
+    elseif level then -- one ZADD per priority for the call
+      if not prioritized[level] then prioritized[level] = {} end
+      local run = prioritized[level]
+      run[#run + 1] = due_text
+      run[#run + 1] = '^' .. level .. s .. id
     else
       scores[#scores + 1] = due_text
       scores[#scores + 1] = '~' .. s .. id
@@ -138,6 +141,6 @@ end
 if #scores > 0 then redis.call('ZADD', KEYS[2], unpack(scores)) end
 redis.call('HSET', KEYS[1], unpack(envelopes))
 for _, g in ipairs(grouped) do group_pend(queue, g[1], g[2], nil) end
-for _, p in ipairs(prioritized) do priority_pend(queue, p[1], p[2]) end
+for level, run in pairs(prioritized) do priority_pend_all(queue, level, run) end
 wake_if_earlier(ARGV[1], earliest, old_head)
 return result

@@ -15,7 +15,9 @@
 -- Returns: the Redis time (ms), the size of the set read ('' for 'id'), then five fields per message:
 --          id, state ('d' pending, 'i' in flight), score (due time, or lease deadline in flight), attempts (''
 --          before the first claim), envelope, last error ('' if none). A member whose envelope is gone is skipped.
--- Read-only; touches at most 'limit' messages (the caller bounds it to 1,000).
+-- Read-only; touches at most 'limit' messages (the caller bounds it to 1,000), but for a page of pending messages of a
+-- queue with priorities: it reads up to offset + limit members of delayed and of each marked priority's set, and
+-- merges them (a deep page costs its offset).
 --- @include "clock"
 --- @include "format"
 --- @include "keys"
@@ -107,11 +109,13 @@ if ARGV[2] == 'delayed' and redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2] == 
       total = total + redis.call('ZCARD', keys[#keys])
     end
   end
-  if redis.call('ZSCORE', key, GROUPS_MARK) then total = total - 1 end
+  local marked = redis.call('ZSCORE', key, GROUPS_MARK) -- skipped below: delayed reads one more for it
+  if marked then total = total - 1 end
   out[2] = total
   local all = {}
   for _, k in ipairs(keys) do
-    local part = redis.call('ZRANGEBYSCORE', k, '(-inf', '+inf', 'WITHSCORES', 'LIMIT', 0, offset + limit)
+    local part = redis.call('ZRANGEBYSCORE', k, '(-inf', '+inf', 'WITHSCORES', 'LIMIT', 0,
+      offset + limit + ((marked and k == key) and 1 or 0))
     for i = 1, #part, 2 do
       if part[i] ~= GROUPS_MARK then all[#all + 1] = { part[i], tonumber(part[i + 1]) } end
     end

@@ -54,7 +54,7 @@ local function write_tick(id, due, body)
   local s = encode8(reserve_sequence(KEYS[9], 1))
   local envelope = '2' .. s .. encode8(now_ms()) .. body
   redis.call('HSET', KEYS[1], id, envelope)
-  pend(keys, member_of(id, envelope), due, nil) -- delayed, or the priority's set of a definition with one
+  pend(keys, member_of(id, envelope), due, nil) -- where its shape pends (ticks carry no priority: delayed)
   wake_if_earlier(ARGV[1], tonumber(due), old_head)
   return 1
 end

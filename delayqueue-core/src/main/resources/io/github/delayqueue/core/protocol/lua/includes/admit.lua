@@ -76,27 +76,30 @@ local function in_due_order(members, ids, scores, limit)
   for i = n, 1, -1 do members[i], ids[i], scores[i] = m[i], d[i], c[i] end
 end
 
--- Orders the candidates of a queue with priorities (includes/priorities.lua) and keeps the first `limit`: lowest
--- `due - level * aging` first, then the higher level, then send order (format.lua's send_rank). One sort, no command.
-local function by_priority(members, ids, scores, levels, limit, aging)
-  local n = #members
-  local rank, order = {}, {}
-  for i = 1, n do
-    rank[i] = tonumber(scores[i]) - levels[i] * aging
-    order[i] = i
+-- A run of candidates of a queue with priorities (includes/priorities.lua): entries { member, id, score (the due time
+-- as the reply writes it), level, rank = due - level * aging, home (the priority's set it was read from, or nil) }, in
+-- claim order: lowest rank first, then the higher level, then send order (format.lua's send_rank).
+local function before(x, y)
+  if x.rank ~= y.rank then return x.rank < y.rank end
+  if x.level ~= y.level then return x.level > y.level end
+  return send_rank(x.member) < send_rank(y.member)
+end
+
+-- The first `limit` of two runs merged (each in claim order), and the first entry left out (nil when none)
+local function merge_runs(a, b, limit)
+  local out, i, j = {}, 1, 1
+  while #out < limit and (a[i] or b[j]) do
+    if b[j] == nil or (a[i] ~= nil and before(a[i], b[j])) then
+      out[#out + 1] = a[i]
+      i = i + 1
+    else
+      out[#out + 1] = b[j]
+      j = j + 1
+    end
   end
-  table.sort(order, function(x, y)
-    if rank[x] ~= rank[y] then return rank[x] < rank[y] end
-    if levels[x] ~= levels[y] then return levels[x] > levels[y] end
-    return send_rank(members[x]) < send_rank(members[y])
-  end)
-  local take = math.min(limit, n)
-  local m, d, c = {}, {}, {}
-  for k = 1, take do
-    local i = order[k]
-    m[k], d[k], c[k] = members[i], ids[i], scores[i]
-  end
-  for i = n, 1, -1 do members[i], ids[i], scores[i] = m[i], d[i], c[i] end
+  local left = a[i]
+  if left == nil or (b[j] ~= nil and before(b[j], left)) then left = b[j] end
+  return out, left
 end
 
 -- The priorities' markers, when delayed's due read starts at -inf (where they are scored: no command otherwise):
@@ -115,38 +118,62 @@ local function read_marks(c, room)
   return levels, redis.call('ZRANGEBYSCORE', c.keys.delayed, '(-inf', c.now, 'WITHSCORES', 'LIMIT', 0, room)
 end
 
--- The due members of the marked priorities' sets, at most `room` of each, added to the candidates with their levels
--- (the candidates before them at DEFAULT_LEVEL). A marker whose set is gone goes (one EXISTS, for a set with none
--- due). c.prioritized: the lease stage takes members from their own sets; c.levels: the levels still marked, whose
--- heads the reply's next event reads.
+-- The due candidates of a queue with priorities, the best `room` of them in claim order (merge_runs): the candidates
+-- read so far (delayed's and the groups', in due order: the DEFAULT_LEVEL run), then each marked priority's set from
+-- the highest down, each read only as far as it can beat the room-th candidate so far (a member of level L due after
+-- that one's rank + L x aging cannot), at most `room` of it: so a backlog that aging does not mix costs its lower
+-- priorities an empty read each. A marker whose set is gone goes (one ZCARD, for a read that found nothing: ZCARD
+-- rather than EXISTS, which the smallest ACL rule set of docs/internals/redis-layout.md does not allow).
+-- c.prioritized: the lease stage takes members from the sets they were read from (batch.homes); c.levels: the levels
+-- still marked, whose heads the reply's next event reads; c.due_left: a due candidate left out, when one was (the reply
+-- then names it as the next event, due now, and reads no head).
 local function read_priorities(c, batch, levels, room)
   local members, ids, scores = batch.members, batch.ids, batch.scores
-  local ranks = {}
-  batch.homes = {} -- member -> the priority's set it was read from (the others were read from delayed or a group)
-  for i = 1, #members do ranks[i] = DEFAULT_LEVEL end
-  c.prioritized = true
-  c.levels = {}
-  for _, level in ipairs(levels) do
-    local key = c.keys.base .. 'priority:' .. level
-    local due = redis.call('ZRANGEBYSCORE', key, '-inf', c.now, 'WITHSCORES', 'LIMIT', 0, room)
-    if #due == 0 and redis.call('EXISTS', key) == 0 then
-      redis.call('ZREM', c.keys.delayed, '^' .. level)
+  local aging = c.aging
+  local best = {}
+  for i = 1, math.min(#members, room) do
+    local due = tonumber(scores[i])
+    best[i] = { member = members[i], id = ids[i], score = scores[i], level = DEFAULT_LEVEL,
+      rank = due - DEFAULT_LEVEL * aging, due = due }
+  end
+  local left = members[room + 1] and tonumber(scores[room + 1]) or nil
+  table.sort(levels, function(x, y) return x > y end)
+  c.prioritized, c.levels = true, {}
+  for _, digit in ipairs(levels) do
+    local level = tonumber(digit)
+    local key = c.keys.base .. 'priority:' .. digit
+    local upto = c.now
+    if #best >= room and best[room].rank + level * aging < upto then upto = best[room].rank + level * aging end
+    local due = redis.call('ZRANGEBYSCORE', key, '-inf', string.format('%d', upto), 'WITHSCORES', 'LIMIT', 0, room)
+    if #due == 0 and redis.call('ZCARD', key) == 0 then
+      redis.call('ZREM', c.keys.delayed, '^' .. digit)
     else
-      c.levels[#c.levels + 1] = level
+      c.levels[#c.levels + 1] = digit
     end
+    local run = {}
     for k = 1, #due, 2 do
       if bad_score(due[k + 1]) then
         bury_bad_score(c, due[k], due[k + 1])
       else
-        members[#members + 1] = due[k]
-        ids[#ids + 1] = id_of(due[k])
-        scores[#scores + 1] = string.format('%d', tonumber(due[k + 1]))
-        ranks[#ranks + 1] = tonumber(level)
-        batch.homes[due[k]] = key
+        local at = tonumber(due[k + 1])
+        run[#run + 1] = { member = due[k], level = level, rank = at - level * aging, due = at, home = key }
       end
     end
+    if #run > 0 then
+      local out
+      best, out = merge_runs(best, run, room)
+      if out and (left == nil or out.due < left) then left = out.due end
+    end
   end
-  if #members > 0 then by_priority(members, ids, scores, ranks, room, c.aging) end
+  batch.homes = {}
+  for i = 1, #best do
+    local e = best[i]
+    members[i], ids[i] = e.member, e.id or id_of(e.member)
+    scores[i] = e.score or string.format('%d', e.due)
+    if e.home then batch.homes[e.member] = e.home end
+  end
+  for i = #members, #best + 1, -1 do members[i], ids[i], scores[i] = nil, nil, nil end
+  c.due_left = left
 end
 
 -- The verdict on a member read due from delayed, before its envelope is read: 'corrupt' (a bad score), 'marker' (the
@@ -215,7 +242,7 @@ local function read_candidates(c, room)
       end
     end
     for i = #members, kept + 1, -1 do members[i], ids[i], scores[i] = nil, nil, nil end
-    if ungrouped > 0 and #members > ungrouped and not levels then in_due_order(members, ids, scores, room) end
+    if ungrouped > 0 and #members > ungrouped then in_due_order(members, ids, scores, room) end
   end
   if levels then read_priorities(c, batch, levels, room) end
   return batch

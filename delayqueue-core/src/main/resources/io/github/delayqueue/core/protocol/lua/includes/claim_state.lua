@@ -52,7 +52,7 @@ local function claim_reply(c, paused)
   if paused then
     c.out[4] = 'P'
   else
-    local next_due, held = flow_next(c.flow, earliest_pending(c.keys, c.levels))
+    local next_due, held = flow_next(c.flow, earliest_pending(c.keys, c.levels, c.due_left))
     c.out[4] = held
     local next_lease = head_score(c.keys.inflight)
     local next_event = next_due

@@ -32,10 +32,18 @@ local function priority_pend(keys, member, due)
   redis.call('ZADD', keys.delayed, '-inf', string.sub(member, 1, 2))
 end
 
+-- priority_pend for several members of one priority, `run` their ZADD arguments (due time, member, ...): one ZADD
+local function priority_pend_all(keys, level, run)
+  redis.call('ZADD', keys.base .. 'priority:' .. level, unpack(run))
+  redis.call('ZADD', keys.delayed, '-inf', '^' .. level)
+end
+
 -- The earliest due time of the ungrouped pending messages: delayed's head, or, when delayed starts with the markers,
 -- the earliest of its head past them and the marked sets' heads. One ZRANGE for a queue without priorities, as
--- reading delayed's head costs. `levels`: the marked levels when the caller read them already (the claim), else nil.
-local function earliest_pending(keys, levels)
+-- reading delayed's head costs. `levels`: the marked levels when the caller read them already (the claim), else nil;
+-- `due_left`: the due time of a due message the claim left out, if any (then no command).
+local function earliest_pending(keys, levels, due_left)
+  if due_left then return due_left end -- a due message the claim left: due now, whatever the heads
   if not levels then
     local first = redis.call('ZRANGE', keys.delayed, 0, 0, 'WITHSCORES')
     if first[2] ~= '-inf' then return first[2] and tonumber(first[2]) or nil end
@@ -47,7 +55,8 @@ local function earliest_pending(keys, levels)
   local head = pending_head(keys.delayed)
   for _, level in ipairs(levels) do
     local h = head_score(keys.base .. 'priority:' .. level)
-    if h ~= nil and (head == nil or h < head) then head = h end
+    -- a head past any due time (+inf, written by hand) is none: it never comes due
+    if h ~= nil and h < math.huge and (head == nil or h < head) then head = h end
   end
   return head
 end
