@@ -498,9 +498,10 @@ public final class Benchmarks {
 
     /**
      * {@code DETAIL scenario=priorities with=<median msg/s> without=<median msg/s> with_vs_without=<ratio>
-     * within_0.9x=PASS|MISS with_vs_without_by_round=… redis_us_with=… redis_us_without=… jvm_us_with=… jvm_us_without=…}:
-     * the drain rate of the backlog with priorities over without (medians of the alternating rounds; each round's own
-     * ratio too) and the CPU per message of each; then {@code DETAIL scenario=priorities last_high_s_with=<median>
+     * within_0.9x=PASS|MISS with_vs_without_by_round=… redis_us_with=… redis_us_without=… jvm_us_with=… jvm_us_without=…
+     * write_s_with=… write_s_without=…}: the drain rate of the backlog with priorities over without (medians of the
+     * alternating rounds; each round's own ratio too), the CPU per message of each, and the seconds the backlog's sends
+     * took (medians); then {@code DETAIL scenario=priorities last_high_s_with=<median>
      * last_high_s_without=<median> last_high_with_vs_without=<ratio> last_high_at_with=… last_high_at_without=…
      * last_high_s_by_round=<with>/<without>,…}: when the last priority-9 message was handled (seconds from the
      * consumer's start; and how many messages had been handled by then); then the per-command line as set-completion's.
@@ -529,7 +530,9 @@ public final class Benchmarks {
                         : prioritiesShare >= PRIORITIES_RATE_BOUND ? "PASS" : "MISS")
                 + " with_vs_without_by_round=" + byRound + " redis_us_with=" + format(cpuOf(scenario, "ours", 0))
                 + " redis_us_without=" + format(cpuOf(scenario, "without", 0)) + " jvm_us_with="
-                + format(cpuOf(scenario, "ours", 1)) + " jvm_us_without=" + format(cpuOf(scenario, "without", 1)));
+                + format(cpuOf(scenario, "ours", 1)) + " jvm_us_without=" + format(cpuOf(scenario, "without", 1))
+                + " write_s_with=" + format(medianOfDetail(with, "write_s")) + " write_s_without="
+                + format(medianOfDetail(without, "write_s")));
         out.println("DETAIL scenario=" + scenario + " last_high_s_with=" + format(highWith) + " last_high_s_without="
                 + format(highWithout) + " last_high_with_vs_without=" + format(prioritiesHighShare)
                 + " last_high_at_with=" + format(medianOfDetail(with, "last_high_at")) + " last_high_at_without="
