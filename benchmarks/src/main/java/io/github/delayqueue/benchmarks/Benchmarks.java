@@ -220,6 +220,26 @@ public final class Benchmarks {
                         setLine(scenario);
                         break;
                     }
+                    case "priorities": {
+                        int n = settings.integer("priorities-count");
+                        io.github.delayqueue.core.ConsumerOptions options = ours.consumerOptions();
+                        if (!settings.bool("warmup") && sides.contains("ours")) {
+                            // without the run's warm-up (which includes this), its own: two untimed rounds of each
+                            // side, of 20,000 messages each (of --priorities-count where that is fewer)
+                            long w0 = System.nanoTime();
+                            Priorities.warmUp(bench, options, Math.min(20_000, n));
+                            out.printf(Locale.ROOT, "# priorities: its own warm-up done in %.1f s%n",
+                                    (System.nanoTime() - w0) / 1e9);
+                        }
+                        // with and without rounds alternate (with first), so the ratios are of medians taken under the
+                        // same load
+                        results.add(compare(scenario, "msg/s", false,
+                                () -> Priorities.measure(bench, options, n, true, 600), "without",
+                                () -> Priorities.measure(bench, options, n, false, 600), null,
+                                settings.integer("priorities-rounds")));
+                        prioritiesLine(scenario);
+                        break;
+                    }
                     case "observed-path-cost": {
                         results.add(observedPathCost(scenario, settings.integer("rounds"),
                                 settings.integer("path-cost-batches")));
@@ -467,6 +487,71 @@ public final class Benchmarks {
         out.println(sb);
     }
 
+    /** priorities' median drain rate with priorities over without; NaN without them. */
+    private double prioritiesShare = Double.NaN;
+
+    /** priorities' median seconds until the last priority-9 message is handled, with priorities over without. */
+    private double prioritiesHighShare = Double.NaN;
+
+    /** The bound on priorities' rate: with priorities ≥ 0.9× the rate of the same backlog without. */
+    static final double PRIORITIES_RATE_BOUND = 0.9;
+
+    /**
+     * {@code DETAIL scenario=priorities with=<median msg/s> without=<median msg/s> with_vs_without=<ratio>
+     * within_0.9x=PASS|MISS with_vs_without_by_round=… redis_us_with=… redis_us_without=… jvm_us_with=… jvm_us_without=…
+     * write_s_with=… write_s_without=…}: the drain rate of the backlog with priorities over without (medians of the
+     * alternating rounds; each round's own ratio too), the CPU per message of each, and the seconds the backlog's sends
+     * took (medians); then {@code DETAIL scenario=priorities last_high_s_with=<median>
+     * last_high_s_without=<median> last_high_with_vs_without=<ratio> last_high_at_with=… last_high_at_without=…
+     * last_high_s_by_round=<with>/<without>,…}: when the last priority-9 message was handled (seconds from the
+     * consumer's start; and how many messages had been handled by then); then the per-command line as set-completion's.
+     */
+    void prioritiesLine(String scenario) { // package-private: BenchmarksFiguresTest judges figures it sets
+        Rounds r = rounds.get(scenario);
+        if (r == null || r.second() == null) {
+            return;
+        }
+        List<Side.Measure> with = r.first().measures();
+        List<Side.Measure> without = r.second().measures();
+        prioritiesShare = r.first().median() / r.second().median();
+        double highWith = medianOfDetail(with, "last_high_s");
+        double highWithout = medianOfDetail(without, "last_high_s");
+        prioritiesHighShare = highWith / highWithout;
+        StringBuilder byRound = new StringBuilder();
+        StringBuilder highByRound = new StringBuilder();
+        for (int i = 0; i < Math.min(with.size(), without.size()); i++) {
+            byRound.append(i == 0 ? "" : ",").append(format(with.get(i).value() / without.get(i).value()));
+            highByRound.append(i == 0 ? "" : ",").append(with.get(i).detail().getOrDefault("last_high_s", "NaN"))
+                    .append('/').append(without.get(i).detail().getOrDefault("last_high_s", "NaN"));
+        }
+        out.println("DETAIL scenario=" + scenario + " with=" + format(r.first().median()) + " without="
+                + format(r.second().median()) + " with_vs_without=" + format(prioritiesShare) + " within_"
+                + format(PRIORITIES_RATE_BOUND) + "x=" + (!Double.isFinite(prioritiesShare) ? "NaN"
+                        : prioritiesShare >= PRIORITIES_RATE_BOUND ? "PASS" : "MISS")
+                + " with_vs_without_by_round=" + byRound + " redis_us_with=" + format(cpuOf(scenario, "ours", 0))
+                + " redis_us_without=" + format(cpuOf(scenario, "without", 0)) + " jvm_us_with="
+                + format(cpuOf(scenario, "ours", 1)) + " jvm_us_without=" + format(cpuOf(scenario, "without", 1))
+                + " write_s_with=" + format(medianOfDetail(with, "write_s")) + " write_s_without="
+                + format(medianOfDetail(without, "write_s")));
+        out.println("DETAIL scenario=" + scenario + " last_high_s_with=" + format(highWith) + " last_high_s_without="
+                + format(highWithout) + " last_high_with_vs_without=" + format(prioritiesHighShare)
+                + " last_high_at_with=" + format(medianOfDetail(with, "last_high_at")) + " last_high_at_without="
+                + format(medianOfDetail(without, "last_high_at")) + " last_high_s_by_round=" + highByRound);
+        Map<String, double[]> a = commandMedians(with);
+        Map<String, double[]> b = commandMedians(without);
+        java.util.Set<String> commands = new java.util.LinkedHashSet<>(a.keySet());
+        commands.addAll(b.keySet());
+        StringBuilder sb = new StringBuilder("DETAIL scenario=" + scenario
+                + " commands=usec_per_msg(with/without/with-without)");
+        for (String c : commands) {
+            double x = a.containsKey(c) ? a.get(c)[0] : 0;
+            double y = b.containsKey(c) ? b.get(c)[0] : 0;
+            sb.append(' ').append(c).append('=').append(format(x)).append('/').append(format(y)).append('/')
+                    .append(format(x - y));
+        }
+        out.println(sb);
+    }
+
     /** Per command, the median over the rounds of its {@code cmd_usec_per_msg} (absent in a round: 0), largest first. */
     private static Map<String, double[]> commandMedians(List<Side.Measure> measures) {
         Map<String, List<Double>> by = new java.util.LinkedHashMap<>();
@@ -643,6 +728,12 @@ public final class Benchmarks {
                         + "without a set (" + (Double.isFinite(setShare) ? format(setShare) + "×" : "not measured")
                         + "); last member's handler return → callback's handler start p50 " + format(setP50) + " ms, p99 "
                         + format(setP99) + " ms (no target)", setShare <= SET_CPU_BOUND, Double.isFinite(setShare));
+            case "priorities":
+                return new Target("drain rate with priorities ≥ " + format(PRIORITIES_RATE_BOUND) + "× without ("
+                        + (Double.isFinite(prioritiesShare) ? format(prioritiesShare) + "×" : "not measured")
+                        + "); last priority-9 message handled at " + (Double.isFinite(prioritiesHighShare)
+                                ? format(prioritiesHighShare) + "×" : "not measured") + " the time without (no target)",
+                        prioritiesShare >= PRIORITIES_RATE_BOUND, Double.isFinite(prioritiesShare));
             case "end-to-end-batch":
                 return new Target("none yet (batch handlers against single-message handlers; CPU in DETAIL)", true);
             case "schedules-100k": {

@@ -1112,6 +1112,11 @@ final class OursSide extends Side {
                 setPlain(20_000);
             }
         }
+        // the priorities' claim (its reads of the priorities' sets and the sort), or priorities' first round measures
+        // its compilation
+        if (bench.settings.scenarios.contains("priorities")) {
+            Priorities.warmUp(bench, consumerOptions(), 20_000);
+        }
         // the observed path (Micrometer, Brave) too, or end-to-end-rate-observed measures its compilation
         if (bench.settings.scenarios.contains("end-to-end-rate-observed")) {
             for (int i = 0; i < 2; i++) {

@@ -31,7 +31,7 @@ final class Settings {
      */
     static final List<String> EXTRA_SCENARIOS = List.of("outbox-tx-rate", "end-to-end-rate-cluster",
             "schedules-100k", "rate-limited-drain", "end-to-end-batch", "groups-fairness", "idle-cost", "history",
-            "set-completion");
+            "set-completion", "priorities");
 
     /**
      * The scenarios the {@code before} side ({@code --before-jar}) runs in: issue 43 part 4's figures (single and batch
@@ -89,6 +89,10 @@ final class Settings {
                 + "--set-sets sets of the latency part");
         flag("set-sets", "100", "set-completion: sets of --set-count / --set-sets members, sent back to back, whose "
                 + "callbacks' latency is measured (last member's handler return to the callback's handler start)");
+        flag("priorities-count", "100000", "priorities (only when named): messages of the backlog, all due, levels 0 "
+                + "to 9 one in ten each, drained with priorities and without (rounds alternating)");
+        flag("priorities-rounds", "3", "priorities: its rounds, each with priorities then without (about 40 s a round "
+                + "on a loaded 2-core box)");
         flag("memory-count", "100000", "redis-bytes-per-message: pending messages");
         flag("schedules-count", "100000", "schedules-100k (only when named): fixed-rate schedules on one queue (Redisson: cron tasks of RScheduledExecutorService)");
         flag("schedules-period-ms", "60000", "schedules-100k: their period (all tick at the same instants)");

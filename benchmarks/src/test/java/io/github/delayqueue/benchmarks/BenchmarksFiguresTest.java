@@ -206,6 +206,31 @@ class BenchmarksFiguresTest {
         assertFalse(notRun.measured());
     }
 
+    /** priorities judged on rounds of these rates (msg/s) with priorities and without. */
+    private static Benchmarks.Target priorities(double[] with, double[] without) {
+        Benchmarks b = judge();
+        b.rounds.put("priorities", new Benchmarks.Rounds(rounds("ours", false, with), rounds("without", false, without),
+                null));
+        b.prioritiesLine("priorities");
+        return b.target(new Benchmarks.Result("priorities", Benchmarks.median(with, false), Double.NaN, "msg/s",
+                Double.NaN));
+    }
+
+    @Test
+    void prioritiesIsMetAtNinetyPercentOfTheRateWithoutAndNotWithoutThem() {
+        double[] without = { 9_000, 10_000, 11_000 };
+        Benchmarks.Target at = priorities(new double[] { 8_000, 9_000, 12_000 }, without);
+        assertTrue(at.met(), at.text());
+        assertTrue(at.text().contains("(0.9×)"), at.text());
+        assertFalse(priorities(new double[] { 8_000, 8_990, 12_000 }, without).met());
+        Benchmarks.Target failed = priorities(new double[] { Double.NaN, Double.NaN, 12_000 }, without);
+        assertFalse(failed.met());
+        assertFalse(failed.measured(), failed.text());
+        Benchmarks.Target notRun = judge().target(new Benchmarks.Result("priorities", 9_000, Double.NaN, "msg/s",
+                Double.NaN));
+        assertFalse(notRun.measured());
+    }
+
     @Test
     void commandCostIsPerMessageOrPerThousandLargestFirstMovedCommandsOnly() {
         Map<String, String> before = Map.of("cmdstat_evalsha", "calls=10,usec=1000,usec_per_call=100.00",

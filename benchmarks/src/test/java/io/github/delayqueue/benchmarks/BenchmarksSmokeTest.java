@@ -32,7 +32,7 @@ class BenchmarksSmokeTest {
 
     /**
      * Every scenario: the default run's (burst-drain-10m and observed-path-cost among them), schedules-100k,
-     * rate-limited-drain, end-to-end-batch, groups-fairness, history and set-completion (outbox-tx-rate has its own test: it needs a PostgreSQL).
+     * rate-limited-drain, end-to-end-batch, groups-fairness, history, set-completion and priorities (outbox-tx-rate has its own test: it needs a PostgreSQL).
      */
     private static final List<String> ALL = new ArrayList<>(Settings.ALL_SCENARIOS);
 
@@ -43,6 +43,7 @@ class BenchmarksSmokeTest {
         ALL.add("groups-fairness");
         ALL.add("history");
         ALL.add("set-completion");
+        ALL.add("priorities");
     }
 
     private static final String SCENARIOS = String.join(",", ALL);
@@ -61,7 +62,8 @@ class BenchmarksSmokeTest {
                     "--under-burst-size=500", "--consumers4-size=1000", "--redisson-consumers4=true",
                     "--burst10m-size=2000", "--path-cost-batches=10", "--schedules-count=200", "--schedules-period-ms=1000", "--schedules-ticks=2",
                     "--ratelimit-size=30", "--ratelimit-rate=50/1s", "--groups-big=20", "--groups-small=3",
-                    "--history-count=500", "--history-max-count=100", "--set-count=500", "--set-sets=5");
+                    "--history-count=500", "--history-max-count=100", "--set-count=500", "--set-sets=5",
+                    "--priorities-count=500", "--priorities-rounds=1");
         }
         String output = bytes.toString(StandardCharsets.UTF_8);
         System.out.println(output); // kept in the surefire report
@@ -137,6 +139,13 @@ class BenchmarksSmokeTest {
                 + ".* sets=5\n").matcher(output).find(), output);
         assertEquals(500, oursDetail(output, "set-completion", "set_acked"), output);
         assertEquals(0, oursDetail(output, "set-completion", "callbacks_twice"), output);
+        // priorities: the drain with priorities against without, and when the last priority-9 message was handled
+        assertTrue(output.contains("\nDETAIL scenario=priorities rounds=without:"), output);
+        assertTrue(Pattern.compile("\nDETAIL scenario=priorities with=\\S+ without=\\S+ with_vs_without=[0-9.]+ "
+                + "within_0.9x=(PASS|MISS) ").matcher(output).find(), output);
+        assertTrue(Pattern.compile("\nDETAIL scenario=priorities last_high_s_with=[0-9.]+ last_high_s_without=[0-9.]+ ")
+                .matcher(output).find(), output);
+        assertEquals(500, oursDetail(output, "priorities", "messages"), output);
         // ours, the total of both drains (" handled_twice=", not the per-drain "{...;handled_twice=")
         assertEquals(0, oursDetail(output, "consumers-4", "handled_twice"), "four consumers handled a message twice\n"
                 + output);

@@ -113,4 +113,12 @@ class SettingsTest {
         assertEquals("--set-sets must be at most --set-count (sets of at least one member), was 11 sets of 10",
                 e.getMessage());
     }
+
+    @Test
+    void prioritiesIsNamedOnly() {
+        assertFalse(new Settings().scenarios.contains("priorities"));
+        assertTrue(new Settings("--scenarios=priorities").scenarios.contains("priorities"));
+        assertEquals("100000", new Settings().get("priorities-count"));
+        assertEquals("3", new Settings().get("priorities-rounds"));
+    }
 }
