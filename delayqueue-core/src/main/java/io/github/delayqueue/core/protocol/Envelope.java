@@ -448,6 +448,12 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
                 throw new IllegalArgumentException(problem);
             }
             problem = "the headers are not a JSON object of strings";
+            if (headersLength == PRIORITY_ONLY_LENGTH && stored.startsWith(PRIORITY_ONLY, lengthEnd + 1)
+                    && stored.startsWith("\"}", headersEnd - 2)) {
+                // a message whose only header is its priority, as most prioritized messages are: no JSON parser
+                return new Envelope(Instant.ofEpochMilli(enqueuedMs), Map.of(), stored.substring(headersEnd), null,
+                        priorityOf(stored.substring(headersEnd - 3, headersEnd - 2)));
+            }
             Map<String, String> headers = headersLength == 0 ? Map.of() : readHeaders(stored, lengthEnd + 1, headersEnd);
             String group = headers.get(GROUP_HEADER);
             // as the scripts read it (includes/format.lua's member_of): a group wins over a priority, which Java never
@@ -468,6 +474,10 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
                     + " characters): " + problem + (e instanceof JacksonException ? ": " + Unreadable.describe(e) : ""), e);
         }
     }
+
+    /** The headers of a message whose only header is its priority: {@code {"dq-priority":"<digit>"}}. */
+    private static final String PRIORITY_ONLY = "{\"" + PRIORITY_HEADER + "\":\"";
+    private static final int PRIORITY_ONLY_LENGTH = PRIORITY_ONLY.length() + 3;
 
     /**
      * The priority a {@link #PRIORITY_HEADER} value names: one digit, as {@code includes/format.lua}'s priority_in

@@ -26,6 +26,29 @@ class EnvelopeTest {
         assertThat(envelope.payload()).isEqualTo("{\"n\":1}");
     }
 
+    /** The priority header is read (with or without the JSON parser) and hidden, as the scripts read it. */
+    @Test
+    void thePriorityIsReadAndHidden() {
+        String prefix = "2" + "AAAAAAAA" + "BBBBBBBB";
+        Envelope only = Envelope.parse(prefix + Envelope.body(Envelope.withReserved(null, null, null, 9, null, Map.of()), "1"));
+        assertThat(only.priority()).isEqualTo(9);
+        assertThat(only.headers()).isEmpty();
+        assertThat(only.payload()).isEqualTo("1");
+        Envelope withOthers = Envelope.parse(prefix + Envelope.body(Envelope.withReserved(60_000L, "+5", null, 0, null,
+                Map.of("tenant", "acme")), "{\"n\":1}"));
+        assertThat(withOthers.priority()).isZero();
+        assertThat(withOthers.headers()).containsExactly(Map.entry("tenant", "acme"));
+        assertThat(withOthers.payload()).isEqualTo("{\"n\":1}");
+        // the default is written as no header; a group wins over a priority; a value of no digit is none
+        assertThat(Envelope.body(Envelope.withReserved(null, null, null, Envelope.DEFAULT_PRIORITY, null, Map.of()), "1"))
+                .isEqualTo("0:1");
+        assertThat(Envelope.parse(prefix + "34:{\"dq-group\":\"G\",\"dq-priority\":\"9\"}1").priority())
+                .isEqualTo(Envelope.DEFAULT_PRIORITY);
+        assertThat(Envelope.parse(prefix + "20:{\"dq-priority\":\"12\"}1").priority()).isEqualTo(Envelope.DEFAULT_PRIORITY);
+        assertThat(Envelope.parse(prefix + "19:{\"dq-priority\":\"x\"}1").priority()).isEqualTo(Envelope.DEFAULT_PRIORITY);
+        assertThat(Envelope.idOf("^9" + "AAAAAAAA" + "order:1")).isEqualTo("order:1");
+    }
+
     @Test
     void noHeadersCostTwoCharacters() {
         assertThat(Envelope.body(Map.of(), "\"x\"")).isEqualTo("0:\"x\"");
