@@ -76,6 +76,33 @@
         return (v >= 1000 ? (v / 1000).toFixed(2) + ' s' : v.toFixed(v < 10 ? 2 : 0) + ' ms') + ' (' + m.latenessStat + ')';
     }
 
+    // ---- priorities (SendOptions.priority: 0 to 9, higher first among due messages; 4 is the default)
+
+    const DEFAULT_PRIORITY = 4;
+
+    // A message's priority as its number; one other than the default is marked (higher or lower) and says so on hover
+    function priorityCell(p) {
+        if (p === null || p === undefined) return td('priority', null, 'num');
+        const other = p === DEFAULT_PRIORITY ? null : (p > DEFAULT_PRIORITY ? 'above' : 'below');
+        return el('td', { 'data-col': 'priority', 'data-priority': p,
+            className: 'num' + (other ? ' prio-' + (other === 'above' ? 'high' : 'low') : ''),
+            title: other ? other + ' the default priority (' + DEFAULT_PRIORITY + ')' : 'the default priority' }, p);
+    }
+
+    // "(9: 20, 4: 100)": a queue's due messages per priority, the highest first, when any is of a priority other than
+    // the default (a queue without priorities shows its count alone)
+    function readyByPriority(v) {
+        const parts = v.readyByPriority || [];
+        if (!parts.some(p => p.priority !== DEFAULT_PRIORITY)) return null;
+        return '(' + parts.map(p => p.priority + ': ' + p.ready).join(', ') + ')';
+    }
+
+    function readyValue(v, id) {
+        const split = readyByPriority(v);
+        return [String(v.ready), split ? el('span', { className: 'by-priority', id: id,
+            title: 'due now per priority, the highest first' }, ' ' + split) : null];
+    }
+
     // ---- HTTP
 
     async function get(path) {
@@ -187,7 +214,7 @@
         const rows = o.queues.map(v => el('tr', { 'data-queue': v.code },
             el('td', { 'data-col': 'code' }, el('a', { href: link(v.code, 'pending') }, v.code)),
             td('pending', v.pending, 'num'),
-            td('ready', v.ready, 'num' + (v.ready > 0 ? ' warn' : '')),
+            td('ready', readyValue(v, null), 'num' + (v.ready > 0 ? ' warn' : '')),
             td('throttled', v.flow ? v.flow.throttled : null, 'num'),
             td('inFlight', v.inFlight, 'num'),
             td('dead', v.dead, 'num' + (v.dead > 0 ? ' bad' : '')),
@@ -210,7 +237,7 @@
             el('h1', { id: 'view-title' }, 'Queues'),
             el('div', { className: 'card' }, el('table', { id: 'queues' },
                 el('thead', {}, el('tr', {}, el('th', {}, 'Queue'), el('th', { className: 'num' }, 'Pending'),
-                    el('th', { className: 'num', title: 'pending and already due: a backlog when it stays above 0' }, 'Due now'),
+                    el('th', { className: 'num', title: 'pending and already due: a backlog when it stays above 0; per priority, the highest first, when some are of a priority other than the default (4)' }, 'Due now'),
                     el('th', { className: 'num', title: 'due now but held in Redis by the queue\'s flow limits or a slow-down hold (— : no flow control)' }, 'Throttled'),
                     el('th', { className: 'num' }, 'In flight'), el('th', { className: 'num' }, 'Dead'),
                     el('th', {}, 'Next due'), el('th', {}, 'Paused'),
@@ -256,7 +283,7 @@
             el('p', {}, el('a', { href: '#/' }, '← Overview')),
             el('h1', { id: 'view-title' }, 'Queue ', v.code, ' ',
                 v.paused ? el('span', { className: 'badge paused', id: 'paused' }, 'paused') : null),
-            el('div', { className: 'stats' }, stat('pending', 'pending', v.pending), stat('ready', 'due now', v.ready),
+            el('div', { className: 'stats' }, stat('pending', 'pending', v.pending), stat('ready', 'due now', readyValue(v, 'ready-by-priority')),
                 stat('inFlight', 'in flight', v.inFlight), stat('dead', 'dead', v.dead),
                 stat('nextDue', 'next due', v.nextDueAt ? span(v.nextDueInMillis) : '—'),
                 stat('lateness', 'lateness', lateness(v.metrics) || '—')),
@@ -322,21 +349,22 @@
         const page = await get(q(r.code) + '/pending?offset=' + encodeURIComponent(r.offset));
         const rows = page.messages.map(m => el('tr', { 'data-id': m.id },
             td('id', m.id), td('dueAt', when(m.dueAt)), td('dueIn', span(m.dueInMillis), m.dueInMillis < 0 ? 'warn' : null),
-            td('attempts', m.attempts, 'num'), td('lastError', m.lastError, 'wrap'), td('enqueuedAt', when(m.enqueuedAt)),
-            actionButtons(r.code, m, ['payload', 'run-now', 'reschedule', 'cancel'])));
-        return messageTable(r, page, ['Id', 'Due at', 'Due in', 'Attempts', 'Last error', 'Sent', ''], rows, 'No pending messages');
+            priorityCell(m.priority), td('attempts', m.attempts, 'num'), td('lastError', m.lastError, 'wrap'),
+            td('enqueuedAt', when(m.enqueuedAt)), actionButtons(r.code, m, ['payload', 'run-now', 'reschedule', 'cancel'])));
+        return messageTable(r, page, ['Id', 'Due at', 'Due in', 'Priority', 'Attempts', 'Last error', 'Sent', ''], rows,
+            'No pending messages');
     }
 
     // In flight and dead letters show each message's group (SendOptions.group; — without one), as text like every
     // user string. Pending has no such column: its page lists ungrouped messages only (grouped ones wait in their
-    // group's set, listed on the Groups tab).
+    // group's set, listed on the Groups tab). Pending and in flight show each message's priority (SendOptions.priority).
     async function inFlightTable(r) {
         const page = await get(q(r.code) + '/in-flight?offset=' + encodeURIComponent(r.offset));
         const rows = page.messages.map(m => el('tr', { 'data-id': m.id },
-            td('id', m.id), td('group', m.group), td('leaseDeadline', when(m.leaseDeadline)), td('leaseIn', span(m.leaseInMillis)),
-            td('attempts', m.attempts, 'num'), td('lastError', m.lastError, 'wrap'), td('enqueuedAt', when(m.enqueuedAt)),
-            actionButtons(r.code, m, ['payload', 'cancel'])));
-        return messageTable(r, page, ['Id', 'Group', 'Lease deadline', 'Lease ends', 'Attempt', 'Last error', 'Sent', ''], rows,
+            td('id', m.id), td('group', m.group), priorityCell(m.priority), td('leaseDeadline', when(m.leaseDeadline)),
+            td('leaseIn', span(m.leaseInMillis)), td('attempts', m.attempts, 'num'), td('lastError', m.lastError, 'wrap'),
+            td('enqueuedAt', when(m.enqueuedAt)), actionButtons(r.code, m, ['payload', 'cancel'])));
+        return messageTable(r, page, ['Id', 'Group', 'Priority', 'Lease deadline', 'Lease ends', 'Attempt', 'Last error', 'Sent', ''], rows,
             'No messages in flight');
     }
 
@@ -501,7 +529,7 @@
         if (s.state === 'pending') {
             summary = 'due ' + when(m.dueAt) + ' (' + span(m.dueInMillis) + ')';
             fields = [['attempts', 'Attempts so far', m.attempts], ['lastError', 'Last error', m.lastError],
-                ['group', 'Group', m.group], ['enqueuedAt', 'Sent', when(m.enqueuedAt)]];
+                ['group', 'Group', m.group], ['priority', 'Priority', m.priority], ['enqueuedAt', 'Sent', when(m.enqueuedAt)]];
         } else if (s.state === 'in-flight') {
             const run = s.running;
             summary = (run ? 'running on ' + run.instance + ', claimed ' + ago(run.claimedAgoMillis) + '; '
@@ -509,7 +537,8 @@
                 + ' (' + span(m.leaseInMillis) + ')';
             fields = [['attempts', 'Attempt', m.attempts], ['instance', 'Instance', run ? run.instance : null],
                 ['claimedAt', 'Claimed at', run ? when(run.claimedAt) : null], ['progress', 'Progress', run ? run.progress : null],
-                ['lastError', 'Last error', m.lastError], ['group', 'Group', m.group], ['enqueuedAt', 'Sent', when(m.enqueuedAt)]];
+                ['lastError', 'Last error', m.lastError], ['group', 'Group', m.group], ['priority', 'Priority', m.priority],
+                ['enqueuedAt', 'Sent', when(m.enqueuedAt)]];
         } else if (h) {
             summary = (OUTCOME_WORDS[h.outcome] || h.outcome + ' ') + ago(h.settledAgoMillis);
             fields = [['outcome', 'Outcome', h.outcome], ['settledAt', 'Settled at', when(h.settledAt)],
@@ -729,13 +758,14 @@
     async function showPayload(code, id) {
         try {
             const m = await get(q(code) + '/message?id=' + encodeURIComponent(id));
-            payloadPanel('Message ' + id, m.content);
+            payloadPanel('Message ' + id, m.content, m.message);
         } catch (e) {
             flash('error', e.message);
         }
     }
 
-    function payloadPanel(title, content) {
+    // message: the live message's row (its priority shown beside the size), or none for a dead letter
+    function payloadPanel(title, content, message) {
         let text = content.payload;
         if (!content.cut) {
             try { text = JSON.stringify(JSON.parse(content.payload), null, 2); } catch (e) { /* not JSON: as stored */ }
@@ -743,7 +773,10 @@
         const headers = Object.entries(content.headers || {});
         document.getElementById('panel').replaceChildren(el('div', { className: 'panel', id: 'payload' },
             el('div', { className: 'toolbar' }, el('b', {}, title), el('span', { className: 'muted' }, content.bytes + ' bytes'
-                + (content.cut ? ', cut to the dashboard\'s max-payload-size' : '')), el('span', { className: 'spacer' }),
+                + (content.cut ? ', cut to the dashboard\'s max-payload-size' : '')),
+                message ? el('span', { className: 'muted', id: 'payload-priority', 'data-priority': message.priority },
+                    'priority ' + message.priority) : null,
+                el('span', { className: 'spacer' }),
                 el('button', { onclick: () => document.getElementById('panel').replaceChildren() }, 'Close')),
             headers.length ? el('div', { id: 'payload-headers' }, headers.map(([k, v]) => el('div', {}, el('code', {}, k), ': ', v))) : null,
             el('pre', { id: 'payload-body' }, text)));

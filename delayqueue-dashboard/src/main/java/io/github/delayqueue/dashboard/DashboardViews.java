@@ -30,17 +30,33 @@ final class DashboardViews {
 
     /**
      * One queue's counts and figures. {@code nextDueInMillis} is the
-     * earliest due time minus the Redis clock (negative: overdue).
+     * earliest due time minus the Redis clock (negative: overdue). {@code readyByPriority} splits {@code ready} by
+     * priority ({@code SendOptions.priority}), the highest first, each priority with due messages only (empty when
+     * none is due; a queue without priorities has at most {@code 4}).
      */
     record QueueView(String code, long pending, long ready, long inFlight, long dead, @Nullable Instant nextDueAt,
             @Nullable Long nextDueInMillis, boolean paused, QueueMetrics.@Nullable Figures metrics,
-            @Nullable FlowView flow) {
+            @Nullable FlowView flow, List<PriorityCount> readyByPriority) {
 
         static QueueView of(String code, QueueStats stats, boolean paused, QueueMetrics.@Nullable Figures metrics) {
             Long dueIn = stats.nextDueAt() == null ? null
                     : Duration.between(stats.serverTime(), stats.nextDueAt()).toMillis();
             return new QueueView(code, stats.pending(), stats.ready(), stats.inFlight(), stats.dead(), stats.nextDueAt(),
-                    dueIn, paused, metrics, FlowView.of(stats.flow(), stats.serverTime()));
+                    dueIn, paused, metrics, FlowView.of(stats.flow(), stats.serverTime()),
+                    PriorityCount.of(stats.readyByPriority()));
+        }
+    }
+
+    /**
+     * The due messages of one priority: a list rather than a JSON object, whose integer keys a browser would iterate
+     * lowest first.
+     */
+    record PriorityCount(int priority, long ready) {
+
+        /** Highest first, whatever the map's order. */
+        static List<PriorityCount> of(Map<Integer, Long> byPriority) {
+            return byPriority.entrySet().stream().map(e -> new PriorityCount(e.getKey(), e.getValue()))
+                    .sorted(java.util.Comparator.comparingInt(PriorityCount::priority).reversed()).toList();
         }
     }
 
@@ -92,16 +108,20 @@ final class DashboardViews {
             List<MessageRow> messages) {
     }
 
-    /** A live message without its payload; {@code dueInMillis} and {@code leaseInMillis} are against the Redis clock. */
+    /**
+     * A live message without its payload; {@code dueInMillis} and {@code leaseInMillis} are against the Redis clock;
+     * {@code priority} is 0 to 9 ({@code SendOptions.priority}; 4 for a message sent without one on a queue without a
+     * default of its own).
+     */
     record MessageRow(String id, String state, @Nullable Instant dueAt, @Nullable Long dueInMillis,
             @Nullable Instant leaseDeadline, @Nullable Long leaseInMillis, int attempts, @Nullable String lastError,
-            @Nullable Instant enqueuedAt, @Nullable String group) {
+            @Nullable Instant enqueuedAt, @Nullable String group, int priority) {
 
         static MessageRow of(QueuedMessage m, Instant now) {
             return new MessageRow(m.id(), m.state().name(), m.dueAt(),
                     m.dueAt() == null ? null : Duration.between(now, m.dueAt()).toMillis(), m.leaseDeadline(),
                     m.leaseDeadline() == null ? null : Duration.between(now, m.leaseDeadline()).toMillis(), m.attempts(),
-                    m.lastError(), m.enqueuedAt(), m.group());
+                    m.lastError(), m.enqueuedAt(), m.group(), m.priority());
         }
     }
 

@@ -176,6 +176,91 @@ class DashboardApiTests extends DashboardTestSupport {
         assertThat(this.emails.delivered).containsExactly(new Email("ann@example.com", "soon"));
     }
 
+    /**
+     * A message's priority (SendOptions.priority) shows on the pending and in-flight pages, in the message and in its
+     * status; the queue's due messages are counted per priority, the highest first; and the actions that put a message
+     * back (reschedule, run now, requeue) keep its priority.
+     */
+    @Test
+    void prioritiesShowOnEveryMessageViewAndTheActionsKeepThem() {
+        this.template.send(DashQueues.REPORTS, Map.of("report", "bulk"), Duration.ofMinutes(30), SendOptions.id("bulk").priority(1));
+        this.template.send(DashQueues.REPORTS, Map.of("report", "urgent"), Duration.ofHours(1), SendOptions.id("urgent").priority(9));
+        report("plain", Duration.ofHours(2));
+        Http http = http().open();
+
+        JsonNode pending = json(http.get("/api/queues/REPORTS/pending"));
+        assertThat(ids(pending.path("messages"))).containsExactly("bulk", "urgent", "plain");
+        assertThat(pending.path("messages").valueStream().map(m -> m.path("priority").asInt())).containsExactly(1, 9, 4);
+        assertThat(json(http.get("/api/queues/REPORTS/message?id=urgent")).path("message").path("priority").asInt()).isEqualTo(9);
+        JsonNode status = json(http.get("/api/queues/REPORTS/status?id=bulk"));
+        assertThat(status.path("live").path("priority").asInt()).isEqualTo(1);
+        assertThat(json(http.get("/api/queues/REPORTS")).path("readyByPriority").size()).as("nothing due").isZero();
+
+        // reschedule and run now move a message, in its priority's set: it keeps its priority
+        Instant later = this.admin.stats(DashQueues.REPORTS).serverTime().plus(Duration.ofHours(3)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        HttpResponse<String> moved = http.post("/api/queues/REPORTS/reschedule", "{\"id\":\"urgent\",\"dueAt\":\"" + later + "\"}");
+        assertThat(moved.statusCode()).as(moved.body()).isEqualTo(200);
+        QueuedMessage urgent = this.admin.message(DashQueues.REPORTS, "urgent").orElseThrow();
+        assertThat(urgent.dueAt()).isEqualTo(later);
+        assertThat(urgent.priority()).isEqualTo(9);
+        HttpResponse<String> now = http.post("/api/queues/REPORTS/run-now", "{\"id\":\"bulk\"}");
+        assertThat(now.statusCode()).as(now.body()).isEqualTo(200);
+        assertThat(this.admin.message(DashQueues.REPORTS, "bulk").map(QueuedMessage::priority)).contains(1);
+
+        // due now per priority, the highest first (REPORTS has no consumer: they stay due)
+        this.template.send(DashQueues.REPORTS, Map.of("report", "rush"), Duration.ZERO, SendOptions.id("rush").priority(9));
+        this.template.send(DashQueues.REPORTS, Map.of("report", "rush-2"), Duration.ZERO, SendOptions.id("rush-2").priority(9));
+        report("now", Duration.ZERO);
+        await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.REPORTS).ready() == 4);
+        for (JsonNode queue : List.of(json(http.get("/api/queues/REPORTS")),
+                row(json(http.get("/api/overview")).path("queues"), "code", "REPORTS"))) {
+            assertThat(queue.path("ready").asLong()).isEqualTo(4);
+            assertThat(queue.path("readyByPriority").valueStream()
+                    .map(p -> p.path("priority").asInt() + ":" + p.path("ready").asLong()))
+                    .containsExactly("9:2", "4:1", "1:1");
+        }
+        // a queue without priorities: its due messages are all of the default priority
+        this.admin.pause(DashQueues.EMAILS);
+        try {
+            this.template.send(DashQueues.EMAILS, new Email("ann@example.com", "p"), Duration.ZERO, SendOptions.id("mail-p"));
+            await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.EMAILS).ready() == 1);
+            assertThat(json(http.get("/api/queues/EMAILS")).path("readyByPriority").valueStream()
+                    .map(p -> p.path("priority").asInt() + ":" + p.path("ready").asLong())).containsExactly("4:1");
+        } finally {
+            this.admin.resume(DashQueues.EMAILS);
+        }
+        await().atMost(DEADLINE).until(() -> this.emails.delivered.contains(new Email("ann@example.com", "p")));
+
+        // requeue: a dead letter comes back with its priority (EMAILS paused, so that it stays pending to be read)
+        this.emails.failFor.add("full@example.com");
+        this.template.send(DashQueues.EMAILS, new Email("full@example.com", "prio"), Duration.ZERO, SendOptions.id("dead-7").priority(7));
+        await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.EMAILS).dead() == 1);
+        String key = row(json(http.get("/api/queues/EMAILS/dead-letters")).path("deadLetters"), "id", "dead-7").path("key").asString();
+        this.admin.pause(DashQueues.EMAILS);
+        try {
+            HttpResponse<String> requeued = http.post("/api/queues/EMAILS/dead-letters/requeue", "{\"keys\":[\"" + key + "\"]}");
+            assertThat(requeued.statusCode()).as(requeued.body()).isEqualTo(200);
+            assertThat(this.admin.message(DashQueues.EMAILS, "dead-7").map(QueuedMessage::priority)).contains(7);
+            assertThat(json(http.get("/api/queues/EMAILS/pending")).path("messages").get(0).path("priority").asInt()).isEqualTo(7);
+        } finally {
+            this.emails.failFor.clear();
+            this.admin.resume(DashQueues.EMAILS);
+        }
+        await().atMost(DEADLINE).until(() -> this.emails.delivered.contains(new Email("full@example.com", "prio")));
+
+        // in flight
+        this.slow.hold();
+        this.template.send(DashQueues.SLOW, "hold", Duration.ZERO, SendOptions.id("held-8").priority(8));
+        try {
+            await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.SLOW).inFlight() == 1);
+            JsonNode held = row(json(http.get("/api/queues/SLOW/in-flight")).path("messages"), "id", "held-8");
+            assertThat(held.path("priority").asInt()).isEqualTo(8);
+            assertThat(json(http.get("/api/queues/SLOW/status?id=held-8")).path("live").path("priority").asInt()).isEqualTo(8);
+        } finally {
+            this.slow.release();
+        }
+    }
+
     @Test
     void deadLettersShowTheirReasonAndAreRequeuedOrDeleted() {
         this.emails.failFor.add("full@example.com");

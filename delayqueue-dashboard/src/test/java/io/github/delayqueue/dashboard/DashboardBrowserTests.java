@@ -215,6 +215,53 @@ class DashboardBrowserTests extends DashboardTestSupport {
         assertThat(browser.textOf(By.cssSelector("#dead-letters thead th:nth-child(2)"))).isEqualToIgnoringCase("Group");
     }
 
+    /**
+     * A message's priority (SendOptions.priority) is a column of the Pending and In flight tabs, one other than the
+     * default (4) marked; it shows beside a payload and in the id search; and the queue's due messages are counted per
+     * priority, the highest first, on the overview and the queue page. Run now keeps it.
+     */
+    @Test
+    void aPrioritizedMessagesPriorityIsShownAndDueNowIsCountedPerPriority() {
+        this.template.send(DashQueues.REPORTS, Map.of("report", "rush"), Duration.ZERO, SendOptions.id("rush").priority(9));
+        this.template.send(DashQueues.REPORTS, Map.of("report", "bulk"), Duration.ZERO, SendOptions.id("bulk").priority(1));
+        this.template.send(DashQueues.REPORTS, Map.of("report", "plain"), Duration.ZERO, SendOptions.id("plain"));
+        this.template.send(DashQueues.REPORTS, Map.of("report", "later"), Duration.ofHours(1), SendOptions.id("later").priority(7));
+        await().atMost(DEADLINE).until(() -> this.admin.stats(DashQueues.REPORTS).ready() == 3);
+
+        browser.open(base());
+        browser.waitForText(cell("REPORTS", "ready"), "3 (9: 1, 4: 1, 1: 1)");
+        assertThat(browser.textOf(cell("REPORTS", "pending"))).isEqualTo("4");
+        assertThat(browser.textOf(cell("EMAILS", "ready"))).as("no priorities: the count alone").isEqualTo("0");
+
+        browser.open(base() + "#/queues/REPORTS/pending");
+        browser.waitForText(priorityCell("rush"), "9");
+        assertThat(browser.textOf(By.cssSelector("#messages thead th:nth-child(4)"))).isEqualToIgnoringCase("Priority");
+        assertThat(browser.textOf(priorityCell("bulk"))).isEqualTo("1");
+        assertThat(browser.textOf(priorityCell("plain"))).isEqualTo("4");
+        assertThat(browser.textOf(priorityCell("later"))).isEqualTo("7");
+        assertThat(browser.attributes(priorityCell("rush"), "class")).containsExactly("num prio-high");
+        assertThat(browser.attributes(priorityCell("bulk"), "class")).containsExactly("num prio-low");
+        assertThat(browser.attributes(priorityCell("plain"), "class")).containsExactly("num");
+        assertThat(browser.textOf(By.cssSelector(".stat[data-col='ready'] b"))).isEqualTo("3 (9: 1, 4: 1, 1: 1)");
+        browser.screenshot("dashboard-priorities");
+
+        browser.click(button("later", "payload"));
+        browser.waitForText(By.id("payload-priority"), "priority 7");
+        lookUp("REPORTS", "bulk");
+        browser.textOf(lookupState("pending"));
+        assertThat(browser.textOf(lookupField("priority"))).isEqualTo("1");
+
+        browser.click(button("later", "run-now"));
+        browser.confirm(true);
+        browser.waitForText(FLASH, "Message later is due now");
+        assertThat(this.admin.message(DashQueues.REPORTS, "later").map(QueuedMessage::priority)).contains(7);
+        browser.waitForText(By.cssSelector(".stat[data-col='ready'] b"), "4 (9: 1, 7: 1, 4: 1, 1: 1)");
+    }
+
+    private static By priorityCell(String id) {
+        return By.cssSelector("#messages tr[data-id='" + id + "'] td[data-col='priority']");
+    }
+
     @Test
     void actionsOnPendingMessagesReportTheirResultAndBadInputItsMessage() {
         this.template.send(DashQueues.REPORTS, Map.of("report", "late"), Duration.ofHours(1), SendOptions.id("move-me"));

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
+import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.springframework.core.ResolvableType;
@@ -163,7 +164,9 @@ public final class DelayQueueTester {
 
     /**
      * Runs every pending and in-flight message of the queue now, and waits until all have been handled. Returns
-     * their ids, in the order they were handled.
+     * their ids, in the order they were handled. The pending ones are made due the highest {@code SendOptions.priority}
+     * first, then in due order, as a claim takes them once all are due: a consumer that runs one message at a time
+     * handles them in that order.
      *
      * @throws AssertionError        if one ends in the dead letters or is not handled within the timeout (listing
      *                               them all)
@@ -179,7 +182,8 @@ public final class DelayQueueTester {
     /**
      * Runs, now, every message of the queue that is due within {@code duration} (by the Redis clock; messages
      * already due and in flight included), as if that much time passed, and waits until all have been handled.
-     * Messages due later stay as they are. Returns the ids run, in the order they were handled.
+     * Messages due later stay as they are. Returns the ids run, in the order they were handled; they are made due as
+     * {@link #runAll} makes them, the highest priority first.
      *
      * @throws AssertionError        if one ends in the dead letters or is not handled within the timeout
      * @throws IllegalStateException if no consumer of the queue runs in this application, or the queue holds more
@@ -386,7 +390,8 @@ public final class DelayQueueTester {
      * Deletes what outlives the queue's messages, in the queue's keys and those of its partitions (tagged
      * {@code {<queue>#...}}), by SCAN (fine for a test's Redis; the engine never scans): the ids remembered after
      * delivery ({@code remembered:<id>}), the flow state of the queue ({@code flow}: its rate, its hold) and of its
-     * groups ({@code group-flow}, {@code group-idle}), and the groups' marker in {@code delayed} (includes/groups.lua).
+     * groups ({@code group-flow}, {@code group-idle}), the groups' marker in {@code delayed} (includes/groups.lua), and
+     * the priorities' markers there whose sets are empty ({@link #FORGET_PRIORITY_MARKS}).
      */
     private void forgetState(String prefix, String queue) {
         RedissonClient client = this.redisson.get();
@@ -399,9 +404,48 @@ public final class DelayQueueTester {
             client.getKeys().unlinkByPattern(base + "remembered:*");
             client.getKeys().unlinkByPattern(base + "group-*"); // group-flow, group-idle
             client.getKeys().unlinkByPattern(base + "flow");
-            client.getKeys().getKeysStreamByPattern(base + "delayed")
-                    .forEach(delayed -> client.getScoredSortedSet(delayed, StringCodec.INSTANCE).remove(GROUPS_MARK));
+            client.getKeys().getKeysStreamByPattern(base + "delayed").forEach(delayed -> {
+                client.getScoredSortedSet(delayed, StringCodec.INSTANCE).remove(GROUPS_MARK);
+                forgetPriorityMarks(client, delayed);
+            });
         }
+    }
+
+    /**
+     * A priority's marker in delayed: {@code ^<digit>} scored -inf, while the set {@code <base>priority:<digit>} may
+     * hold members (delayqueue-core's includes/priorities.lua; held equal to the scripts' by PriorityMarksTests).
+     */
+    static final char PRIORITY_MARK = '^';
+
+    /** The set a priority's messages pend in, after the queue's (or partition's) key base {@code <prefix>:{<tag>}:}. */
+    static final String PRIORITY_SET = "priority:";
+
+    /**
+     * Deletes from delayed (KEYS[1]) each priority's marker whose set (KEYS[2 + digit]) holds nothing, in one script:
+     * a send between a look and a delete would otherwise leave a message in its priority's set without the marker the
+     * claim finds it by. A marker of a set that still holds messages stays. Returns how many were deleted.
+     */
+    static final String FORGET_PRIORITY_MARKS = """
+            local removed = 0
+            for _, mark in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '-inf')) do
+              local level = #mark == 2 and string.sub(mark, 1, 1) == '^' and tonumber(string.sub(mark, 2, 2))
+              if level and redis.call('EXISTS', KEYS[level + 2]) == 0 then
+                redis.call('ZREM', KEYS[1], mark)
+                removed = removed + 1
+              end
+            end
+            return removed
+            """;
+
+    private static void forgetPriorityMarks(RedissonClient client, String delayed) {
+        String base = delayed.substring(0, delayed.length() - "delayed".length());
+        List<Object> keys = new ArrayList<>(11);
+        keys.add(delayed);
+        for (int level = 0; level <= 9; level++) {
+            keys.add(base + PRIORITY_SET + level);
+        }
+        client.getScript(StringCodec.INSTANCE).eval(delayed, RScript.Mode.READ_WRITE, FORGET_PRIORITY_MARKS,
+                RScript.ReturnType.LONG, keys);
     }
 
     // ---- internals
@@ -431,17 +475,28 @@ public final class DelayQueueTester {
         return new Run.Target(queue, id, message.get().enqueuedAt());
     }
 
-    /** The queue's in-flight messages and its pending ones (due within {@code within}, or all), in due order. */
+    /**
+     * The queue's in-flight messages, then its pending ones (due within {@code within}, or all) in the order a claim
+     * takes them once all are due: the highest priority first ({@code SendOptions.priority}), and within one priority
+     * in due order. The run makes them due now in this order, so a consumer that takes one at a time is handed the
+     * highest first even while the later ones are still being made due (each made due after it is of a lower or equal
+     * priority, and due later).
+     */
     private List<Run.Target> targets(Queue queue, @Nullable Duration within) {
         List<Run.Target> targets = new ArrayList<>();
         for (QueuedMessage message : inFlight(queue)) {
             targets.add(new Run.Target(queue, message.id(), message.enqueuedAt()));
         }
         Instant horizon = within == null ? null : queue.client().stats(queue.name()).serverTime().plus(within);
+        List<QueuedMessage> pending = new ArrayList<>();
         for (QueuedMessage message : allPending(queue).messages()) {
             if (horizon != null && message.dueAt() != null && message.dueAt().isAfter(horizon)) {
                 break;
             }
+            pending.add(message);
+        }
+        pending.sort(Comparator.comparingInt(QueuedMessage::priority).reversed()); // stable: due order within one
+        for (QueuedMessage message : pending) {
             targets.add(new Run.Target(queue, message.id(), message.enqueuedAt()));
         }
         return targets;
@@ -540,7 +595,7 @@ public final class DelayQueueTester {
             T payload = as.cast(decode(queue, message.id(), message.payload(), decodeAs));
             messages.add(new ScheduledMessage<>(message.id(), payload, message.headers(), dueAt,
                     Duration.between(pending.serverTime(), dueAt), message.attempts(), message.lastError(),
-                    message.enqueuedAt(), message.group()));
+                    message.enqueuedAt(), message.group(), message.priority()));
         }
         return messages;
     }

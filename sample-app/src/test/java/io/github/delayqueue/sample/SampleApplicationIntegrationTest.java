@@ -29,6 +29,7 @@ import io.github.delayqueue.core.SendOptions;
 import io.github.delayqueue.sample.campaigns.CampaignReport;
 import io.github.delayqueue.sample.meetings.Meeting;
 import io.github.delayqueue.sample.meetings.MeetingReminder;
+import io.github.delayqueue.sample.meetings.MeetingService;
 import io.github.delayqueue.sample.orders.Order;
 import io.github.delayqueue.sample.orders.OrderStatus;
 import io.github.delayqueue.sample.orders.PaymentTimeout;
@@ -166,6 +167,37 @@ class SampleApplicationIntegrationTest {
 
         assertThat(this.delayQueue.runDueWithin(SampleQueues.MEETING_REMINDER, Duration.ofMinutes(111))).hasSize(1);
         assertThat(meeting(meeting.id()).remindedAt()).isNotNull();
+    }
+
+    /**
+     * A meeting starting sooner than the lead time is reminded at once, with a higher priority than the reminders of
+     * the other meetings (docs/guides/priorities.md). The queue is paused to read the reminder before it is handled.
+     */
+    @Test
+    void aShortNoticeMeetingsReminderIsDueAtOnceAheadOfTheOthers() {
+        this.admin.pause(SampleQueues.MEETING_REMINDER);
+        Meeting soon;
+        try {
+            Meeting later = createMeeting("Planning", Instant.now().plus(Duration.ofHours(2)));
+            soon = createMeeting("Incident call", Instant.now().plus(Duration.ofMinutes(5)));
+
+            List<ScheduledMessage<MeetingReminder>> reminders = this.delayQueue.pending(SampleQueues.MEETING_REMINDER,
+                    MeetingReminder.class);
+            assertThat(reminders).extracting(r -> r.payload().meetingReference())
+                    .containsExactly(soon.reference(), later.reference());
+            assertThat(reminders.get(0).dueIn()).isNegative(); // the lead time before its start: past
+            assertThat(reminders).extracting(ScheduledMessage::priority)
+                    .containsExactly(MeetingService.SHORT_NOTICE_PRIORITY, SendOptions.DEFAULT_PRIORITY);
+        } finally {
+            this.admin.resume(SampleQueues.MEETING_REMINDER);
+        }
+        await().atMost(Duration.ofSeconds(15)).until(() -> meeting(soon.id()).remindedAt() != null);
+    }
+
+    private Meeting createMeeting(String title, Instant startsAt) {
+        return this.http.post().uri("/meetings").contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of("title", title, "startsAt", startsAt.toString(), "attendees", List.of("alice@example.com")))
+                .retrieve().body(Meeting.class);
     }
 
     @Test

@@ -27,6 +27,9 @@ public class MeetingService {
 
     private static final Logger log = LoggerFactory.getLogger(MeetingService.class);
 
+    /** The priority of the reminder of a meeting starting sooner than the lead time (the others have the default, 4). */
+    public static final int SHORT_NOTICE_PRIORITY = 9;
+
     private final MeetingRepository meetings;
     private final DelayQueueTemplate delayQueue;
     private final SampleProperties properties;
@@ -41,7 +44,8 @@ public class MeetingService {
     /**
      * Saves the meeting and schedules its reminder at {@code startsAt} minus the lead time, after the
      * transaction commits. A meeting starting sooner than the lead time is reminded at once (a due
-     * instant in the past is delivered immediately). The reminder expires at the meeting's start.
+     * instant in the past is delivered immediately), ahead of the other reminders due then: its reminder has
+     * {@link #SHORT_NOTICE_PRIORITY}. The reminder expires at the meeting's start.
      */
     @Transactional
     public Meeting create(String title, Instant startsAt, List<String> attendees) {
@@ -55,8 +59,14 @@ public class MeetingService {
         Meeting meeting = this.meetings.save(Meeting.create(title, startsAt, String.join(",", attendees), remindAt));
         // a reminder is worthless once the meeting has started: not delivered by then (consumers down, retries), it
         // goes to the dead letters with the cause EXPIRED instead of reaching attendees late
+        SendOptions options = SendOptions.none().expiresAt(startsAt);
+        if (remindAt.isBefore(this.clock.instant())) {
+            // short notice: its attendees have less than the lead time, so its reminder goes before the others due
+            // now (say, the hundred reminders of the meetings starting on the hour); docs/guides/priorities.md
+            options = options.priority(SHORT_NOTICE_PRIORITY);
+        }
         this.delayQueue.sendAt(SampleQueues.MEETING_REMINDER,
-                new MeetingReminder(meeting.reference(), title, startsAt), remindAt, SendOptions.none().expiresAt(startsAt));
+                new MeetingReminder(meeting.reference(), title, startsAt), remindAt, options);
         return meeting;
     }
 
