@@ -308,7 +308,7 @@ public class DelayQueueEndpoint {
                 live == null ? null : live.leaseDeadline(),
                 live != null ? live.attempts() : settled != null ? settled.attempts() : 0,
                 live == null ? null : live.lastError(), live != null ? live.group() : settled != null ? settled.group() : null,
-                claimedAt, settled == null ? null : settled.settledAt(), instance,
+                live == null ? null : live.priority(), claimedAt, settled == null ? null : settled.settledAt(), instance,
                 settled == null ? null : settled.took().toMillis(), settled == null ? null : settled.reason(),
                 jsonValue(progress), jsonValue(settled == null ? null : settled.result()),
                 live != null && this.showPayloads ? live.payload() : null);
@@ -511,8 +511,16 @@ public class DelayQueueEndpoint {
         Instant next = stats.nextDueAt();
         Duration lateness = stats.ready() > 0 && next != null && next.isBefore(stats.serverTime())
                 ? Duration.between(next, stats.serverTime()) : Duration.ZERO;
-        return new QueueDescriptor(paused, stats.pending(), stats.ready(), stats.inFlight(), stats.dead(), next,
-                lateness.toMillis(), stats.serverTime(), flow(stats.flow()));
+        return new QueueDescriptor(paused, stats.pending(), stats.ready(), readyByPriority(stats), stats.inFlight(),
+                stats.dead(), next, lateness.toMillis(), stats.serverTime(), flow(stats.flow()));
+    }
+
+    /**
+     * The ready messages per priority, highest first, or {@code null} when none is ready, so that the JSON of a queue
+     * with nothing due is as it was.
+     */
+    static @Nullable Map<Integer, Long> readyByPriority(QueueStats stats) {
+        return stats.readyByPriority().isEmpty() ? null : new LinkedHashMap<>(stats.readyByPriority());
     }
 
     /**
@@ -562,6 +570,8 @@ public class DelayQueueEndpoint {
      * @param paused          whether the queue is paused (for every consumer of every application)
      * @param pending         messages waiting for their due time or for a consumer (includes {@code ready})
      * @param ready           pending messages already due
+     * @param readyByPriority {@code ready} per priority ({@code SendOptions.priority}), highest first, each priority with
+     *                        ready messages only (grouped messages count at 4), or {@code null} when none is ready
      * @param inFlight        messages being handled
      * @param dead            dead letters
      * @param nextDueAt       due time of the earliest pending message, or {@code null} when none
@@ -569,8 +579,15 @@ public class DelayQueueEndpoint {
      * @param serverTime      the Redis clock when read
      * @param flow            the queue's flow control over every instance, or {@code null} when it has none
      */
-    public record QueueDescriptor(boolean paused, long pending, long ready, long inFlight, long dead,
-            @Nullable Instant nextDueAt, long latenessMillis, Instant serverTime, @Nullable FlowDescriptor flow) {
+    public record QueueDescriptor(boolean paused, long pending, long ready, @Nullable Map<Integer, Long> readyByPriority,
+            long inFlight, long dead, @Nullable Instant nextDueAt, long latenessMillis, Instant serverTime,
+            @Nullable FlowDescriptor flow) {
+
+        /** Without the ready count per priority (the constructor of releases before priorities). */
+        public QueueDescriptor(boolean paused, long pending, long ready, long inFlight, long dead,
+                @Nullable Instant nextDueAt, long latenessMillis, Instant serverTime, @Nullable FlowDescriptor flow) {
+            this(paused, pending, ready, null, inFlight, dead, nextDueAt, latenessMillis, serverTime, flow);
+        }
     }
 
     /**
@@ -684,6 +701,8 @@ public class DelayQueueEndpoint {
      * @param attempts      deliveries so far (settled: in all)
      * @param lastError     pending after a failure: its last error
      * @param group         its group, if any
+     * @param priority      live (pending or in flight): its priority ({@code SendOptions.priority}, 0 to 9; the
+     *                      queue's default for a message sent without one, 4 for a grouped one); else {@code null}
      * @param claimedAt     in flight (when the queue keeps its history) or settled: when its delivery was claimed
      * @param settledAt     settled: when it was acknowledged, dead-lettered or cancelled
      * @param instance      in flight (when the queue keeps its history) or settled: the JVM that runs or ran its
@@ -695,9 +714,19 @@ public class DelayQueueEndpoint {
      * @param payload       live: its payload, only with {@code show-payloads}
      */
     public record MessageStatusDescriptor(String id, String state, @Nullable Instant dueAt, @Nullable Instant leaseDeadline,
-            int attempts, @Nullable String lastError, @Nullable String group, @Nullable Instant claimedAt,
-            @Nullable Instant settledAt, @Nullable String instance, @Nullable Long tookMillis, @Nullable String reason,
-            @Nullable Object progress, @Nullable Object result, @Nullable String payload) implements OperationResponseBody {
+            int attempts, @Nullable String lastError, @Nullable String group, @Nullable Integer priority,
+            @Nullable Instant claimedAt, @Nullable Instant settledAt, @Nullable String instance, @Nullable Long tookMillis,
+            @Nullable String reason, @Nullable Object progress, @Nullable Object result, @Nullable String payload)
+            implements OperationResponseBody {
+
+        /** Without the priority (the constructor of releases before priorities). */
+        public MessageStatusDescriptor(String id, String state, @Nullable Instant dueAt, @Nullable Instant leaseDeadline,
+                int attempts, @Nullable String lastError, @Nullable String group, @Nullable Instant claimedAt,
+                @Nullable Instant settledAt, @Nullable String instance, @Nullable Long tookMillis, @Nullable String reason,
+                @Nullable Object progress, @Nullable Object result, @Nullable String payload) {
+            this(id, state, dueAt, leaseDeadline, attempts, lastError, group, null, claimedAt, settledAt, instance,
+                    tookMillis, reason, progress, result, payload);
+        }
     }
 
     /**

@@ -62,11 +62,12 @@ public class DelayQueueProperties {
     /**
      * Per-queue settings, keyed by queue code. Each entry takes: key-prefix, consumer-enabled, max-payload-size and
      * partitions; the flow limits rate-limit, rate-limit-burst and max-in-flight; the group limits group-rate-limit and
-     * group-max-in-flight; on-expiry (dead-letter or drop); observation-enabled; and every setting of
-     * delayqueue.consumer except enabled: concurrency, the batch settings batch-size and batch-wait,
-     * visibility-timeout, handler-timeout, max-poll-interval, shutdown-timeout, retry.*, dead-letter.* and
-     * history.*. Unset values inherit the global ones (the flow and group limits, on-expiry and partitions have
-     * none: unset is no limit, dead-letter, 1). Use brackets for codes with dots: 'delayqueue.queues[orders.timeout].concurrency'.
+     * group-max-in-flight; on-expiry (dead-letter or drop); default-priority (0 to 9); observation-enabled; and every
+     * setting of delayqueue.consumer except enabled: concurrency, the batch settings batch-size and batch-wait,
+     * visibility-timeout, handler-timeout, max-poll-interval, shutdown-timeout, priority-aging, strict-priority,
+     * retry.*, dead-letter.* and history.*. Unset values inherit the global ones (the flow and group limits,
+     * on-expiry, default-priority and partitions have none: unset is no limit, dead-letter, 4, 1). Use brackets for
+     * codes with dots: 'delayqueue.queues[orders.timeout].concurrency'.
      */
     private Map<String, Queue> queues = new LinkedHashMap<>();
 
@@ -507,10 +508,25 @@ public class DelayQueueProperties {
         private @Nullable ExpiryAction onExpiry;
 
         /**
+         * Priority of this queue's messages sent without one (SendOptions.priority), from 0 (lowest) to 9 (highest).
+         * Unset: 4 (SendOptions.DEFAULT_PRIORITY). Applied by this application's sends, the outbox's included; a
+         * grouped message keeps 4. See docs/guides/priorities.md.
+         */
+        private @Nullable Integer defaultPriority;
+
+        /**
          * Whether this queue's sends and handler calls are observed ('delayqueue.send' and 'delayqueue.process'),
          * overriding both 'delayqueue.producer.observation-enabled' and 'delayqueue.consumer.observation-enabled'.
          */
         private @Nullable Boolean observationEnabled;
+
+        public @Nullable Integer getDefaultPriority() {
+            return this.defaultPriority;
+        }
+
+        public void setDefaultPriority(@Nullable Integer defaultPriority) {
+            this.defaultPriority = defaultPriority;
+        }
 
         public @Nullable Boolean getObservationEnabled() {
             return this.observationEnabled;
@@ -648,6 +664,20 @@ public class DelayQueueProperties {
          */
         private @Nullable Duration shutdownTimeout = Duration.ofSeconds(25);
 
+        /**
+         * How long a message's priority (SendOptions.priority) counts for, per level, 1ms to 1d: among due messages a
+         * claim takes the lowest 'due time - priority x priority-aging' first, so a message waits behind a higher
+         * priority's only for those that became due less than '(difference) x priority-aging' after it. Ignored with
+         * strict-priority. Give every consumer of a queue the same.
+         */
+        private @Nullable Duration priorityAging = Duration.ofMinutes(1);
+
+        /**
+         * Whether a claim always takes the highest priority due first, without aging: a steady stream of high
+         * priorities then holds lower ones back for as long as it lasts. Give every consumer of a queue the same.
+         */
+        private @Nullable Boolean strictPriority = false;
+
         private final Retry retry = new Retry();
 
         private final DeadLetter deadLetter = new DeadLetter();
@@ -761,6 +791,22 @@ public class DelayQueueProperties {
 
         public void setShutdownTimeout(@Nullable Duration shutdownTimeout) {
             this.shutdownTimeout = shutdownTimeout;
+        }
+
+        public @Nullable Duration getPriorityAging() {
+            return this.priorityAging;
+        }
+
+        public void setPriorityAging(@Nullable Duration priorityAging) {
+            this.priorityAging = priorityAging;
+        }
+
+        public @Nullable Boolean getStrictPriority() {
+            return this.strictPriority;
+        }
+
+        public void setStrictPriority(@Nullable Boolean strictPriority) {
+            this.strictPriority = strictPriority;
         }
 
         public Retry getRetry() {

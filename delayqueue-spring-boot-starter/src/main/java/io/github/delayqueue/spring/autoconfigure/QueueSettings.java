@@ -48,14 +48,17 @@ public final class QueueSettings implements QueueConsumerSettings {
 
     /**
      * @throws DelayQueueConfigurationException if a {@code retry.no-retry-for} entry names no {@link Throwable}
-     *         class
+     *         class, or a flow limit or priority setting is out of range
      */
     public QueueSettings(DelayQueueProperties properties, Set<String> declared) {
         this.properties = properties;
         this.declared = Set.copyOf(declared);
         this.globalNoRetryFor = exceptions("delayqueue.consumer.retry.no-retry-for",
                 properties.getConsumer().getRetry().getNoRetryFor());
+        PrioritySettings.checkAging("delayqueue.consumer", properties.getConsumer());
         properties.getQueues().forEach((key, queue) -> {
+            PrioritySettings.defaultPriority(key, queue);
+            PrioritySettings.checkAging(PrioritySettings.prefix(key), queue);
             if (queue.getRetry().getNoRetryFor() != null) {
                 String property = "delayqueue.queues" + (key.contains(".") ? "[" + key + "]" : "." + key)
                         + ".retry.no-retry-for";
@@ -133,8 +136,15 @@ public final class QueueSettings implements QueueConsumerSettings {
         DelayQueueProperties.Producer producer = this.properties.getProducer();
         ClientOptions.Builder builder = ClientOptions.builder();
         for (String code : this.declared) {
+            if (!clientKey(code).equals(key)) {
+                continue;
+            }
+            Integer priority = overrides(code).getDefaultPriority(); // checked in range by the constructor
+            if (priority != null) {
+                builder.defaultPriority(code, priority);
+            }
             Integer partitions = overrides(code).getPartitions();
-            if (partitions == null || !clientKey(code).equals(key)) {
+            if (partitions == null) {
                 continue;
             }
             try {
@@ -232,6 +242,8 @@ public final class QueueSettings implements QueueConsumerSettings {
                 .handlerTimeout(first(handler.handlerTimeout(), s.getHandlerTimeout()))
                 .maxPollInterval(s.getMaxPollInterval())
                 .shutdownTimeout(s.getShutdownTimeout())
+                .priorityAging(s.getPriorityAging())
+                .strictPriority(s.getStrictPriority())
                 .retry(policy)
                 .deadLetterRetention(s.getDeadLetter().getRetention())
                 .deadLetterMaxCount(s.getDeadLetter().getMaxCount())

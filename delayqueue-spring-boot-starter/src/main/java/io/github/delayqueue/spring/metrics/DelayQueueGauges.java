@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +32,11 @@ import org.springframework.context.SmartLifecycle;
  * {@code DelayQueueClient.stats} call, O(log N)) and the gauges show the last values read, or {@code NaN} until
  * the first read and after a failed one (an old figure would look current). Started with the context, stopped
  * with it.
+ *
+ * <p>{@code delayqueue.queue.ready.priority}, tagged by {@code queue} and {@code priority} (0 to 9), counts the ready
+ * messages of one priority. It is registered by the refresh that first reads ready messages of that priority, so a
+ * queue shows only the priorities it has used since the start (most queues: {@code 4}, the default, alone), and then
+ * stays: it reads 0 once that priority has no ready message, and {@code NaN} as the others do after a failed read.
  *
  * <p>Internal to the starter: public only so that the auto-configuration can create it.
  */
@@ -62,6 +69,8 @@ public final class DelayQueueGauges implements SmartLifecycle {
     private static final class Snapshot {
         final QueueCatalog.Queue queue;
         volatile @Nullable QueueStats stats;
+        /** The priorities whose {@code queue.ready.priority} gauge is registered. */
+        final Set<Integer> priorities = ConcurrentHashMap.newKeySet();
 
         Snapshot(QueueCatalog.Queue queue) {
             this.queue = queue;
@@ -115,6 +124,28 @@ public final class DelayQueueGauges implements SmartLifecycle {
     }
 
     /**
+     * Registers the {@code queue.ready.priority} gauge of each priority {@code stats} has ready messages of and the
+     * queue has none for yet. A gauge reads its priority's count in the latest statistics, 0 when they have none.
+     */
+    private void priorityGauges(Snapshot snapshot, QueueStats stats) {
+        for (Integer priority : stats.readyByPriority().keySet()) {
+            if (!snapshot.priorities.add(priority)) {
+                continue;
+            }
+            try {
+                Gauge.builder(DelayQueueMetrics.PREFIX + "queue.ready.priority", snapshot,
+                        s -> s.value(current -> current.readyByPriority().getOrDefault(priority, 0L)))
+                        .description("Pending messages already due, of one priority (SendOptions.priority, 0 to 9): "
+                                + "registered when the priority first has ready messages, 0 once it has none")
+                        .tags("queue", snapshot.queue.name(), "priority", Integer.toString(priority)).register(registry);
+            } catch (RuntimeException e) { // a registry that refuses it: the other gauges and the refresh go on
+                log.warn("Could not register the gauge delayqueue.queue.ready.priority of queue '{}', priority {}: {}",
+                        snapshot.queue.name(), priority, e.toString());
+            }
+        }
+    }
+
+    /**
      * How long the oldest ready message has been due, ms on the Redis clock: the statistics' time less the earliest
      * pending due time while some are ready (for a grouped message, the time its group may next be claimed), else 0.
      */
@@ -134,13 +165,17 @@ public final class DelayQueueGauges implements SmartLifecycle {
             if (Thread.currentThread().isInterrupted()) {
                 return; // stopping
             }
+            QueueStats stats;
             try {
-                snapshot.stats = snapshot.queue.client().stats(snapshot.queue.name());
+                stats = snapshot.queue.client().stats(snapshot.queue.name());
             } catch (Throwable e) { // an Error too: the refresh must go on
                 snapshot.stats = null;
                 failed++;
                 last = e;
+                continue;
             }
+            snapshot.stats = stats;
+            priorityGauges(snapshot, stats);
         }
         if (failed > 0) {
             failures++;

@@ -84,6 +84,41 @@ class DelayQueueEndpointTests {
     }
 
     @Test
+    void aQueueShowsItsReadyMessagesPerPriorityHighestFirstAndNothingWhenNoneIsReady() {
+        // as the engine reports them: only priorities with ready messages, highest first, grouped ones at 4
+        given(this.admin.stats(Queues.WORK)).willReturn(new QueueStats("WORK", 9, 6, 0, 0, NOW.minusSeconds(1), NOW,
+                QueueFlow.NONE, 0, Map.of(1, 2L, 9, 1L, 4, 3L)));
+        DelayQueueEndpoint.QueueDescriptor work = endpoint(false).queues().queues().get("WORK");
+        assertThat(work.ready()).isEqualTo(6);
+        assertThat(work.readyByPriority()).containsExactly(Map.entry(9, 1L), Map.entry(4, 3L), Map.entry(1, 2L));
+        assertThat(endpoint(false).queue("WORK", null).queue().readyByPriority()).isEqualTo(work.readyByPriority());
+
+        // nothing due: left out of the JSON (null), as the queue's JSON was before priorities
+        given(this.admin.stats(Queues.WORK)).willReturn(new QueueStats("WORK", 5, 0, 0, 0, NOW.plusSeconds(30), NOW));
+        assertThat(endpoint(false).queues().queues().get("WORK").readyByPriority()).isNull();
+        // a snapshot of the constructor of releases before priorities: every ready message at the default
+        given(this.admin.stats(Queues.WORK)).willReturn(new QueueStats("WORK", 5, 2, 1, 1, NOW.minusMillis(1500), NOW));
+        assertThat(endpoint(false).queues().queues().get("WORK").readyByPriority()).containsExactly(Map.entry(4, 2L));
+    }
+
+    @Test
+    void aLiveMessageShowsItsPriorityAndASettledOneNone() {
+        io.github.delayqueue.core.QueuedMessage pending = new io.github.delayqueue.core.QueuedMessage("mail-1",
+                io.github.delayqueue.core.QueuedMessage.State.PENDING, NOW.plusSeconds(5), null, 0, null, NOW,
+                Map.of(), "{}", null, 9);
+        given(this.admin.status(Queues.WORK, "mail-1")).willReturn(new io.github.delayqueue.core.history.MessageStatus(
+                "mail-1", io.github.delayqueue.core.history.MessageStatus.State.PENDING, pending, null, null));
+        DelayQueueEndpoint.MessageStatusDescriptor status = endpoint(false).messageStatus("WORK", "messages", "mail-1");
+        assertThat(status).isNotNull();
+        assertThat(status.state()).isEqualTo("pending");
+        assertThat(status.priority()).isEqualTo(9);
+
+        given(this.admin.status(Queues.WORK, "gone")).willReturn(new io.github.delayqueue.core.history.MessageStatus(
+                "gone", io.github.delayqueue.core.history.MessageStatus.State.UNKNOWN, null, null, null));
+        assertThat(endpoint(false).messageStatus("WORK", "messages", "gone").priority()).isNull();
+    }
+
+    @Test
     void theQueueViewShowsTheGroupsFurthestBehind() {
         assertThat(endpoint(false).queue("WORK", null).groups()).isEmpty();
         given(this.admin.groups(Queues.WORK, 20)).willReturn(List.of(

@@ -47,7 +47,8 @@ class ConfigurationMetadataTests {
         Set<String> declared = new TreeSet<>();
         walk("delayqueue", DelayQueueProperties.class, declared);
         walk("delayqueue.producer.outbox", DelayQueueOutboxProperties.class, declared);
-        assertThat(declared).hasSize(44).contains("delayqueue.schedules", "delayqueue.shared-idle-polling",
+        assertThat(declared).hasSize(46).contains("delayqueue.schedules", "delayqueue.shared-idle-polling",
+                "delayqueue.consumer.priority-aging", "delayqueue.consumer.strict-priority",
                 "delayqueue.activity.enabled",
                 "delayqueue.consumer.history.max-age", "delayqueue.consumer.history.max-count", "delayqueue.producer.observation-enabled",
                 "delayqueue.consumer.observation-enabled", "delayqueue.producer.outbox.enabled", "delayqueue.warm-up-wait",
@@ -74,6 +75,8 @@ class ConfigurationMetadataTests {
     void defaultsAreRecorded() throws Exception {
         Map<String, String> defaults = properties().valueStream().filter(p -> p.has("defaultValue")).collect(
                 Collectors.toMap(p -> p.get("name").asString(), p -> p.get("defaultValue").asString()));
+        assertThat(defaults).containsEntry("delayqueue.consumer.priority-aging", "1m")
+                .containsEntry("delayqueue.consumer.strict-priority", "false");
         assertThat(defaults).containsEntry("delayqueue.producer.observation-enabled", "false")
                 .containsEntry("delayqueue.consumer.observation-enabled", "false");
         assertThat(defaults).containsEntry("delayqueue.key-prefix", "dq")
@@ -149,7 +152,7 @@ class ConfigurationMetadataTests {
         });
         assertThat(problems).isEmpty();
         assertThat(descriptions.get("delayqueue.queues")).contains("rate-limit", "group-rate-limit", "on-expiry",
-                "observation-enabled", "batch-size", "batch-wait");
+                "observation-enabled", "batch-size", "batch-wait", "default-priority", "priority-aging", "strict-priority");
     }
 
     /**

@@ -214,6 +214,54 @@ abstract class OutboxContractTests {
         });
     }
 
+    /**
+     * A send's priority, and its queue's {@code default-priority} for a send without one, are part of the body the send
+     * prepares at the call: the after-commit write and the relay (the rows of a commit while Redis was down) write them
+     * as given.
+     */
+    @Test
+    void aSendsPriorityAndItsQueuesDefaultReachRedisThroughTheOutboxAndTheRelay() {
+        runner().withPropertyValues("delayqueue.queues.PRODUCER_ONLY.default-priority=1").run(context -> {
+            assertThat(context).hasNotFailed();
+            clear(context);
+            DelayQueueTemplate template = context.getBean(DelayQueueTemplate.class);
+            TransactionTemplate transactions = context.getBean(TransactionTemplate.class);
+            transactions.executeWithoutResult(status -> {
+                template.send(OrderQueues.PRODUCER_ONLY, "urgent", Duration.ofHours(1), SendOptions.id("prio-1").priority(8));
+                template.send(OrderQueues.PRODUCER_ONLY, "routine", Duration.ofHours(1), SendOptions.id("prio-2"));
+            });
+            assertThat(priorityOf("prio-1")).isEqualTo(8);
+            assertThat(priorityOf("prio-2")).as("the queue's default-priority").isEqualTo(1);
+            await().atMost(DEADLINE).until(() -> rows(context, "") == 0);
+
+            long relayed = context.getBean(OutboxRelay.class).relayed();
+            this.redis.stop();
+            try {
+                transactions.executeWithoutResult(status -> {
+                    template.send(OrderQueues.PRODUCER_ONLY, "urgent", Duration.ofHours(1), SendOptions.id("prio-3").priority(9));
+                    template.sendAll(OrderQueues.PRODUCER_ONLY, List.of(
+                            SendRequest.of("routine", Duration.ofHours(1), SendOptions.id("prio-4")),
+                            SendRequest.of("lowest", Duration.ofHours(1), SendOptions.id("prio-5").priority(0))));
+                });
+                assertThat(rows(context, "")).as("the after-commit write failed: the rows wait").isEqualTo(3);
+            } finally {
+                this.redis.start(); // empty: the first two are gone with the old process
+            }
+            await().atMost(DEADLINE).until(() -> rows(context, "") == 0);
+            assertThat(context.getBean(OutboxRelay.class).relayed()).isEqualTo(relayed + 3);
+            assertThat(priorityOf("prio-3")).isEqualTo(9);
+            assertThat(priorityOf("prio-4")).as("the queue's default-priority, relayed").isEqualTo(1);
+            assertThat(priorityOf("prio-5")).isZero();
+            for (String id : List.of("prio-3", "prio-4", "prio-5")) {
+                assertThat(this.client.cancel("PRODUCER_ONLY", id)).isTrue();
+            }
+        });
+    }
+
+    int priorityOf(String id) {
+        return this.client.message("PRODUCER_ONLY", id).orElseThrow(() -> new AssertionError("no message " + id)).priority();
+    }
+
     /** Commits a send of {@code payload} under {@code id} with REPLACE, in a transaction of its own. */
     static void commitReplace(AssertableApplicationContext context, String id, String payload) {
         context.getBean(TransactionTemplate.class).executeWithoutResult(status -> context.getBean(DelayQueueTemplate.class)
