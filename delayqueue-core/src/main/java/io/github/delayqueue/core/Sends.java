@@ -114,7 +114,7 @@ final class Sends {
         if (reserved.group() != null) {
             SendOptions.checkGroup(reserved.group(), " (group header of the body)" + where);
         }
-        String priority = priorityHeader(m.body());
+        String priority = reserved.priority();
         if (priority != null) {
             Checks.require(priority.length() == 1 && priority.charAt(0) >= '0' && priority.charAt(0) <= '9',
                     "body holds a priority header that is not one digit from 0 to 9: '" + priority + "'" + where);
@@ -122,19 +122,6 @@ final class Sends {
         }
         queues.checked(m.due(), where);
         return checkedBytes(m.id(), m.body(), where);
-    }
-
-    /** The value of a body's priority header as written, or null without one (a restored body: checked above). */
-    private static @Nullable String priorityHeader(String body) {
-        String at = "\"" + Envelope.PRIORITY_HEADER + "\":\"";
-        int colon = body.indexOf(':');
-        int headersEnd = colon < 0 ? 0 : Math.min(body.length(), colon + 1 + Integer.parseInt(body, 0, colon, 10));
-        int from = body.indexOf(at);
-        if (from < 0 || from >= headersEnd) {
-            return null;
-        }
-        int to = body.indexOf('"', from + at.length());
-        return to < 0 ? body.substring(from + at.length()) : body.substring(from + at.length(), to);
     }
 
     void checkVersioned(String queue, List<VersionedIntent> intents) {

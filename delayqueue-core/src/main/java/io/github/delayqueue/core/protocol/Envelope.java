@@ -185,15 +185,23 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
      *
      * @param dedupWindowMs the dedup window, or null (not a number: 0)
      * @param group         the group, or null
+     * @param priority      the priority header's value as written (one digit when a release wrote it), or null
      */
-    public record Reserved(@Nullable Long dedupWindowMs, @Nullable String group) {
+    public record Reserved(@Nullable Long dedupWindowMs, @Nullable String group, @Nullable String priority) {
+
+        /** Reserved headers without a priority. */
+        public Reserved(@Nullable Long dedupWindowMs, @Nullable String group) {
+            this(dedupWindowMs, group, null);
+        }
     }
+
+    private static final String PRIORITY_AT = "\"" + PRIORITY_HEADER + "\":\"";
 
     private static final String GROUP_AT = "\"" + GROUP_HEADER + "\":\"";
 
     /**
      * Reads the reserved headers of a body from outside (a restored {@code PreparedSend}): the dedup window only as the
-     * first header, the group only once, as a JSON string; the values are the caller's to check.
+     * first header, the group only once, as a JSON string, and the priority; the values are the caller's to check.
      *
      * @throws IllegalArgumentException naming what is misplaced ("a dedup window elsewhere than as its first header")
      */
@@ -229,7 +237,13 @@ public record Envelope(Instant enqueuedAt, Map<String, String> headers, String p
             }
             group = headers.substring(at + GROUP_AT.length(), to);
         }
-        return new Reserved(window, group);
+        String priority = null;
+        int p = headers.indexOf(PRIORITY_AT);
+        if (p >= 0) {
+            int to = headers.indexOf('"', p + PRIORITY_AT.length());
+            priority = to < 0 ? headers.substring(p + PRIORITY_AT.length()) : headers.substring(p + PRIORITY_AT.length(), to);
+        }
+        return new Reserved(window, group, priority);
     }
 
     /** The body Java hands to the enqueue script. */

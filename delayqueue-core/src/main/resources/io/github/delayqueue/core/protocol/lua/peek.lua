@@ -103,11 +103,9 @@ if ARGV[2] == 'delayed' and redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2] == 
   local offset, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
   local keys = { key }
   local total = redis.call('ZCOUNT', key, '(-inf', '+inf')
-  for _, mark in ipairs(redis.call('ZRANGEBYSCORE', key, '-inf', '-inf')) do
-    if is_priority_mark(mark) then
-      keys[#keys + 1] = queue_keys(KEYS).base .. 'priority:' .. string.sub(mark, 2, 2)
-      total = total + redis.call('ZCARD', keys[#keys])
-    end
+  for _, level in ipairs(marked_levels(queue_keys(KEYS))) do
+    keys[#keys + 1] = queue_keys(KEYS).base .. 'priority:' .. level
+    total = total + redis.call('ZCARD', keys[#keys])
   end
   local marked = redis.call('ZSCORE', key, GROUPS_MARK) -- skipped below: delayed reads one more for it
   if marked then total = total - 1 end

@@ -60,17 +60,9 @@ while j <= #ARGV do
       else
         if envelope then forget(queue, id, member_of(id, envelope)) end
         local due = due_of(ARGV[j + 4])
-        local s = encode8(reserve_sequence(KEYS[9], 1))
-        redis.call('HSET', KEYS[1], id, '2' .. s .. encode8(now) .. ARGV[j + 5])
-        local group = group_in(ARGV[j + 5], 1)
-        local level = not group and priority_in(ARGV[j + 5], 1)
-        if group then
-          group_pend(queue, '|' .. s .. group .. '\31' .. id, due, nil)
-        elseif level then
-          priority_pend(queue, '^' .. level .. s .. id, string.format('%d', due))
-        else
-          redis.call('ZADD', KEYS[2], string.format('%d', due), '~' .. s .. id)
-        end
+        local fresh = '2' .. encode8(reserve_sequence(KEYS[9], 1)) .. encode8(now) .. ARGV[j + 5]
+        redis.call('HSET', KEYS[1], id, fresh)
+        pend(queue, member_of(id, fresh), string.format('%d', due), nil) -- its group's set, its priority's, or delayed
         note_window(queue, id, window)
         if earliest == nil or due < earliest then earliest = due end
         result[#result + 1] = 1

@@ -89,10 +89,6 @@ local function is_prioritized(member)
   return string.byte(member, 1) == PRIORITIZED
 end
 
--- The priority (0-9) of a member of the prioritized shape
-local function level_of(member)
-  return string.byte(member, 2) - 48
-end
 
 -- The group a format-2 envelope's body carries (the header "dq-group", written by Java after the dedup window and
 -- the expiry and before the caller's headers, of printable ASCII without quotes or backslashes), or nil. `at` is

@@ -38,6 +38,15 @@ local function priority_pend_all(keys, level, run)
   redis.call('ZADD', keys.delayed, '-inf', '^' .. level)
 end
 
+-- The levels (digits) delayed's markers name: one ZRANGEBYSCORE of its -inf members
+local function marked_levels(keys)
+  local levels = {}
+  for _, mark in ipairs(redis.call('ZRANGEBYSCORE', keys.delayed, '-inf', '-inf')) do
+    if is_priority_mark(mark) then levels[#levels + 1] = string.sub(mark, 2, 2) end
+  end
+  return levels
+end
+
 -- The earliest due time of the ungrouped pending messages: delayed's head, or, when delayed starts with the markers,
 -- the earliest of its head past them and the marked sets' heads. One ZRANGE for a queue without priorities, as
 -- reading delayed's head costs. `levels`: the marked levels when the caller read them already (the claim), else nil;
@@ -47,10 +56,7 @@ local function earliest_pending(keys, levels, due_left)
   if not levels then
     local first = redis.call('ZRANGE', keys.delayed, 0, 0, 'WITHSCORES')
     if first[2] ~= '-inf' then return first[2] and tonumber(first[2]) or nil end
-    levels = {}
-    for _, mark in ipairs(redis.call('ZRANGEBYSCORE', keys.delayed, '-inf', '-inf')) do
-      if is_priority_mark(mark) then levels[#levels + 1] = string.sub(mark, 2, 2) end
-    end
+    levels = marked_levels(keys)
   end
   local head = pending_head(keys.delayed)
   for _, level in ipairs(levels) do
